@@ -1,0 +1,190 @@
+// Package loadgen is a small closed-loop HTTP/1.1 load generator for folio's benchmarks.
+//
+// It speaks raw HTTP/1.1 over keep-alive TCP connections (one request in flight per
+// connection) instead of using net/http's client, so that on a 2-core machine the generator
+// costs little and the server under test is what gets measured.
+package loadgen
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Result is one run's outcome.
+type Result struct {
+	Requests int
+	Errors   int
+	Elapsed  time.Duration
+	P50, P99 time.Duration
+	Statuses map[int]int
+}
+
+// RPS is completed requests per second.
+func (r Result) RPS() float64 { return float64(r.Requests) / r.Elapsed.Seconds() }
+
+func (r Result) String() string {
+	return fmt.Sprintf("%9.0f req/s  p50 %7.3f ms  p99 %7.3f ms  (%d requests, %d errors, statuses %v)",
+		r.RPS(), ms(r.P50), ms(r.P99), r.Requests, r.Errors, r.Statuses)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Run sends GET path to addr (host:port) over conns connections for the given duration, after a
+// warm-up of warm. Extra headers are added verbatim ("Name: value").
+func Run(addr, path string, conns int, warm, dur time.Duration, headers ...string) (Result, error) {
+	req := []byte("GET " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nUser-Agent: folio-loadgen\r\nAccept: */*\r\n")
+	for _, h := range headers {
+		req = append(req, h+"\r\n"...)
+	}
+	req = append(req, "\r\n"...)
+
+	type worker struct {
+		lat      []time.Duration
+		errors   int
+		statuses map[int]int
+	}
+	ws := make([]*worker, conns)
+	var wg sync.WaitGroup
+	start := time.Now()
+	measureFrom := start.Add(warm)
+	stopAt := measureFrom.Add(dur)
+	var firstErr error
+	var errMu sync.Mutex
+	for i := range ws {
+		w := &worker{statuses: map[int]int{}, lat: make([]time.Duration, 0, 1<<16)}
+		ws[i] = w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				errMu.Lock()
+				firstErr = err
+				errMu.Unlock()
+				return
+			}
+			defer c.Close()
+			br := bufio.NewReaderSize(c, 64<<10)
+			for {
+				t0 := time.Now()
+				if t0.After(stopAt) {
+					return
+				}
+				if _, err := c.Write(req); err != nil {
+					w.errors++
+					return
+				}
+				status, err := readResponse(br)
+				t1 := time.Now()
+				if err != nil {
+					w.errors++
+					return
+				}
+				if t0.After(measureFrom) {
+					w.lat = append(w.lat, t1.Sub(t0))
+					w.statuses[status]++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return Result{}, firstErr
+	}
+	res := Result{Elapsed: dur, Statuses: map[int]int{}}
+	var all []time.Duration
+	for _, w := range ws {
+		all = append(all, w.lat...)
+		res.Errors += w.errors
+		for k, v := range w.statuses {
+			res.Statuses[k] += v
+		}
+	}
+	res.Requests = len(all)
+	if len(all) == 0 {
+		return res, fmt.Errorf("no request completed")
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	res.P50 = all[len(all)/2]
+	res.P99 = all[len(all)*99/100]
+	return res, nil
+}
+
+// readResponse reads one response with a Content-Length body and returns its status.
+func readResponse(br *bufio.Reader) (int, error) {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return 0, err
+	}
+	if len(line) < 12 {
+		return 0, fmt.Errorf("short status line %q", line)
+	}
+	status, err := strconv.Atoi(string(line[9:12]))
+	if err != nil {
+		return 0, err
+	}
+	length := 0
+	for {
+		h, err := br.ReadSlice('\n')
+		if err != nil {
+			return 0, err
+		}
+		if len(h) <= 2 {
+			break
+		}
+		if len(h) > 16 && bytes.EqualFold(h[:15], []byte("content-length:")) {
+			length, err = strconv.Atoi(string(bytes.TrimSpace(h[15:])))
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if _, err := br.Discard(length); err != nil {
+		return 0, err
+	}
+	return status, nil
+}
+
+// Bare serves body with contentType from a plain net/http handler on a loopback port: the
+// in-run baseline folio's figures are compared with. stop shuts it down.
+func Bare(body []byte, contentType string) (addr string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	length := strconv.Itoa(len(body))
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Content-Length", length)
+		w.Write(body)
+	})}
+	go srv.Serve(ln)
+	return ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+// Compare loads bareAddr and folioAddr with the same GET path at each connection count and
+// prints both results and the folio/bare ratio of requests per second.
+func Compare(w io.Writer, label, folioAddr, bareAddr, path string, conns []int, warm, dur time.Duration, headers ...string) error {
+	for _, c := range conns {
+		b, err := Run(bareAddr, path, c, warm, dur, headers...)
+		if err != nil {
+			return err
+		}
+		f, err := Run(folioAddr, path, c, warm, dur, headers...)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s %3d conns  bare  %s\n", label, c, b)
+		fmt.Fprintf(w, "%s %3d conns  folio %s\n", label, c, f)
+		fmt.Fprintf(w, "%s %3d conns  ratio folio/bare = %.2f (requests/s); p99 %.3f ms vs %.3f ms\n", label, c, f.RPS()/b.RPS(), ms(f.P99), ms(b.P99))
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package folio
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes of the contract (§1). Each maps to exactly one HTTP status in httpapi.
+const (
+	EINVALID      = "VALIDATION_ERROR"        // 400 unparseable/missing, 422 rule broken (see Error.Status)
+	EUNAUTHORIZED = "AUTHENTICATION_REQUIRED" // 401
+	EFORBIDDEN    = "PERMISSION_DENIED"       // 403
+	ENOTFOUND     = "RESOURCE_NOT_FOUND"      // 404
+	ECONFLICT     = "CONFLICT"                // 409
+	ETOOLARGE     = "PAYLOAD_TOO_LARGE"       // 413
+	EUNSUPPORTED  = "UNSUPPORTED_MEDIA_TYPE"  // 415
+	ERATELIMIT    = "RATE_LIMIT_EXCEEDED"     // 429
+	EINTERNAL     = "SERVER_ERROR"            // 500
+	EUPSTREAM     = "UPSTREAM_ERROR"          // 502
+	EUNAVAILABLE  = "SERVICE_UNAVAILABLE"     // 503
+	EMETHOD       = "METHOD_NOT_ALLOWED"      // 405
+	EPRECONDITION = "PRECONDITION_FAILED"     // 412
+)
+
+// FieldError names one offending input field.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// Error is the one application error type. Anything else that reaches the HTTP layer is an
+// internal error and is never shown to the caller.
+type Error struct {
+	Code    string
+	Message string
+	Details []FieldError
+	// Status overrides the default status of Code; used for VALIDATION_ERROR, which is 400 when
+	// input cannot be parsed or a required field is missing and 422 when a rule is broken.
+	Status int
+	// RetryAfter is set on RATE_LIMIT_EXCEEDED, in seconds.
+	RetryAfter int
+	// Allow lists the allowed methods of a 405.
+	Allow string
+}
+
+func (e *Error) Error() string {
+	if len(e.Details) > 0 {
+		return fmt.Sprintf("folio: %s: %s (%s: %s)", e.Code, e.Message, e.Details[0].Field, e.Details[0].Message)
+	}
+	return fmt.Sprintf("folio: %s: %s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with the given code and formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of an *Error in err's chain, or EINTERNAL.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// IsNotFound reports whether err carries ENOTFOUND.
+func IsNotFound(err error) bool { return ErrorCode(err) == ENOTFOUND }
+
+// Validation collects field errors. Missing marks a missing required field (400); Invalid marks a
+// present field that breaks a rule (422). Err returns nil when nothing was recorded.
+type Validation struct {
+	missing bool
+	details []FieldError
+}
+
+// Missing records a required field that is absent or empty.
+func (v *Validation) Missing(field string) {
+	v.missing = true
+	v.details = append(v.details, FieldError{Field: field, Message: "is required"})
+}
+
+// Invalid records a field that is present but breaks a rule.
+func (v *Validation) Invalid(field, format string, args ...any) {
+	v.details = append(v.details, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// Err returns the collected errors as one *Error, or nil.
+func (v *Validation) Err() error {
+	if len(v.details) == 0 {
+		return nil
+	}
+	status, msg := 422, "Validation failed."
+	if v.missing {
+		status, msg = 400, "Required fields are missing."
+	}
+	return &Error{Code: EINVALID, Message: msg, Details: v.details, Status: status}
+}
+
+// BadRequest returns a 400 VALIDATION_ERROR naming one field (empty field: the whole input).
+func BadRequest(field, format string, args ...any) *Error {
+	e := &Error{Code: EINVALID, Message: fmt.Sprintf(format, args...), Status: 400}
+	if field != "" {
+		e.Details = []FieldError{{Field: field, Message: e.Message}}
+	}
+	return e
+}

@@ -1,0 +1,452 @@
+// Package bookings is the booking use case: it lists free slots, checks conflicts and books
+// meetings by coordinating the pure rules of internal/booking, the calendar provider, the
+// reservations in the database and the mail outbox.
+//
+// # Atomic booking
+//
+// Book makes the final conflict check and the event creation atomic against every other
+// booking, on every instance, in two phases:
+//
+//  1. Reserve. In one database transaction that no other reservation can interleave with
+//     (PostgreSQL: pg_advisory_xact_lock on a fixed key; SQLite: the single writer connection
+//     with BEGIN IMMEDIATE), the slot plus buffers is checked against the existing bookings,
+//     confirmed or pending, and a 'pending' row is inserted and committed. Busy time from the
+//     provider was read just before and is checked first; it cannot be locked, but every event
+//     folio creates is also a booking row, so concurrent folio bookings always see each other.
+//  2. Create. Outside the lock, Calendar.CreateEvent runs with the booking id as its idempotency
+//     key. On success one transaction marks the row 'confirmed', stores the answer (for
+//     Idempotency-Key replays) and inserts the two confirmation mails into the outbox. On
+//     failure the row is deleted and the caller gets 502: no reservation, no event, the slot is
+//     free again.
+//
+// A concurrent request sees the pending row in phase 1 and gets 409 CONFLICT, so N requests for
+// one slot create exactly one event. A pending row older than PendingTTL (a crash between the
+// phases) no longer holds the slot and is deleted by the next reservation.
+package bookings
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/booking"
+	"github.com/foliohq/folio/internal/mail"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+// Defaults of Service.PendingTTL and Service.CreateTimeout.
+const (
+	DefaultPendingTTL    = 10 * time.Minute
+	DefaultCreateTimeout = 90 * time.Second
+)
+
+// MaxIdempotencyKeyLen bounds the Idempotency-Key header.
+const MaxIdempotencyKeyLen = 255
+
+// MailQueue turns a message into an outbox item without storing it (*mail.Outbox does).
+type MailQueue interface {
+	NewItem(m *folio.MailMessage) (mail.OutboxItem, error)
+}
+
+// OutboxTx stores an outbox item inside a transaction (*sqldb.DB does).
+type OutboxTx interface {
+	InsertOutboxTx(ctx context.Context, tx *sql.Tx, item mail.OutboxItem) error
+}
+
+// Service coordinates booking. Set the exported fields, then use it; it is safe for
+// concurrent use.
+type Service struct {
+	DB       *sqldb.DB
+	Calendar folio.Calendar
+	Config   folio.BookingConfig
+	// Provider names the calendar provider in each booking's record (google, caldav, local).
+	Provider string
+	// Owner is the organizer of every meeting; Owner.Email (CONTACT_RECIPIENT) also gets the
+	// owner's confirmation mail.
+	Owner folio.Participant
+	// Mail and Outbox, when both set, queue the confirmation mails in the transaction that
+	// confirms the booking; nil sends none.
+	Mail   MailQueue
+	Outbox OutboxTx
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// Log receives failures that are not the caller's (nil: discard).
+	Log *slog.Logger
+	// PendingTTL is how long a reservation holds its slot without being confirmed; it must
+	// exceed CreateTimeout. Default DefaultPendingTTL.
+	PendingTTL time.Duration
+	// CreateTimeout bounds phase 2 (event creation and confirmation), which runs to the end
+	// even when the caller goes away. Default DefaultCreateTimeout.
+	CreateTimeout time.Duration
+}
+
+// New returns a Service after checking cfg.
+func New(db *sqldb.DB, cal folio.Calendar, cfg folio.BookingConfig, provider string) (*Service, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if db == nil || cal == nil {
+		return nil, errors.New("bookings: a database and a calendar are required")
+	}
+	return &Service{DB: db, Calendar: cal, Config: cfg, Provider: provider}, nil
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (s *Service) pendingTTL() time.Duration {
+	if s.PendingTTL > 0 {
+		return s.PendingTTL
+	}
+	return DefaultPendingTTL
+}
+
+// busy returns the provider's busy time and the active reservations overlapping [start, end).
+func (s *Service) busy(ctx context.Context, start, end time.Time) ([]folio.Interval, error) {
+	provider, err := s.Calendar.FreeBusy(ctx, start, end)
+	if err != nil {
+		return nil, asUpstream(err)
+	}
+	held, err := s.DB.BookingBusy(ctx, start, end, s.now().Add(-s.pendingTTL()))
+	if err != nil {
+		return nil, err
+	}
+	return append(provider, held...), nil
+}
+
+// asUpstream keeps an error that carries a *folio.Error and wraps anything else as
+// UPSTREAM_ERROR (a provider must not turn into a 500).
+func asUpstream(err error) error {
+	var fe *folio.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", &folio.Error{Code: folio.EUPSTREAM, Message: "The calendar provider failed; try again later."}, err)
+}
+
+// Available returns the free slots of duration minutes (0: the first option) on date
+// (YYYY-MM-DD) in the visitor's zone timezone (empty: the owner's), rendered in that zone.
+// A malformed date or an unknown zone is 400; a duration that is not an option is 422;
+// a provider failure is 502.
+func (s *Service) Available(ctx context.Context, date string, duration int, timezone string) ([]folio.Slot, error) {
+	if strings.TrimSpace(date) == "" {
+		return nil, folio.BadRequest("date", "is required (YYYY-MM-DD)")
+	}
+	d, err := booking.ParseDate(date)
+	if err != nil {
+		return nil, folio.BadRequest("date", "must be a calendar date YYYY-MM-DD")
+	}
+	loc := s.Config.Location
+	if timezone != "" {
+		if loc, err = folio.LoadZone(timezone); err != nil {
+			return nil, folio.BadRequest("timezone", "must be an IANA time zone name, like Europe/Berlin")
+		}
+	}
+	if duration == 0 {
+		duration = s.Config.DefaultDuration()
+	}
+	if !s.Config.AllowsDuration(duration) {
+		return nil, s.durationError("duration")
+	}
+	now := s.now()
+	window := booking.BusyWindow(s.Config, d)
+	// A date wholly before the notice or after the advance window has no slot: skip the provider.
+	if !window.End.After(now.Add(s.Config.MinNotice)) ||
+		(s.Config.AdvanceDays > 0 && window.Start.After(now.AddDate(0, 0, s.Config.AdvanceDays+1))) {
+		return []folio.Slot{}, nil
+	}
+	busy, err := s.busy(ctx, window.Start, window.End)
+	if err != nil {
+		return nil, err
+	}
+	slots := booking.Slots(s.Config, d, loc, duration, now, busy)
+	if slots == nil {
+		slots = []folio.Slot{}
+	}
+	return slots, nil
+}
+
+func (s *Service) durationError(field string) error {
+	opts := make([]string, len(s.Config.DurationOptions))
+	for i, o := range s.Config.DurationOptions {
+		opts[i] = strconv.Itoa(o)
+	}
+	return &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+		Details: []folio.FieldError{{Field: field, Message: "must be one of " + strings.Join(opts, ", ") + " (minutes)"}}}
+}
+
+// CheckConflict reports whether the interval of req (plus the buffer on both sides) overlaps
+// busy time: the provider's or another booking's. Missing or unparseable input is 400.
+func (s *Service) CheckConflict(ctx context.Context, req folio.ConflictRequest) (bool, error) {
+	if err := req.Validate(); err != nil {
+		return false, err
+	}
+	iv, err := req.Interval()
+	if err != nil {
+		return false, err
+	}
+	buf := s.Config.Buffer
+	busy, err := s.busy(ctx, iv.Start.Add(-buf), iv.End.Add(buf))
+	if err != nil {
+		return false, err
+	}
+	return booking.Conflicts(busy, iv.Start, iv.End, buf), nil
+}
+
+// BookResponse is the body of a successful POST /api/schedule/book.
+type BookResponse struct {
+	OK                bool   `json:"ok"`
+	EventID           string `json:"eventId" doc:"the provider's id of the calendar event"`
+	ProviderMeetLink  string `json:"providerMeetLink" doc:"URL of the video meeting"`
+	ProviderEventLink string `json:"providerEventLink" doc:"URL of the calendar event (local provider: an .ics on folio)"`
+}
+
+// Answer is the outcome of Book: the status and JSON body to send. Replayed is true when it is
+// the stored answer of an earlier request with the same Idempotency-Key.
+type Answer struct {
+	Status   int
+	Body     []byte
+	Replayed bool
+}
+
+// Book books req (see the package documentation). idempotencyKey is the Idempotency-Key header
+// ("" for none). Errors: 400/422 VALIDATION_ERROR for bad input, a duration that is not an option
+// or a start that is not an offered slot (and for a key reused with a different request);
+// 409 CONFLICT when the slot is taken (or the key's first request is still running);
+// 502 UPSTREAM_ERROR when the provider fails, after which nothing is left behind.
+// Book books req (see the package documentation). idempotencyKey is the Idempotency-Key header
+// ("" for none). Errors: 400/422 VALIDATION_ERROR for bad input, a duration that is not an option
+// or a start that is not an offered slot (and for a key reused with a different request);
+// 409 CONFLICT when the slot is taken (or the key's first request is still running);
+// 502 UPSTREAM_ERROR when the provider fails, after which nothing is left behind.
+func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string) (Answer, error) {
+	if err := validKey(key); err != nil {
+		return Answer{}, err
+	}
+	if err := req.Validate(); err != nil {
+		return Answer{}, err
+	}
+	if !s.Config.AllowsDuration(req.DurationMinutes) {
+		return Answer{}, s.durationError("durationMinutes")
+	}
+	start, visitorLoc, err := req.Start()
+	if err != nil {
+		return Answer{}, err
+	}
+	hash := requestHash(req)
+	if key != "" {
+		if a, done, err := s.replay(ctx, key, hash); done || err != nil {
+			return a, err
+		}
+	}
+	now := s.now()
+	dur := time.Duration(req.DurationMinutes) * time.Minute
+	end := start.Add(dur)
+	if !booking.IsOffered(s.Config, start, req.DurationMinutes, now, nil) {
+		return Answer{}, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+			Details: []folio.FieldError{{Field: "startISO", Message: "is not an offered slot: pick a start listed by GET /api/schedule/available"}}}
+	}
+	buf := s.Config.Buffer
+	providerBusy, err := s.Calendar.FreeBusy(ctx, start.Add(-buf), end.Add(buf))
+	if err != nil {
+		return Answer{}, asUpstream(err)
+	}
+	if booking.Conflicts(providerBusy, start, end, buf) {
+		return Answer{}, errTaken()
+	}
+
+	// Phase 1: reserve.
+	b := &sqldb.Booking{
+		ID: folio.NewID(), Start: start.UTC(), End: end.UTC(), DurationMinutes: req.DurationMinutes,
+		TimeZone: visitorLoc.String(), Summary: req.EventSummary(), Description: strings.TrimSpace(req.Description),
+		AttendeeName: strings.TrimSpace(req.AttendeeName), AttendeeEmail: req.AttendeeEmail, Provider: s.Provider,
+		IdempotencyKey: key, RequestHash: hash, CreatedAt: now,
+	}
+	switch err := s.DB.ReserveBooking(ctx, b, buf, now.Add(-s.pendingTTL())); {
+	case errors.Is(err, sqldb.ErrIdempotencyKeyUsed):
+		// A request with the same key reserved first, between our lookup and our insert.
+		if a, done, err := s.replay(ctx, key, hash); done || err != nil {
+			return a, err
+		}
+		return Answer{}, errInFlight()
+	case err != nil:
+		return Answer{}, err
+	}
+
+	// Phase 2: create the event. It runs to the end even if the caller goes away, so the
+	// outcome is recorded either way.
+	timeout := s.CreateTimeout
+	if timeout <= 0 {
+		timeout = DefaultCreateTimeout
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	ev := folio.CalendarEvent{
+		ID: b.ID, Summary: b.Summary, Description: b.Description, Start: b.Start, End: b.End,
+		TimeZone: b.TimeZone, Organizer: s.Owner, Attendee: folio.Participant{Name: b.AttendeeName, Email: b.AttendeeEmail},
+	}
+	created, err := s.Calendar.CreateEvent(cctx, ev)
+	if err != nil {
+		if derr := s.DB.DeleteBooking(cctx, b.ID); derr != nil {
+			// The row goes stale after PendingTTL and stops holding the slot then.
+			s.log().Error("booking: reservation not released after provider failure", "booking_id", b.ID, "error", derr.Error())
+		}
+		s.log().Warn("booking: calendar provider failed; reservation released", "booking_id", b.ID, "error", err.Error())
+		return Answer{}, asUpstream(err)
+	}
+	body, err := json.Marshal(BookResponse{OK: true, EventID: created.ID, ProviderMeetLink: created.MeetLink, ProviderEventLink: created.EventLink})
+	if err != nil {
+		return Answer{}, err
+	}
+	items := s.confirmationItems(created, b, visitorLoc, now)
+	err = s.DB.ConfirmBooking(cctx, b.ID, sqldb.BookingConfirmation{
+		ProviderEventID: created.ID, MeetLink: created.MeetLink, EventLink: created.EventLink,
+		ResponseStatus: 200, ResponseBody: body, ConfirmedAt: now,
+	}, func(tx *sql.Tx) error {
+		for _, it := range items {
+			if err := s.Outbox.InsertOutboxTx(cctx, tx, it); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		// NB: the event exists at the provider but folio could not record it; the pending row
+		// keeps the slot until it goes stale. Logged with both ids for the owner to reconcile.
+		s.log().Error("booking: event created but not recorded", "booking_id", b.ID, "event_id", created.ID, "error", err.Error())
+		return Answer{}, fmt.Errorf("bookings: confirm %s: %w", b.ID, err)
+	}
+	return Answer{Status: 200, Body: body}, nil
+}
+
+// replay looks the key up: done is true when the answer (or error) is final.
+func (s *Service) replay(ctx context.Context, key, hash string) (Answer, bool, error) {
+	prev, err := s.DB.BookingByIdempotencyKey(ctx, key)
+	if folio.IsNotFound(err) {
+		return Answer{}, false, nil
+	}
+	if err != nil {
+		return Answer{}, true, err
+	}
+	if prev.RequestHash != hash {
+		return Answer{}, true, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "This Idempotency-Key was already used with a different request.",
+			Details: []folio.FieldError{{Field: "Idempotency-Key", Message: "was used with a different request body; use a new key for a new booking"}}}
+	}
+	if prev.Status == sqldb.BookingConfirmed && prev.ResponseStatus != 0 {
+		return Answer{Status: prev.ResponseStatus, Body: prev.ResponseBody, Replayed: true}, true, nil
+	}
+	if prev.CreatedAt.Before(s.now().Add(-s.pendingTTL())) {
+		return Answer{}, false, nil // stale: the reservation below deletes it
+	}
+	return Answer{}, true, errInFlight()
+}
+
+func errTaken() error {
+	return folio.Errorf(folio.ECONFLICT, "This time is no longer available; please choose another slot.")
+}
+
+func errInFlight() error {
+	return folio.Errorf(folio.ECONFLICT, "A request with this Idempotency-Key is still being processed; retry in a moment.")
+}
+
+// validKey checks the Idempotency-Key header: at most 255 visible ASCII characters.
+func validKey(key string) error {
+	if len(key) > MaxIdempotencyKeyLen {
+		return folio.BadRequest("Idempotency-Key", "must be at most %d characters", MaxIdempotencyKeyLen)
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return folio.BadRequest("Idempotency-Key", "must be visible ASCII characters, like a UUID")
+		}
+	}
+	return nil
+}
+
+// requestHash identifies a request's content for Idempotency-Key reuse: the SHA-256 of its
+// decoded fields, so formatting and field order do not matter.
+func requestHash(req folio.BookingRequest) string {
+	b, _ := json.Marshal(req) // a struct of strings and an int always encodes
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// confirmationItems renders the visitor's and the owner's confirmation with the invite
+// attached. A mail that cannot be built is logged and left out: mail never fails a booking.
+func (s *Service) confirmationItems(ev folio.CalendarEvent, b *sqldb.Booking, visitorLoc *time.Location, now time.Time) []mail.OutboxItem {
+	if s.Mail == nil || s.Outbox == nil {
+		return nil
+	}
+	ev.ID = b.ID // the invite's UID is the booking's, as on the CalDAV and local calendars
+	ics, err := booking.InviteICS(ev, "REQUEST", now)
+	if err != nil {
+		s.log().Error("booking: invite not rendered; no confirmation mails", "booking_id", b.ID, "error", err.Error())
+		return nil
+	}
+	visitor := folio.MailAddress{Name: b.AttendeeName, Email: b.AttendeeEmail}
+	owner := folio.MailAddress{Name: s.Owner.Name, Email: s.Owner.Email}
+	var items []mail.OutboxItem
+	for _, forOwner := range []bool{false, true} {
+		to, replyTo := visitor, owner
+		if forOwner {
+			to, replyTo = owner, visitor
+		}
+		if to.Email == "" {
+			continue
+		}
+		c, err := booking.ConfirmationMail(ev, s.Config.Location, visitorLoc, forOwner)
+		if err != nil {
+			s.log().Error("booking: confirmation not rendered", "booking_id", b.ID, "error", err.Error())
+			continue
+		}
+		m := &folio.MailMessage{
+			To: []folio.MailAddress{to}, Subject: c.Subject, Text: c.Text, HTML: c.HTML,
+			Attachments: []folio.MailAttachment{{Filename: "invite.ics", ContentType: "text/calendar; method=REQUEST; charset=UTF-8", Data: ics}},
+			Headers:     map[string]string{"Auto-Submitted": "auto-generated"},
+		}
+		if replyTo.Email != "" {
+			m.ReplyTo = &replyTo
+		}
+		it, err := s.Mail.NewItem(m)
+		if err != nil {
+			s.log().Error("booking: confirmation not queued", "booking_id", b.ID, "for_owner", forOwner, "error", err.Error())
+			continue
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// EventICS returns the .ics of the confirmed booking whose event link carries token (the local
+// provider's event link), or ENOTFOUND.
+func (s *Service) EventICS(ctx context.Context, token string) ([]byte, error) {
+	b, err := s.DB.BookingByICSToken(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	ev := folio.CalendarEvent{
+		ID: b.ID, Summary: b.Summary, Description: b.Description, Start: b.Start, End: b.End, TimeZone: b.TimeZone,
+		Organizer: s.Owner, Attendee: folio.Participant{Name: b.AttendeeName, Email: b.AttendeeEmail},
+		MeetLink: b.MeetLink, EventLink: b.EventLink,
+	}
+	return booking.InviteICS(ev, "PUBLISH", b.ConfirmedAt)
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/bookings"
+	"github.com/foliohq/folio/internal/calendar/caldav"
+	"github.com/foliohq/folio/internal/calendar/google"
+	"github.com/foliohq/folio/internal/calendar/local"
+	"github.com/foliohq/folio/internal/config"
+	"github.com/foliohq/folio/internal/mail"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+// calendarProvider picks the calendar provider as contract §5 says: CALENDAR_PROVIDER when set;
+// else google when any PROVIDER_* access setting is set; else the built-in local calendar.
+// NB: CALDAV_URL alone does not select caldav (wireBookings warns about it).
+func calendarProvider(cfg *config.Config) string {
+	switch {
+	case cfg.CalendarProvider != "":
+		return cfg.CalendarProvider
+	case cfg.ProviderCalendarID != "" || cfg.ProviderSAEmail != "" || cfg.ProviderSAPrivateKey != "":
+		return "google"
+	}
+	return "local"
+}
+
+// wireBookings builds the calendar provider and the booking service. Confirmation mails go
+// through outbox, and the owner's copy to owner (CONTACT_RECIPIENT).
+func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox *mail.Outbox, owner folio.MailAddress, log *slog.Logger) (*bookings.Service, error) {
+	provider := calendarProvider(cfg)
+	var cal folio.Calendar
+	var err error
+	switch provider {
+	case "google":
+		cal, err = google.New(ctx, google.Config{CalendarID: cfg.ProviderCalendarID, ServiceAccountEmail: cfg.ProviderSAEmail,
+			PrivateKeyPEM: cfg.ProviderSAPrivateKey, Subject: cfg.ProviderSubject, APIURL: cfg.ProviderAPIURL, TokenURL: cfg.ProviderTokenURL})
+	case "caldav":
+		cal, err = caldav.New(caldav.Config{URL: cfg.CalDAVURL, Username: cfg.CalDAVUsername, Password: cfg.CalDAVPassword,
+			MeetingURLTemplate: cfg.BookingMeetingTemplate, Location: cfg.BookingTimezone})
+	default:
+		cal, err = local.New(db, cfg.SiteURL, cfg.BookingMeetingTemplate)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("CALENDAR_PROVIDER=%s: %w", provider, err)
+	}
+	svc, err := bookings.New(db, cal, folio.BookingConfig{
+		DurationOptions: cfg.BookingDurations, HoursStart: cfg.BookingHoursStart, HoursEnd: cfg.BookingHoursEnd,
+		BusinessDays: cfg.BookingDays, Location: cfg.BookingTimezone, AdvanceDays: cfg.BookingAdvanceDays,
+		MinNotice: time.Duration(cfg.BookingMinNoticeHours) * time.Hour,
+		SlotStep:  time.Duration(cfg.BookingSlotStepMinutes) * time.Minute,
+		Buffer:    time.Duration(cfg.BookingBufferMinutes) * time.Minute,
+	}, provider)
+	if err != nil {
+		return nil, fmt.Errorf("BOOKING_*: %w", err)
+	}
+	svc.Owner = folio.Participant(owner)
+	svc.Mail, svc.Outbox = outbox, db
+	svc.Log = log
+	if provider != "caldav" && cfg.CalDAVURL != "" {
+		log.Warn("CALDAV_URL is set but unused: set CALENDAR_PROVIDER=caldav to book against it", "provider", provider)
+	}
+	log.Info("booking calendar", "provider", provider)
+	return svc, nil
+}

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/clientip"
+	"github.com/foliohq/folio/internal/httpapi"
+	"github.com/foliohq/folio/internal/jobs"
+	"github.com/foliohq/folio/internal/ratelimit"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+func runServe(ctx context.Context, args []string, env Env) error {
+	cfg, err := loadConfig("serve", args, env, nil)
+	if err != nil {
+		return helpOK(err)
+	}
+	log := newLogger(cfg, env.Stderr)
+	db, err := openDB(ctx, cfg, cfg.AutoMigrate, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	srv := &httpapi.Server{
+		DB: db, Logger: log, AccessLog: true,
+		RequestTimeout:  cfg.RequestTimeout,
+		SiteURL:         cfg.SiteURL,
+		PublicCacheSize: cfg.PublicCacheSize,
+		ClientIP:        clientip.New(cfg.TrustedProxies),
+		Limiter:         ratelimit.NewMemory(time.Now),
+		Limits: httpapi.Limits{Public: cfg.RateLimitPublic, Authenticated: cfg.RateLimitAuthenticated,
+			Admin: cfg.RateLimitAdmin, Helper: cfg.RateLimitHelper, Window: cfg.RateLimitWindow},
+	}
+	if err := wireMedia(ctx, cfg, srv); err != nil {
+		return err
+	}
+	outbox, recipient, err := newOutbox(cfg, db, log)
+	if err != nil {
+		return err
+	}
+	srv.Outbox, srv.ContactRecipient = outbox, recipient
+	// Booking: calendar provider (google, caldav or local) and the booking service (booking.go).
+	if srv.Bookings, err = wireBookings(ctx, cfg, db, outbox, recipient, log); err != nil {
+		return err
+	}
+	// Identity: session secret, first-start owner, API keys and sessions, Redis limiter (user.go).
+	rdb, err := newRedis(cfg)
+	if err != nil {
+		return err
+	}
+	if rdb != nil {
+		defer rdb.Close()
+	}
+	runIdentity, err := wireIdentity(ctx, cfg, db, srv, rdb, log)
+	if err != nil {
+		return err
+	}
+	// External blog platform: client, publisher, listing cache (extblog.go).
+	extblogW, err := wireExtblog(cfg, db, log, srv, rdb)
+	if err != nil {
+		return err
+	}
+	// Admin dashboard (/admin/) and public booking page (/book), embedded files (internal/webui).
+	if err := wireWebUI(cfg, srv); err != nil {
+		return err
+	}
+	handler := srv.Handler()
+
+	// Analytics: events are written in batches off the request path. The deferred Close runs after
+	// the HTTP server has shut down (defers run last) and writes everything still queued.
+	an, err := analytics.New(db, analytics.Options{Location: cfg.BookingTimezone, Rotation: cfg.AnalyticsSaltRotation,
+		SiteURL: cfg.SiteURL, QueueSize: cfg.AnalyticsQueueSize, Logger: log})
+	if err != nil {
+		return err
+	}
+	srv.Analytics = an
+	srv.Register(an.Collectors()...) // after Handler, which creates the metrics registry
+	an.Start()
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		if err := an.Close(dctx); err != nil {
+			log.Error("analytics events lost at shutdown", "error", err.Error())
+		}
+	}()
+
+	// Writes drop this instance's cached responses at once and tell the other instances.
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBG()
+	var wg sync.WaitGroup
+	db.Changed = func(scope string) {
+		srv.Invalidate(scope)
+		if err := db.Notify(bg, scope); err != nil {
+			log.Warn("cache invalidation notify failed", "scope", scope, "error", err.Error())
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		outbox.Run(bg)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		db.Listen(bg, log, func(scope string) {
+			srv.Invalidate(scope)
+			extblogW.invalidated(bg, scope)
+		})
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		runIdentity(bg) // flushes API keys' last-use times, and once more at shutdown
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		extblogW.run(bg, log) // SIGHUP token reload
+	}()
+	// Blog: the durable job scheduler publishes scheduled posts, locally and through the platform
+	// publisher (every instance runs one; each job still runs once).
+	sched := jobs.New(db, log)
+	sched.Poll = cfg.JobsPoll
+	sched.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, extblogW.ArticlePublisher(), log))
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sched.Run(bg) // returns once the job in hand is finished
+	}()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on FOLIO_ADDR %s: %w", cfg.Addr, err)
+	}
+	hs := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slogErrorLog(log),
+	}
+	log.Info("folio listening", "addr", ln.Addr().String(), "database", string(db.Dialect), "env", cfg.Env)
+	if env.Ready != nil {
+		env.Ready(ln.Addr().String())
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down; finishing in-flight requests", "timeout", cfg.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	err = hs.Shutdown(sctx)
+	stopBG()
+	wg.Wait()
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// slogErrorLog routes net/http's own error messages (TLS handshakes, bad requests) into slog.
+func slogErrorLog(l *slog.Logger) *log.Logger {
+	return slog.NewLogLogger(l.Handler(), slog.LevelWarn)
+}

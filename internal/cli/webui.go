@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"net/url"
+
+	"github.com/foliohq/folio/internal/config"
+	"github.com/foliohq/folio/internal/httpapi"
+	"github.com/foliohq/folio/internal/webui"
+)
+
+// wireWebUI mounts the admin dashboard and the booking page. The booking page learns the
+// booking settings it needs before its first API call from /book/config.json.
+func wireWebUI(cfg *config.Config, srv *httpapi.Server) error {
+	opt := webui.Options{Booking: webui.BookingConfig{
+		DurationOptions: cfg.BookingDurations,
+		AdvanceDays:     cfg.BookingAdvanceDays,
+		MinNoticeHours:  cfg.BookingMinNoticeHours,
+	}}
+	if cfg.BookingTimezone != nil {
+		opt.Booking.OwnerTimeZone = cfg.BookingTimezone.String()
+	}
+	// Media URLs are absolute (S3's public base, MEDIA_PUBLIC_URL or FOLIO_SITE_URL/media), and
+	// may point at another origin than this server's: the dashboard's CSP lets those images in.
+	switch {
+	case cfg.MediaStorage == "s3":
+		opt.ImageOrigins = append(opt.ImageOrigins, originOf(cfg.S3PublicBaseURL))
+	case cfg.MediaPublicURL != "":
+		opt.ImageOrigins = append(opt.ImageOrigins, originOf(cfg.MediaPublicURL))
+	default:
+		opt.ImageOrigins = append(opt.ImageOrigins, originOf(cfg.SiteURL))
+	}
+	ui, err := webui.New(opt)
+	if err != nil {
+		return err
+	}
+	srv.UI = ui
+	return nil
+}
+
+// originOf returns scheme://host of a URL ("" when it has none), for the pages' CSP.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}

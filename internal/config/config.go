@@ -1,0 +1,545 @@
+// Package config reads folio's configuration from the environment and an optional .env file.
+//
+// Every variable is one row of the options table below: its name, default, help text and whether it
+// is a secret. The same table parses values, fills Config, and prints `folio serve --help`, so a
+// variable cannot exist without being documented.
+package config
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/mail"
+	"net/netip"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the parsed configuration. Packages receive plain values from it, never the struct.
+type Config struct {
+	Addr            string
+	DataDir         string
+	SiteURL         string
+	Env             string // development or production
+	DatabaseURL     string
+	RedisURL        string
+	LogLevel        string
+	LogFormat       string
+	AutoMigrate     bool
+	ReadTimeout     time.Duration
+	WriteTimeout    time.Duration
+	RequestTimeout  time.Duration
+	ShutdownTimeout time.Duration
+	PublicCacheSize int
+	JobsPoll        time.Duration
+
+	NextAuthSecret     string
+	NextAuthURL        string
+	AdminEmail         string
+	AdminPassword      string
+	CORSAllowedOrigins []string
+	TrustedProxies     []netip.Prefix
+
+	RateLimitPublic        int
+	RateLimitAuthenticated int
+	RateLimitAdmin         int
+	RateLimitHelper        int
+	RateLimitWindow        time.Duration
+
+	SMTPHost         string
+	SMTPPort         int
+	SMTPUsername     string
+	SMTPPassword     string
+	SMTPFrom         string
+	SMTPTLS          string
+	ContactRecipient string
+
+	MediaStorage      string
+	MediaMaxBytes     int64
+	MediaAllowSVG     bool
+	MediaPublicURL    string
+	S3Endpoint        string
+	S3Bucket          string
+	S3Region          string
+	S3AccessKeyID     string
+	S3SecretAccessKey string
+	S3PublicBaseURL   string
+	S3ForcePathStyle  bool
+
+	ImageAPIBaseURL    string
+	ImageAPIKey        string
+	ImageModel         string
+	ImageAllowedSizes  []string
+	ImageTimeout       time.Duration
+	ImageHelperPerHour int
+
+	ExtblogAPIURL           string
+	ExtblogAPIToken         string
+	ExtblogAPITokenFile     string
+	ExtblogPublicationID    string
+	ExtblogPublicationHost  string
+	ExtblogWebhookSecret    string
+	ExtblogWebhookTolerance time.Duration
+	ExtblogMaxAttempts      int
+	ExtblogCacheTTL         time.Duration
+
+	BookingDurations       []int
+	BookingHoursStart      int
+	BookingHoursEnd        int
+	BookingDays            []time.Weekday
+	BookingTimezone        *time.Location
+	BookingAdvanceDays     int
+	BookingMinNoticeHours  int
+	BookingSlotStepMinutes int
+	BookingBufferMinutes   int
+	BookingMeetingTemplate string
+	CalendarProvider       string
+	ProviderCalendarID     string
+	ProviderSAEmail        string
+	ProviderSAPrivateKey   string
+	ProviderSubject        string
+	ProviderAPIURL         string
+	ProviderTokenURL       string
+	CalDAVURL              string
+	CalDAVUsername         string
+	CalDAVPassword         string
+
+	AnalyticsSaltRotation string
+	AnalyticsQueueSize    int
+}
+
+// Production reports whether FOLIO_ENV=production.
+func (c *Config) Production() bool { return c.Env == "production" }
+
+// ExtblogConfigured reports whether the external blog platform can be called.
+func (c *Config) ExtblogConfigured() bool {
+	return c.ExtblogAPIToken != "" || c.ExtblogAPITokenFile != ""
+}
+
+type option struct {
+	name, def, help string
+	secret          bool
+	set             func(c *Config, v string) error
+}
+
+func str(p func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *p(c) = v; return nil }
+}
+
+func integer(min, max int, p func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("not a whole number: %q", v)
+		}
+		if n < min || n > max {
+			return fmt.Errorf("%d is outside %d..%d", n, min, max)
+		}
+		*p(c) = n
+		return nil
+	}
+}
+
+func boolean(p func(*Config) *bool) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("not a boolean (true/false): %q", v)
+		}
+		*p(c) = b
+		return nil
+	}
+}
+
+func duration(p func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || d < 0 {
+			return fmt.Errorf("not a duration such as 30s or 5m: %q", v)
+		}
+		*p(c) = d
+		return nil
+	}
+}
+
+func seconds(p func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return fmt.Errorf("not a whole number of seconds: %q", v)
+		}
+		*p(c) = time.Duration(n) * time.Second
+		return nil
+	}
+}
+
+func oneOf(p func(*Config) *string, allowed ...string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		for _, a := range allowed {
+			if v == a {
+				*p(c) = v
+				return nil
+			}
+		}
+		return fmt.Errorf("%q is not one of %s", v, strings.Join(allowed, ", "))
+	}
+}
+
+func httpURL(p func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v != "" {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("not an http(s) URL: %q", v)
+			}
+		}
+		*p(c) = strings.TrimRight(v, "/")
+		return nil
+	}
+}
+
+func list(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func address(p func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v != "" {
+			if _, err := mail.ParseAddress(v); err != nil {
+				return fmt.Errorf("not an email address: %q", v)
+			}
+		}
+		*p(c) = v
+		return nil
+	}
+}
+
+var options = []option{
+	// Core
+	{name: "FOLIO_ADDR", def: ":8080", help: "listen address (host:port; :0 picks a free port)", set: str(func(c *Config) *string { return &c.Addr })},
+	{name: "FOLIO_DATA_DIR", def: "./data", help: "directory for the SQLite database, local media, the .eml outbox and generated secrets", set: str(func(c *Config) *string { return &c.DataDir })},
+	{name: "FOLIO_SITE_URL", def: "http://localhost:8080", help: "public URL of the site, for canonical links, feeds and the sitemap", set: httpURL(func(c *Config) *string { return &c.SiteURL })},
+	{name: "FOLIO_ENV", def: "development", help: "development or production (production refuses unsafe defaults)", set: oneOf(func(c *Config) *string { return &c.Env }, "development", "production")},
+	{name: "DATABASE_URL", def: "", help: "postgres://… for PostgreSQL; empty for the embedded SQLite file FOLIO_DATA_DIR/folio.db; a path or sqlite:PATH for another SQLite file", secret: true, set: str(func(c *Config) *string { return &c.DatabaseURL })},
+	{name: "REDIS_URL", def: "", help: "redis://… to share rate limits, caches and invalidations between instances; empty keeps them in memory", secret: true, set: str(func(c *Config) *string { return &c.RedisURL })},
+	{name: "FOLIO_AUTO_MIGRATE", def: "true", help: "apply database migrations at start (folio migrate does it explicitly)", set: boolean(func(c *Config) *bool { return &c.AutoMigrate })},
+	{name: "LOG_LEVEL", def: "info", help: "debug, info, warn or error", set: oneOf(func(c *Config) *string { return &c.LogLevel }, "debug", "info", "warn", "error")},
+	{name: "LOG_FORMAT", def: "json", help: "json or text", set: oneOf(func(c *Config) *string { return &c.LogFormat }, "json", "text")},
+	{name: "FOLIO_READ_TIMEOUT", def: "30s", help: "time allowed to read a whole request, body included", set: duration(func(c *Config) *time.Duration { return &c.ReadTimeout })},
+	{name: "FOLIO_WRITE_TIMEOUT", def: "120s", help: "time allowed to write a response (uploads and AI generation take the longest)", set: duration(func(c *Config) *time.Duration { return &c.WriteTimeout })},
+	{name: "FOLIO_REQUEST_TIMEOUT", def: "60s", help: "deadline of a request's work (database and upstream calls)", set: duration(func(c *Config) *time.Duration { return &c.RequestTimeout })},
+	{name: "FOLIO_SHUTDOWN_TIMEOUT", def: "20s", help: "how long a SIGTERM waits for in-flight requests to finish", set: duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
+	{name: "FOLIO_JOBS_POLL_SECONDS", def: "1", help: "how often each instance looks for due background jobs (scheduled publishing)", set: func(c *Config, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 || n > 3600 {
+			return fmt.Errorf("not a whole number of seconds from 1 to 3600: %q", v)
+		}
+		c.JobsPoll = time.Duration(n) * time.Second
+		return nil
+	}},
+	{name: "FOLIO_PUBLIC_CACHE_ENTRIES", def: "2048", help: "rendered public responses kept in memory (0 disables the cache)", set: integer(0, 1<<20, func(c *Config) *int { return &c.PublicCacheSize })},
+
+	// Identity and access
+	{name: "NEXTAUTH_SECRET", def: "", help: "secret the session cookies are encrypted with (shared with a Next.js front end); generated into the data directory in development", secret: true, set: str(func(c *Config) *string { return &c.NextAuthSecret })},
+	{name: "NEXTAUTH_URL", def: "", help: "base URL of the site the sessions belong to; https makes cookies __Secure-", set: httpURL(func(c *Config) *string { return &c.NextAuthURL })},
+	{name: "FOLIO_ADMIN_EMAIL", def: "", help: "creates this owner at first start when no user exists", set: address(func(c *Config) *string { return &c.AdminEmail })},
+	{name: "FOLIO_ADMIN_PASSWORD", def: "", help: "password of the first-start owner", secret: true, set: str(func(c *Config) *string { return &c.AdminPassword })},
+	{name: "CORS_ALLOWED_ORIGINS", def: "", help: "comma list of browser origins allowed to call the API with credentials", set: func(c *Config, v string) error {
+		for _, o := range list(v) {
+			u, err := url.Parse(o)
+			if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" {
+				return fmt.Errorf("not an origin such as https://example.com: %q", o)
+			}
+		}
+		c.CORSAllowedOrigins = list(v)
+		return nil
+	}},
+	{name: "TRUSTED_PROXIES", def: "", help: "comma list of CIDRs or IPs of reverse proxies whose X-Forwarded-For is believed", set: func(c *Config, v string) error {
+		c.TrustedProxies = nil
+		for _, s := range list(v) {
+			if p, err := netip.ParsePrefix(s); err == nil {
+				c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+				continue
+			}
+			a, err := netip.ParseAddr(s)
+			if err != nil {
+				return fmt.Errorf("not a CIDR or IP: %q", s)
+			}
+			c.TrustedProxies = append(c.TrustedProxies, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+		}
+		return nil
+	}},
+	{name: "RATE_LIMIT_PUBLIC_PER_HOUR", def: "100", help: "requests per hour per client IP without credentials", set: integer(1, 1<<30, func(c *Config) *int { return &c.RateLimitPublic })},
+	{name: "RATE_LIMIT_AUTHENTICATED_PER_HOUR", def: "1000", help: "requests per hour per read/write key or editor session", set: integer(1, 1<<30, func(c *Config) *int { return &c.RateLimitAuthenticated })},
+	{name: "RATE_LIMIT_ADMIN_PER_HOUR", def: "5000", help: "requests per hour per admin key or owner session", set: integer(1, 1<<30, func(c *Config) *int { return &c.RateLimitAdmin })},
+	{name: "RATE_LIMIT_WINDOW_SECONDS", def: "3600", help: "length of the rate-limit window the *_PER_HOUR budgets apply to (the contract's hour; shorter only for tests and soaks)", set: func(c *Config, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 || n > 86400 {
+			return fmt.Errorf("not a whole number of seconds from 1 to 86400: %q", v)
+		}
+		c.RateLimitWindow = time.Duration(n) * time.Second
+		return nil
+	}},
+	{name: "RATE_LIMIT_HELPER_PER_HOUR", def: "5", help: "helper limit: contact, booking and login per client IP, image generation per key", set: integer(1, 1<<30, func(c *Config) *int { return &c.RateLimitHelper })},
+
+	// Mail
+	{name: "SMTP_HOST", def: "", help: "SMTP server; empty writes mail as .eml files to FOLIO_DATA_DIR/outbox", set: str(func(c *Config) *string { return &c.SMTPHost })},
+	{name: "SMTP_PORT", def: "587", help: "SMTP port (465 implies implicit TLS)", set: integer(1, 65535, func(c *Config) *int { return &c.SMTPPort })},
+	{name: "SMTP_USERNAME", def: "", help: "SMTP user; empty sends without AUTH", set: str(func(c *Config) *string { return &c.SMTPUsername })},
+	{name: "SMTP_PASSWORD", def: "", help: "SMTP password", secret: true, set: str(func(c *Config) *string { return &c.SMTPPassword })},
+	{name: "SMTP_FROM", def: "folio@localhost", help: "sender address of every mail", set: address(func(c *Config) *string { return &c.SMTPFrom })},
+	{name: "SMTP_TLS", def: "opportunistic", help: "opportunistic, starttls, tls or none", set: oneOf(func(c *Config) *string { return &c.SMTPTLS }, "opportunistic", "starttls", "tls", "none")},
+	{name: "CONTACT_RECIPIENT", def: "owner@localhost", help: "where contact-form messages and booking notices go", set: address(func(c *Config) *string { return &c.ContactRecipient })},
+
+	// Media
+	{name: "MEDIA_STORAGE", def: "local", help: "local (FOLIO_DATA_DIR/media served at /media/) or s3", set: oneOf(func(c *Config) *string { return &c.MediaStorage }, "local", "s3")},
+	{name: "MEDIA_MAX_BYTES", def: "10485760", help: "largest accepted upload in bytes", set: func(c *Config, v string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("not a positive number of bytes: %q", v)
+		}
+		c.MediaMaxBytes = n
+		return nil
+	}},
+	{name: "MEDIA_ALLOW_SVG", def: "false", help: "accept SVG uploads (they can carry scripts)", set: boolean(func(c *Config) *bool { return &c.MediaAllowSVG })},
+	{name: "MEDIA_PUBLIC_URL", def: "", help: "public URL prefix of local media (default FOLIO_SITE_URL/media; set it to this API's origin + /media when the site is served elsewhere)", set: httpURL(func(c *Config) *string { return &c.MediaPublicURL })},
+	{name: "S3_ENDPOINT", def: "", help: "S3-compatible endpoint URL (empty: AWS)", set: httpURL(func(c *Config) *string { return &c.S3Endpoint })},
+	{name: "S3_BUCKET", def: "", help: "bucket for media", set: str(func(c *Config) *string { return &c.S3Bucket })},
+	{name: "S3_REGION", def: "us-east-1", help: "bucket region (auto for Cloudflare R2)", set: str(func(c *Config) *string { return &c.S3Region })},
+	{name: "S3_ACCESS_KEY_ID", def: "", help: "S3 access key id", secret: true, set: str(func(c *Config) *string { return &c.S3AccessKeyID })},
+	{name: "S3_SECRET_ACCESS_KEY", def: "", help: "S3 secret key", secret: true, set: str(func(c *Config) *string { return &c.S3SecretAccessKey })},
+	{name: "S3_PUBLIC_BASE_URL", def: "", help: "public URL prefix of the bucket's objects (CDN or bucket website)", set: httpURL(func(c *Config) *string { return &c.S3PublicBaseURL })},
+	{name: "S3_FORCE_PATH_STYLE", def: "true", help: "path-style bucket addressing (MinIO, versitygw); false for virtual-hosted style", set: boolean(func(c *Config) *bool { return &c.S3ForcePathStyle })},
+
+	// AI images
+	{name: "IMAGE_API_BASE_URL", def: "https://api.openai.com/v1", help: "OpenAI-compatible images API base URL", set: httpURL(func(c *Config) *string { return &c.ImageAPIBaseURL })},
+	{name: "IMAGE_API_KEY", def: "", help: "images API key; empty answers 503 on /api/ai/generate-image", secret: true, set: str(func(c *Config) *string { return &c.ImageAPIKey })},
+	{name: "IMAGE_MODEL", def: "gpt-image-1", help: "image model name", set: str(func(c *Config) *string { return &c.ImageModel })},
+	{name: "IMAGE_ALLOWED_SIZES", def: "1024x1024,1024x1536,1536x1024", help: "comma list of WIDTHxHEIGHT sizes callers may ask for", set: func(c *Config, v string) error {
+		for _, s := range list(v) {
+			w, h, ok := strings.Cut(s, "x")
+			if _, err := strconv.Atoi(w); err != nil || !ok {
+				return fmt.Errorf("not a WIDTHxHEIGHT size: %q", s)
+			}
+			if _, err := strconv.Atoi(h); err != nil {
+				return fmt.Errorf("not a WIDTHxHEIGHT size: %q", s)
+			}
+		}
+		c.ImageAllowedSizes = list(v)
+		return nil
+	}},
+	{name: "IMAGE_TIMEOUT", def: "90s", help: "deadline of one image generation", set: duration(func(c *Config) *time.Duration { return &c.ImageTimeout })},
+
+	// External blog platform
+	{name: "EXTBLOG_API_URL", def: "https://gql.hashnode.com", help: "the platform's GraphQL endpoint", set: httpURL(func(c *Config) *string { return &c.ExtblogAPIURL })},
+	{name: "EXTBLOG_API_TOKEN", def: "", help: "the platform's personal access token; empty answers 503 on the platform routes", secret: true, set: str(func(c *Config) *string { return &c.ExtblogAPIToken })},
+	{name: "EXTBLOG_API_TOKEN_FILE", def: "", help: "file holding the token, re-read when it changes (rotation without restart)", set: str(func(c *Config) *string { return &c.ExtblogAPITokenFile })},
+	{name: "EXTBLOG_PUBLICATION_ID", def: "", help: "the publication cross-published posts go to", set: str(func(c *Config) *string { return &c.ExtblogPublicationID })},
+	{name: "EXTBLOG_PUBLICATION_HOST", def: "", help: "the publication's host (e.g. blog.example.com) for GET /api/posts", set: str(func(c *Config) *string { return &c.ExtblogPublicationHost })},
+	{name: "EXTBLOG_WEBHOOK_SECRET", def: "", help: "HMAC secret of the inbound webhook (required in production when the platform is configured)", secret: true, set: str(func(c *Config) *string { return &c.ExtblogWebhookSecret })},
+	{name: "EXTBLOG_WEBHOOK_TOLERANCE_SECONDS", def: "300", help: "accepted clock difference of signed webhook timestamps", set: seconds(func(c *Config) *time.Duration { return &c.ExtblogWebhookTolerance })},
+	{name: "EXTBLOG_MAX_ATTEMPTS", def: "3", help: "attempts per platform call (1 s initial backoff, ×2, 10 s cap)", set: integer(1, 10, func(c *Config) *int { return &c.ExtblogMaxAttempts })},
+	{name: "EXTBLOG_CACHE_SECONDS", def: "3600", help: "lifetime of the cached GET /api/posts listing", set: seconds(func(c *Config) *time.Duration { return &c.ExtblogCacheTTL })},
+
+	// Booking
+	{name: "BOOKING_DURATION_OPTIONS", def: "30,60", help: "comma list of meeting lengths in minutes", set: func(c *Config, v string) error {
+		c.BookingDurations = nil
+		for _, s := range list(v) {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 5 || n > 480 {
+				return fmt.Errorf("not a duration in minutes (5..480): %q", s)
+			}
+			c.BookingDurations = append(c.BookingDurations, n)
+		}
+		if len(c.BookingDurations) == 0 {
+			return fmt.Errorf("needs at least one duration")
+		}
+		return nil
+	}},
+	{name: "BOOKING_BUSINESS_HOURS_START", def: "9", help: "first business hour (0-23) in the owner's zone", set: integer(0, 23, func(c *Config) *int { return &c.BookingHoursStart })},
+	{name: "BOOKING_BUSINESS_HOURS_END", def: "18", help: "hour (1-24) by which meetings end", set: integer(1, 24, func(c *Config) *int { return &c.BookingHoursEnd })},
+	{name: "BOOKING_BUSINESS_DAYS", def: "1,2,3,4,5", help: "comma list of weekdays, 0 = Sunday … 6 = Saturday", set: func(c *Config, v string) error {
+		c.BookingDays = nil
+		for _, s := range list(v) {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 || n > 6 {
+				return fmt.Errorf("not a weekday number 0-6: %q", s)
+			}
+			c.BookingDays = append(c.BookingDays, time.Weekday(n))
+		}
+		return nil
+	}},
+	{name: "BOOKING_TIMEZONE", def: "America/New_York", help: "the owner's IANA time zone", set: func(c *Config, v string) error {
+		loc, err := time.LoadLocation(v)
+		if err != nil || v == "" || v == "Local" {
+			return fmt.Errorf("not an IANA time zone: %q", v)
+		}
+		c.BookingTimezone = loc
+		return nil
+	}},
+	{name: "BOOKING_ADVANCE_DAYS", def: "60", help: "how many days ahead a meeting may be booked", set: integer(1, 3650, func(c *Config) *int { return &c.BookingAdvanceDays })},
+	{name: "BOOKING_MIN_NOTICE_HOURS", def: "24", help: "minimum notice in hours", set: integer(0, 24*365, func(c *Config) *int { return &c.BookingMinNoticeHours })},
+	{name: "BOOKING_SLOT_STEP_MINUTES", def: "30", help: "grid of slot starts from the business-hours start", set: integer(5, 240, func(c *Config) *int { return &c.BookingSlotStepMinutes })},
+	{name: "BOOKING_BUFFER_MINUTES", def: "0", help: "free time kept around every busy interval", set: integer(0, 240, func(c *Config) *int { return &c.BookingBufferMinutes })},
+	{name: "BOOKING_MEETING_URL_TEMPLATE", def: "https://meet.jit.si/folio-{id}", help: "meeting link of the local and caldav providers; {id} is the booking id", set: str(func(c *Config) *string { return &c.BookingMeetingTemplate })},
+	{name: "CALENDAR_PROVIDER", def: "", help: "google, caldav or local (default: google when PROVIDER_* is set, else local)", set: oneOf(func(c *Config) *string { return &c.CalendarProvider }, "", "google", "caldav", "local")},
+	{name: "PROVIDER_CALENDAR_ID", def: "", help: "Google calendar id", set: str(func(c *Config) *string { return &c.ProviderCalendarID })},
+	{name: "PROVIDER_SERVICE_ACCOUNT_EMAIL", def: "", help: "Google service account", set: str(func(c *Config) *string { return &c.ProviderSAEmail })},
+	{name: "PROVIDER_SERVICE_ACCOUNT_PRIVATE_KEY", def: "", help: "the service account's PEM private key (\\n accepted for newlines)", secret: true, set: str(func(c *Config) *string { return &c.ProviderSAPrivateKey })},
+	{name: "PROVIDER_CALENDAR_SUBJECT", def: "", help: "user the service account acts for (domain-wide delegation; default the calendar id)", set: str(func(c *Config) *string { return &c.ProviderSubject })},
+	{name: "PROVIDER_API_URL", def: "", help: "override of Google's Calendar API address (tests)", set: httpURL(func(c *Config) *string { return &c.ProviderAPIURL })},
+	{name: "PROVIDER_TOKEN_URL", def: "", help: "override of Google's OAuth token address (tests)", set: httpURL(func(c *Config) *string { return &c.ProviderTokenURL })},
+	{name: "CALDAV_URL", def: "", help: "CalDAV calendar collection URL", set: httpURL(func(c *Config) *string { return &c.CalDAVURL })},
+	{name: "CALDAV_USERNAME", def: "", help: "CalDAV user", set: str(func(c *Config) *string { return &c.CalDAVUsername })},
+	{name: "CALDAV_PASSWORD", def: "", help: "CalDAV password", secret: true, set: str(func(c *Config) *string { return &c.CalDAVPassword })},
+
+	// Analytics
+	{name: "ANALYTICS_SALT_ROTATION", def: "day", help: "how often the visitor-hash salt rotates: day, week or month", set: oneOf(func(c *Config) *string { return &c.AnalyticsSaltRotation }, "day", "week", "month")},
+	{name: "ANALYTICS_QUEUE_SIZE", def: "65536", help: "events buffered for batched writes before new ones are dropped (and counted)", set: integer(16, 1<<24, func(c *Config) *int { return &c.AnalyticsQueueSize })},
+}
+
+// Load builds a Config from getenv, falling back to the .env file at dotenvPath (if it exists) and
+// then to the defaults. The first invalid value stops it with an error naming the variable.
+func Load(getenv func(string) string, dotenvPath string) (*Config, error) {
+	dotenv := map[string]string{}
+	if dotenvPath != "" {
+		f, err := os.Open(dotenvPath)
+		if err == nil {
+			dotenv, err = ParseDotenv(f)
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", dotenvPath, err)
+			}
+		} else if !os.IsNotExist(err) {
+			return nil, err
+		}
+	}
+	c := &Config{}
+	for _, o := range options {
+		v, ok := getenv(o.name), true
+		if v == "" {
+			v, ok = dotenv[o.name]
+		}
+		if !ok || v == "" {
+			v = o.def
+		}
+		if err := o.set(c, v); err != nil {
+			return nil, fmt.Errorf("config: %s: %w", o.name, err)
+		}
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) validate() error {
+	if c.BookingHoursEnd <= c.BookingHoursStart {
+		return fmt.Errorf("config: BOOKING_BUSINESS_HOURS_END (%d) must be after BOOKING_BUSINESS_HOURS_START (%d)", c.BookingHoursEnd, c.BookingHoursStart)
+	}
+	if c.MediaStorage == "s3" && c.S3Bucket == "" {
+		return fmt.Errorf("config: S3_BUCKET is required when MEDIA_STORAGE=s3")
+	}
+	if c.CalendarProvider == "caldav" && c.CalDAVURL == "" {
+		return fmt.Errorf("config: CALDAV_URL is required when CALENDAR_PROVIDER=caldav")
+	}
+	if c.Production() {
+		if c.NextAuthSecret == "" {
+			return fmt.Errorf("config: NEXTAUTH_SECRET is required when FOLIO_ENV=production")
+		}
+		if c.ExtblogConfigured() && c.ExtblogWebhookSecret == "" {
+			return fmt.Errorf("config: EXTBLOG_WEBHOOK_SECRET is required when FOLIO_ENV=production and the external blog is configured")
+		}
+	}
+	return nil
+}
+
+// ParseDotenv reads KEY=VALUE lines: blank lines and # comments are skipped, an optional
+// "export " prefix is allowed, and values may be wrapped in single or double quotes (double
+// quotes understand \n, \" and \\).
+func ParseDotenv(r io.Reader) (map[string]string, error) {
+	out := map[string]string{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		k, v, ok := strings.Cut(line, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.ContainsAny(k, " \t\"'") {
+			return nil, fmt.Errorf("line %d: not KEY=VALUE", n)
+		}
+		v = strings.TrimSpace(v)
+		switch {
+		case len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"':
+			uq, err := strconv.Unquote(v)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: bad double-quoted value of %s", n, k)
+			}
+			v = uq
+		case len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'':
+			v = v[1 : len(v)-1]
+		case len(v) > 0 && (v[0] == '"' || v[0] == '\''):
+			return nil, fmt.Errorf("line %d: unterminated quoted value of %s", n, k)
+		default:
+			if i := strings.Index(v, " #"); i >= 0 {
+				v = strings.TrimSpace(v[:i])
+			}
+		}
+		out[k] = v
+	}
+	return out, sc.Err()
+}
+
+// Help writes one line per variable: name, default and help text, sorted as declared.
+func Help(w io.Writer) {
+	fmt.Fprintln(w, "Environment variables (also read from ./.env; the environment wins):")
+	width := 0
+	for _, o := range options {
+		width = max(width, len(o.name))
+	}
+	for _, o := range options {
+		def := o.def
+		if def == "" {
+			def = "(empty)"
+		}
+		fmt.Fprintf(w, "  %-*s  %s\n  %-*s  default: %s\n", width, o.name, o.help, width, "", def)
+	}
+}
+
+// Names returns every variable name, sorted (for docs and tests).
+func Names() []string {
+	out := make([]string, 0, len(options))
+	for _, o := range options {
+		out = append(out, o.name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Secrets returns the values of the secret variables that are set, so a test or a log filter can
+// check that none of them ever reaches output.
+func (c *Config) Secrets() []string {
+	var out []string
+	for _, s := range []string{c.NextAuthSecret, c.AdminPassword, c.SMTPPassword,
+		c.S3AccessKeyID, c.S3SecretAccessKey, c.ImageAPIKey, c.ExtblogAPIToken, c.ExtblogWebhookSecret,
+		c.ProviderSAPrivateKey, c.CalDAVPassword} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,289 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/markdown"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+const scopePosts = sqldb.ScopePosts
+
+// renderMarkdown turns a post's Markdown into sanitized HTML. The renderer holds no state that
+// changes after construction, so one serves every request.
+var renderMarkdown = markdown.New().Render
+
+type postList struct {
+	Posts      []folio.PostSummary `json:"posts" doc:"full posts without content"`
+	Pagination pagination          `json:"pagination"`
+}
+
+type publishingResult struct {
+	Article  *folio.Post           `json:"article"`
+	Platform folio.PlatformOutcome `json:"platform"`
+}
+
+func (s *Server) blogRoutes() []route {
+	listQuery := []param{pageParam, limitParam,
+		{Name: "category", Type: "string", Doc: "exact category, case-insensitive"},
+		{Name: "status", Type: "string", Doc: "published, draft or archived (comma list); draft and archived need write access"},
+		{Name: "tag", Type: "string", Doc: "exact tag, case-insensitive"}}
+	return []route{
+		{Method: "GET", Pattern: "/api/blog", Handle: s.listPosts, Cache: scopePosts,
+			Tag: "Blog", Summary: "List posts, newest first (public callers see published, non-archived posts; write+ sees all and may filter by status)",
+			Query: listQuery, Status: http.StatusOK, Resp: postList{}, Errors: []int{401, 403}},
+		{Method: "GET", Pattern: "/api/blog/feed.xml", Handle: s.blogFeed,
+			Tag: "Blog", Summary: "Atom 1.0 feed of the 20 newest published posts (ETag/Last-Modified; 304 on a conditional GET)",
+			Status: http.StatusOK, RespType: "application/atom+xml"},
+		{Method: "GET", Pattern: "/api/blog/{slug}", Handle: s.getPostBySlug, Cache: scopePosts,
+			Tag: "Blog", Summary: "Get one post with content and contentHtml; a former slug answers 301 to the current one",
+			Status: http.StatusOK, Resp: folio.Post{}, Errors: []int{404}},
+		{Method: "POST", Pattern: "/api/blog", Handle: s.createPost, Level: folio.LevelWrite,
+			Tag: "Blog", Summary: "Create a post (title and content required; the slug is derived from the title unless given)",
+			Body: folio.PostInput{}, Status: http.StatusCreated, Resp: folio.Post{}, Errors: []int{409, 413, 415, 422}},
+		{Method: "PUT", Pattern: "/api/blog/{slug}", Handle: s.updatePostBySlug, Level: folio.LevelWrite,
+			Tag: "Blog", Summary: "Change a post: present fields replace, absent ones stay; a new slug keeps the old one redirecting",
+			Body: folio.PostInput{}, Status: http.StatusOK, Resp: folio.Post{}, Errors: []int{404, 409, 413, 415, 422}},
+		{Method: "DELETE", Pattern: "/api/blog/{slug}", Handle: s.deletePostBySlug, Level: folio.LevelWrite,
+			Tag: "Blog", Summary: "Delete a post", Status: http.StatusNoContent, Errors: []int{404}},
+		{Method: "POST", Pattern: "/api/posts", Handle: s.createPost, Level: folio.LevelWrite,
+			Tag: "Blog", Summary: "Create a post (same as POST /api/blog)",
+			Body: folio.PostInput{}, Status: http.StatusCreated, Resp: folio.Post{}, Errors: []int{409, 413, 415, 422}},
+		{Method: "GET", Pattern: "/api/posts/{id}", Handle: s.getPostByID, Cache: scopePosts,
+			Tag: "Blog", Summary: "Get one post by id", Status: http.StatusOK, Resp: folio.Post{}, Errors: []int{404}},
+		{Method: "PUT", Pattern: "/api/posts/{id}", Handle: s.updatePostByID, Level: folio.LevelWrite,
+			Tag: "Blog", Summary: "Change a post by id (same rules as PUT /api/blog/{slug})",
+			Body: folio.PostInput{}, Status: http.StatusOK, Resp: folio.Post{}, Errors: []int{404, 409, 413, 415, 422}},
+		{Method: "DELETE", Pattern: "/api/posts/{id}", Handle: s.deletePostByID, Level: folio.LevelWrite,
+			Tag: "Blog", Summary: "Delete a post by id", Status: http.StatusNoContent, Errors: []int{404}},
+		{Method: "POST", Pattern: "/api/articles/publishing-options", Handle: s.savePublishingOptions, Level: folio.LevelWrite,
+			Tag: "Blog", Summary: "Save an article's publishing options: publish now, schedule, SEO, series, settings, cross-publishing; " +
+				"the response carries the article and the platform outcome (a platform failure never loses the local save)",
+			Body: folio.PublishingOptionsInput{}, Status: http.StatusOK, Resp: publishingResult{}, Errors: []int{404, 413, 415, 422}},
+	}
+}
+
+func canSeeDrafts(r *http.Request) bool {
+	return folio.ActorFrom(r.Context()).AtLeast(folio.LevelWrite)
+}
+
+func (s *Server) listPosts(w http.ResponseWriter, r *http.Request) error {
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := folio.PostFilter{Page: page, Limit: limit, Category: strings.TrimSpace(q.Get("category")), Tag: strings.TrimSpace(q.Get("tag"))}
+	if len(f.Category) > folio.MaxPostCategoryLen*4 {
+		return folio.BadRequest("category", "must be at most %d characters", folio.MaxPostCategoryLen)
+	}
+	if len(f.Tag) > folio.MaxPostTagLen*4 {
+		return folio.BadRequest("tag", "must be at most %d characters", folio.MaxPostTagLen)
+	}
+	if f.Statuses, err = listStatuses(r, "posts"); err != nil {
+		return err
+	}
+	ps, total, err := s.DB.Posts(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	out := postList{Posts: make([]folio.PostSummary, 0, len(ps)), Pagination: newPagination(page, limit, total)}
+	for _, p := range ps {
+		out.Posts = append(out.Posts, p.PostSummary)
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// visible returns ENOTFOUND for a post the caller may not see: drafts and archived posts do not
+// exist for callers below write level.
+func visible(r *http.Request, p *folio.Post, key string) error {
+	if !p.Public() && !canSeeDrafts(r) {
+		return folio.Errorf(folio.ENOTFOUND, "Post %q was not found.", key)
+	}
+	return nil
+}
+
+func writePost(w http.ResponseWriter, status int, p *folio.Post) error {
+	p.ContentHTML = renderMarkdown(p.Content)
+	return writeJSON(w, status, p)
+}
+
+func (s *Server) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
+	key := r.PathValue("slug")
+	p, err := s.DB.PostBySlug(r.Context(), key)
+	if err != nil {
+		return err
+	}
+	if err := visible(r, p, key); err != nil {
+		return err
+	}
+	if p.Slug != key {
+		loc := "/api/blog/" + url.PathEscape(p.Slug)
+		if r.URL.RawQuery != "" {
+			loc += "?" + r.URL.RawQuery
+		}
+		w.Header().Set("Location", loc)
+		w.WriteHeader(http.StatusMovedPermanently)
+		return nil
+	}
+	return writePost(w, http.StatusOK, p)
+}
+
+func (s *Server) getPostByID(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.DB.Post(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if err := visible(r, p, r.PathValue("id")); err != nil {
+		return err
+	}
+	return writePost(w, http.StatusOK, p)
+}
+
+func (s *Server) createPost(w http.ResponseWriter, r *http.Request) error {
+	var in folio.PostInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if err := in.Validate(true); err != nil {
+		return err
+	}
+	a := folio.ActorFrom(r.Context())
+	p, err := s.DB.CreatePost(r.Context(), &in, folio.PostAuthor{ID: a.UserID, Name: a.Name, Email: a.Email})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/api/blog/"+p.Slug)
+	return writePost(w, http.StatusCreated, p)
+}
+
+// postIDBySlug resolves the current slug of a post for a write. A former slug is 404: writes
+// name posts exactly, and the message says where the post went.
+func (s *Server) postIDBySlug(ctx context.Context, key string) (string, error) {
+	p, err := s.DB.PostBySlug(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	if p.Slug != key {
+		return "", folio.Errorf(folio.ENOTFOUND, "Post %q was renamed; its slug is now %q.", key, p.Slug)
+	}
+	return p.ID, nil
+}
+
+func (s *Server) updatePost(w http.ResponseWriter, r *http.Request, id func() (string, error)) error {
+	var in folio.PostInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if err := in.Validate(false); err != nil {
+		return err
+	}
+	pid, err := id()
+	if err != nil {
+		return err
+	}
+	p, err := s.DB.UpdatePost(r.Context(), pid, &in)
+	if err != nil {
+		return err
+	}
+	return writePost(w, http.StatusOK, p)
+}
+
+func (s *Server) updatePostBySlug(w http.ResponseWriter, r *http.Request) error {
+	return s.updatePost(w, r, func() (string, error) { return s.postIDBySlug(r.Context(), r.PathValue("slug")) })
+}
+
+func (s *Server) updatePostByID(w http.ResponseWriter, r *http.Request) error {
+	return s.updatePost(w, r, func() (string, error) { return r.PathValue("id"), nil })
+}
+
+func (s *Server) deletePostBySlug(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.postIDBySlug(r.Context(), r.PathValue("slug"))
+	if err != nil {
+		return err
+	}
+	return s.deletePost(w, r, id)
+}
+
+func (s *Server) deletePostByID(w http.ResponseWriter, r *http.Request) error {
+	return s.deletePost(w, r, r.PathValue("id"))
+}
+
+func (s *Server) deletePost(w http.ResponseWriter, r *http.Request, id string) error {
+	if err := s.DB.DeletePost(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// savePublishingOptions saves the options first, then — when publishing now with the extblog
+// flag on — hands the article to the platform. The platform's answer is reported, never turned
+// into a failed request: the local save stands either way.
+func (s *Server) savePublishingOptions(w http.ResponseWriter, r *http.Request) error {
+	var in folio.PublishingOptionsInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	plan, err := in.Plan(s.now())
+	if err != nil {
+		return err
+	}
+	p, err := s.DB.SavePublishingOptions(r.Context(), plan)
+	if err != nil {
+		return err
+	}
+	out := publishingResult{Article: p, Platform: folio.PlatformOutcome{Status: folio.PlatformSkipped}}
+	cross := p.CrossPlatformPublishing != nil && p.CrossPlatformPublishing.Extblog
+	switch {
+	case !cross:
+	case plan.ScheduledAt != nil:
+		out.Platform.Status = folio.PlatformScheduled
+	case !plan.Publish:
+	case s.ArticlePublisher == nil:
+		out.Platform.Error = "The external blog platform is not configured: set EXTBLOG_API_TOKEN and EXTBLOG_PUBLICATION_ID."
+	default:
+		out.Platform = s.publishOnPlatform(r, p)
+	}
+	p.ContentHTML = renderMarkdown(p.Content)
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// publishOnPlatform sends p to the platform and reports the outcome. Messages shown to the
+// caller come from *folio.ExtBlogError (scrubbed of the token by the client) or *folio.Error;
+// anything else is logged and summarised.
+func (s *Server) publishOnPlatform(r *http.Request, p *folio.Post) folio.PlatformOutcome {
+	id, err := s.ArticlePublisher.PublishArticle(r.Context(), p)
+	if err == nil {
+		if id != "" && id != p.ExtblogID {
+			if err := s.DB.SetPostExtblogID(r.Context(), p.ID, id); err != nil {
+				s.log(r).Error("platform post id not stored", "post_id", p.ID, "error", err.Error())
+			}
+			p.ExtblogID = id
+		}
+		return folio.PlatformOutcome{Status: folio.PlatformPublished, ExtblogID: p.ExtblogID}
+	}
+	var xe *folio.ExtBlogError
+	var fe *folio.Error
+	switch {
+	case errors.As(err, &xe):
+		s.log(r).Warn("external blog publication failed", "post_id", p.ID, "kind", xe.Kind, "error", err.Error())
+		msg := "The external blog platform refused or could not be reached (" + xe.Kind + ")"
+		if xe.Message != "" {
+			msg += ": " + xe.Message
+		}
+		return folio.PlatformOutcome{Status: folio.PlatformFailed, Error: msg}
+	case errors.As(err, &fe) && fe.Code == folio.EUNAVAILABLE:
+		return folio.PlatformOutcome{Status: folio.PlatformSkipped, Error: fe.Message}
+	case errors.As(err, &fe):
+		return folio.PlatformOutcome{Status: folio.PlatformFailed, Error: fe.Message}
+	default:
+		s.log(r).Error("external blog publication failed", "post_id", p.ID, "error", err.Error())
+		return folio.PlatformOutcome{Status: folio.PlatformFailed, Error: "The external blog platform could not be reached; the article is saved."}
+	}
+}

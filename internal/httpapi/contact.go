@@ -1,0 +1,187 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"net/http"
+	"net/mail"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/foliohq/folio"
+	foliomail "github.com/foliohq/folio/internal/mail"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+// contactInput is the body of POST /api/contact (spec §4 Contact).
+type contactInput struct {
+	Name    string `json:"name"`
+	Email   string `json:"email"`
+	Subject string `json:"subject,omitempty"`
+	Message string `json:"message"`
+}
+
+type contactSuccess struct {
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+}
+
+// contactError is the contact route's own failure body, fixed by the spec: {error: <string>}.
+type contactError struct {
+	Error string `json:"error"`
+}
+
+type contactList struct {
+	Messages   []sqldb.ContactMessage `json:"messages"`
+	Pagination pagination             `json:"pagination"`
+}
+
+type outboxList struct {
+	Items      []sqldb.OutboxEntry `json:"items"`
+	Pagination pagination          `json:"pagination"`
+}
+
+// Limits of contact fields.
+const (
+	maxContactName    = 200
+	maxContactEmail   = 320
+	maxContactSubject = 200
+	maxContactMessage = 10_000
+)
+
+func (s *Server) contactRoutes() []route {
+	return []route{
+		{Method: "POST", Pattern: "/api/contact", Handle: s.contact, Limit: limitHelperIP,
+			Tag: "Contact", Summary: "Send a contact-form message to the owner (failures answer {error: string})",
+			Body: contactInput{}, Status: http.StatusOK, Resp: contactSuccess{}, ErrorResp: contactError{}, Errors: []int{413, 503}},
+		{Method: "GET", Pattern: "/api/contact/messages", Handle: s.listContactMessages, Level: folio.LevelAdmin,
+			Tag: "Contact", Summary: "Stored contact messages, newest first, with their delivery status",
+			Query: []param{pageParam, limitParam}, Status: http.StatusOK, Resp: contactList{}},
+		{Method: "GET", Pattern: "/api/mail/outbox", Handle: s.listOutbox, Level: folio.LevelAdmin,
+			Tag: "Contact", Summary: "The mail outbox: every stored mail with its delivery status (dead = given up)",
+			Query:  []param{pageParam, limitParam, {Name: "status", Type: "string", Doc: "pending, sent, failed or dead"}},
+			Status: http.StatusOK, Resp: outboxList{}},
+	}
+}
+
+// contact implements spec §4 Contact: validate, store the message with its mail, send it at
+// once and answer with the outcome. A failed send loses nothing: the message stays stored and
+// the outbox retries the mail.
+func (s *Server) contact(w http.ResponseWriter, r *http.Request) error {
+	fail := func(status int, msg string) error {
+		return writeJSON(w, status, contactError{Error: msg})
+	}
+	var in contactInput
+	body := http.MaxBytesReader(w, r.Body, maxJSONBody)
+	if err := json.NewDecoder(body).Decode(&in); err != nil {
+		var mbe *http.MaxBytesError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &mbe):
+			return fail(http.StatusRequestEntityTooLarge, "The message is too large.")
+		case errors.As(err, &te) && te.Field != "":
+			return fail(http.StatusBadRequest, fmt.Sprintf("The field %s must be a string.", te.Field))
+		default:
+			return fail(http.StatusBadRequest, "The request body must be a JSON object with name, email and message.")
+		}
+	}
+	in.Name, in.Email, in.Subject = strings.TrimSpace(in.Name), strings.TrimSpace(in.Email), strings.TrimSpace(in.Subject)
+	var missing []string
+	for _, f := range []struct{ name, value string }{{"name", in.Name}, {"email", in.Email}, {"message", in.Message}} {
+		if strings.TrimSpace(f.value) == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return fail(http.StatusBadRequest, "Missing required fields: "+strings.Join(missing, ", ")+".")
+	}
+	for _, f := range []struct{ name, value string }{{"name", in.Name}, {"email", in.Email}, {"subject", in.Subject}} {
+		if strings.ContainsAny(f.value, "\r\n\x00") {
+			return fail(http.StatusBadRequest, "The field "+f.name+" must be a single line.")
+		}
+	}
+	addr, err := mail.ParseAddress(in.Email)
+	if err != nil || addr.Address != in.Email || addr.Name != "" {
+		return fail(http.StatusBadRequest, "The email address is not valid.")
+	}
+	for _, f := range []struct {
+		name  string
+		value string
+		max   int
+	}{{"name", in.Name, maxContactName}, {"email", in.Email, maxContactEmail}, {"subject", in.Subject, maxContactSubject}, {"message", in.Message, maxContactMessage}} {
+		if !utf8.ValidString(f.value) || utf8.RuneCountInString(f.value) > f.max {
+			return fail(http.StatusBadRequest, fmt.Sprintf("The field %s must be valid text of at most %d characters.", f.name, f.max))
+		}
+	}
+	if s.Outbox == nil {
+		return fail(http.StatusInternalServerError, "The message could not be sent: mail is not configured.")
+	}
+
+	subject := "Contact Form: " + in.Subject
+	if in.Subject == "" {
+		subject = "Contact Form: Message from " + in.Name
+	}
+	text := fmt.Sprintf("Name: %s\nEmail: %s\n\nMessage:\n%s\n", in.Name, in.Email, in.Message)
+	htmlBody := fmt.Sprintf("<p><strong>Name:</strong> %s<br><strong>Email:</strong> %s</p><p><strong>Message:</strong></p><p>%s</p>",
+		html.EscapeString(in.Name), html.EscapeString(in.Email), strings.ReplaceAll(html.EscapeString(in.Message), "\n", "<br>"))
+	msg := &folio.MailMessage{
+		To:      []folio.MailAddress{s.ContactRecipient},
+		ReplyTo: &folio.MailAddress{Name: in.Name, Email: in.Email},
+		Subject: subject, Text: text, HTML: htmlBody,
+	}
+	record := sqldb.ContactMessage{ID: folio.NewID(), Name: in.Name, Email: in.Email, Subject: in.Subject, Message: in.Message, CreatedAt: s.now().UTC()}
+	stored := false
+	_, err = s.Outbox.SendNowStoring(r.Context(), msg, func(ctx context.Context, item foliomail.OutboxItem) error {
+		err := s.DB.InsertContactMessage(ctx, record, item)
+		stored = err == nil
+		return err
+	})
+	if err != nil && !stored {
+		var fe *folio.Error
+		if errors.As(err, &fe) && fe.Code == folio.EINVALID {
+			// The message was refused before anything was stored (e.g. a header rule).
+			return fail(http.StatusBadRequest, "The message could not be accepted: "+fe.Message)
+		}
+		// Nothing was kept, so the visitor must not be told it will be delivered.
+		s.log(r).Error("contact message could not be stored", "error", err.Error())
+		return fail(http.StatusServiceUnavailable, "The message could not be saved right now. Please try again in a moment.")
+	}
+	if err != nil {
+		s.log(r).Warn("contact message stored but not sent; the outbox will retry", "contact_id", record.ID, "error", err.Error())
+		return fail(http.StatusInternalServerError, "The message failed to send. It was saved and will be delivered later.")
+	}
+	return writeJSON(w, http.StatusOK, contactSuccess{Success: true, Message: "Message sent successfully."})
+}
+
+func (s *Server) listContactMessages(w http.ResponseWriter, r *http.Request) error {
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	items, total, err := s.DB.ContactMessages(r.Context(), page, limit)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, contactList{Messages: items, Pagination: newPagination(page, limit, total)})
+}
+
+func (s *Server) listOutbox(w http.ResponseWriter, r *http.Request) error {
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	status := r.URL.Query().Get("status")
+	switch status {
+	case "", foliomail.OutboxPending, foliomail.OutboxSent, foliomail.OutboxFailed, foliomail.OutboxDead:
+	default:
+		return folio.BadRequest("status", "must be pending, sent, failed or dead")
+	}
+	items, total, err := s.DB.OutboxEntries(r.Context(), status, page, limit)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, outboxList{Items: items, Pagination: newPagination(page, limit, total)})
+}

@@ -1,0 +1,207 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/xml"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/foliohq/folio"
+)
+
+// Public pages of the site the feed and the sitemap link to: SiteURL + these + slug or id. They
+// match the front end's routes (and internal/publishing's canonical URLs).
+const (
+	sitePostPath    = "/blog/"
+	siteProjectPath = "/projects/"
+	feedPosts       = 20
+	sitemapMaxURLs  = 50_000 // the sitemap protocol's limit per file
+)
+
+type atomFeed struct {
+	XMLName   xml.Name    `xml:"http://www.w3.org/2005/Atom feed"`
+	Title     string      `xml:"title"`
+	ID        string      `xml:"id"`
+	Updated   string      `xml:"updated"`
+	Links     []atomLink  `xml:"link"`
+	Author    atomPerson  `xml:"author"`
+	Generator string      `xml:"generator"`
+	Entries   []atomEntry `xml:"entry"`
+}
+
+type atomLink struct {
+	Rel  string `xml:"rel,attr,omitempty"`
+	Type string `xml:"type,attr,omitempty"`
+	Href string `xml:"href,attr"`
+}
+
+type atomPerson struct {
+	Name  string `xml:"name"`
+	Email string `xml:"email,omitempty"`
+}
+
+type atomText struct {
+	Type string `xml:"type,attr,omitempty"`
+	Body string `xml:",chardata"`
+}
+
+type atomCategory struct {
+	Term string `xml:"term,attr"`
+}
+
+type atomEntry struct {
+	Title      string         `xml:"title"`
+	ID         string         `xml:"id"`
+	Updated    string         `xml:"updated"`
+	Published  string         `xml:"published,omitempty"`
+	Links      []atomLink     `xml:"link"`
+	Author     atomPerson     `xml:"author"`
+	Categories []atomCategory `xml:"category"`
+	Summary    *atomText      `xml:"summary,omitempty"`
+	Content    atomText       `xml:"content"`
+}
+
+func (s *Server) siteURL() string {
+	u := strings.TrimRight(s.SiteURL, "/")
+	if u == "" {
+		u = "http://localhost:8080"
+	}
+	return u
+}
+
+func (s *Server) siteHost() string {
+	if u, err := url.Parse(s.siteURL()); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "folio"
+}
+
+func atomTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// blogFeed serves the Atom feed of the newest published posts, with content as sanitized HTML.
+// Entry ids are urn:uuid: of the post id, so a slug change does not make readers see a new
+// entry.
+func (s *Server) blogFeed(w http.ResponseWriter, r *http.Request) error {
+	ps, _, err := s.DB.Posts(r.Context(), folio.PostFilter{Statuses: []string{folio.PostPublished}, Page: 1, Limit: feedPosts, WithContent: true})
+	if err != nil {
+		return err
+	}
+	site := s.siteURL()
+	feed := atomFeed{
+		Title:     "Blog — " + s.siteHost(),
+		ID:        site + strings.TrimSuffix(sitePostPath, "/"),
+		Links:     []atomLink{{Rel: "self", Type: "application/atom+xml", Href: site + "/api/blog/feed.xml"}, {Rel: "alternate", Type: "text/html", Href: site + strings.TrimSuffix(sitePostPath, "/")}},
+		Author:    atomPerson{Name: s.siteHost()},
+		Generator: "folio",
+	}
+	var modified time.Time
+	for _, p := range ps {
+		if p.UpdatedAt.After(modified) {
+			modified = p.UpdatedAt
+		}
+		e := atomEntry{
+			Title:   p.Title,
+			ID:      "urn:uuid:" + p.ID,
+			Updated: atomTime(p.UpdatedAt),
+			Links:   []atomLink{{Rel: "alternate", Type: "text/html", Href: site + sitePostPath + url.PathEscape(p.Slug)}},
+			Author:  atomPerson{Name: p.Author.Name},
+			Content: atomText{Type: "html", Body: renderMarkdown(p.Content)},
+		}
+		if e.Author.Name == "" {
+			e.Author.Name = s.siteHost()
+		}
+		if p.PublishedAt != nil {
+			e.Published = atomTime(*p.PublishedAt)
+		}
+		if p.Excerpt != "" {
+			e.Summary = &atomText{Type: "text", Body: p.Excerpt}
+		}
+		if p.Category != "" {
+			e.Categories = append(e.Categories, atomCategory{Term: p.Category})
+		}
+		for _, t := range p.Tags {
+			e.Categories = append(e.Categories, atomCategory{Term: t})
+		}
+		feed.Entries = append(feed.Entries, e)
+	}
+	if modified.IsZero() {
+		modified = time.Unix(0, 0).UTC()
+	}
+	feed.Updated = atomTime(modified)
+	return serveXML(w, r, "feed.xml", "application/atom+xml; charset=utf-8", modified, feed)
+}
+
+type sitemapURLSet struct {
+	XMLName xml.Name     `xml:"http://www.sitemaps.org/schemas/sitemap/0.9 urlset"`
+	URLs    []sitemapURL `xml:"url"`
+}
+
+type sitemapURL struct {
+	Loc     string `xml:"loc"`
+	LastMod string `xml:"lastmod,omitempty"`
+}
+
+// sitemap serves /sitemap.xml: the site's home, blog and projects pages, then every published
+// post and project with its last modification.
+func (s *Server) sitemap(w http.ResponseWriter, r *http.Request) error {
+	site := s.siteURL()
+	set := sitemapURLSet{URLs: []sitemapURL{{Loc: site + "/"}, {Loc: site + strings.TrimSuffix(sitePostPath, "/")}, {Loc: site + strings.TrimSuffix(siteProjectPath, "/")}}}
+	var modified time.Time
+	add := func(loc string, t time.Time) {
+		set.URLs = append(set.URLs, sitemapURL{Loc: loc, LastMod: atomTime(t)})
+		if t.After(modified) {
+			modified = t
+		}
+	}
+	for page := 1; len(set.URLs) < sitemapMaxURLs; page++ {
+		ps, total, err := s.DB.Posts(r.Context(), folio.PostFilter{Statuses: []string{folio.PostPublished}, Page: page, Limit: 100})
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			add(site+sitePostPath+url.PathEscape(p.Slug), p.UpdatedAt)
+		}
+		if page*100 >= total {
+			break
+		}
+	}
+	for page := 1; len(set.URLs) < sitemapMaxURLs; page++ {
+		ps, total, err := s.DB.Projects(r.Context(), folio.ProjectFilter{Statuses: []string{folio.ProjectPublished}, Page: page, Limit: 100})
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			add(site+siteProjectPath+url.PathEscape(p.ID), p.UpdatedAt)
+		}
+		if page*100 >= total {
+			break
+		}
+	}
+	if len(set.URLs) > sitemapMaxURLs {
+		set.URLs = set.URLs[:sitemapMaxURLs]
+	}
+	if modified.IsZero() {
+		modified = time.Unix(0, 0).UTC()
+	}
+	return serveXML(w, r, "sitemap.xml", "application/xml; charset=utf-8", modified, set)
+}
+
+// serveXML renders v and serves it with a strong ETag of the bytes and Last-Modified, answering
+// If-None-Match and If-Modified-Since with 304 (http.ServeContent does the RFC 9110 precedence).
+func serveXML(w http.ResponseWriter, r *http.Request, name, contentType string, modified time.Time, v any) error {
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("ETag", etagOf(buf.Bytes()))
+	h.Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, name, modified, bytes.NewReader(buf.Bytes()))
+	return nil
+}

@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+// uploadReadTimeout replaces the server's read deadline for upload bodies, which may be large.
+const uploadReadTimeout = 10 * time.Minute
+
+type mediaList struct {
+	Media      []sqldb.MediaRecord `json:"media"`
+	Pagination pagination          `json:"pagination"`
+}
+
+// pagination is the {page, limit, total, hasMore} object of paginated lists.
+type pagination struct {
+	Page    int  `json:"page"`
+	Limit   int  `json:"limit"`
+	Total   int  `json:"total"`
+	HasMore bool `json:"hasMore"`
+}
+
+func newPagination(page, limit, total int) pagination {
+	return pagination{Page: page, Limit: limit, Total: total, HasMore: page*limit < total}
+}
+
+type generateImageInput struct {
+	Prompt *string `json:"prompt" doc:"1–4000 characters"`
+	Size   string  `json:"size,omitempty" doc:"one of IMAGE_ALLOWED_SIZES (default the first)"`
+}
+
+func (s *Server) mediaRoutes() []route {
+	return []route{
+		{Method: "POST", Pattern: "/api/media/upload", Handle: s.uploadMedia, Level: folio.LevelWrite,
+			Tag: "Media", Summary: "Upload a file (multipart part \"file\"); the type is sniffed from the bytes",
+			BodyType: "multipart/form-data", Status: http.StatusCreated, Resp: folio.MediaObject{}, Errors: []int{413, 415, 503}},
+		{Method: "GET", Pattern: "/api/media", Handle: s.listMedia, Level: folio.LevelWrite,
+			Tag: "Media", Summary: "List stored media, newest first (the dashboard's media library)",
+			Query: []param{pageParam, limitParam}, Status: http.StatusOK, Resp: mediaList{}},
+		{Method: "POST", Pattern: "/api/ai/generate-image", Handle: s.generateImage, Level: folio.LevelWrite, Limit: limitHelperKey,
+			Tag: "Media", Summary: "Generate an image from a prompt and store it in media storage",
+			Body: generateImageInput{}, Status: http.StatusOK, Resp: folio.GeneratedImage{}, Errors: []int{413, 422, 502, 503}},
+	}
+}
+
+func (s *Server) uploadMedia(w http.ResponseWriter, r *http.Request) error {
+	if s.Uploader == nil {
+		return folio.Errorf(folio.EUNAVAILABLE, "Media storage is not configured.")
+	}
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadReadTimeout))
+	obj, err := s.Uploader.FromMultipart(r.Context(), r)
+	if err != nil {
+		return err
+	}
+	if err := s.DB.RecordMedia(r.Context(), obj, "upload", "", folio.ActorFrom(r.Context()).UserID); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, obj)
+}
+
+func (s *Server) listMedia(w http.ResponseWriter, r *http.Request) error {
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	items, total, err := s.DB.Media(r.Context(), page, limit)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, mediaList{Media: items, Pagination: newPagination(page, limit, total)})
+}
+
+func (s *Server) generateImage(w http.ResponseWriter, r *http.Request) error {
+	if s.ImageStudio == nil || s.ImageStudio.Generator == nil {
+		return folio.Errorf(folio.EUNAVAILABLE, "Image generation is not configured: set IMAGE_API_KEY.")
+	}
+	var in generateImageInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	prompt := ""
+	if in.Prompt != nil {
+		prompt = *in.Prompt
+	}
+	img, obj, err := s.ImageStudio.Generate(r.Context(), prompt, strings.TrimSpace(in.Size))
+	if err != nil {
+		return err
+	}
+	if err := s.DB.RecordMedia(r.Context(), obj, "ai", prompt, folio.ActorFrom(r.Context()).UserID); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, img)
+}

@@ -1,0 +1,138 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/foliohq/folio"
+)
+
+type requestIDKey struct{}
+
+func requestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// validRequestID accepts a caller's X-Request-Id only when it is short and plain, so it can be
+// logged and echoed without injection.
+func validRequestID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// statusWriter records the status and size of a response for the access log and metrics.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection (flush, deadlines).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+var errRequestTimeout = errors.New("request deadline exceeded")
+
+// outer wraps the whole mux: request id, panic recovery, security headers, request deadline,
+// one access-log line and the metrics of every request.
+func (s *Server) outer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		if s.RequestTimeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeoutCause(ctx, s.RequestTimeout, errRequestTimeout)
+			defer cancel()
+		}
+		r = r.WithContext(ctx)
+		h := w.Header()
+		h.Set("X-Request-Id", id)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log(r).Error("panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					s.writeError(sw, r, folio.Errorf(folio.EINTERNAL, "An internal error occurred. Quote the X-Request-Id header when reporting it."))
+				}
+			}
+			route := r.Pattern
+			if route == "" {
+				route = "unmatched"
+			}
+			status := sw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			elapsed := time.Since(start)
+			s.metrics.observe(route, r.Method, status, elapsed)
+			if s.AccessLog {
+				actor := folio.ActorFrom(r.Context())
+				s.Logger.LogAttrs(r.Context(), levelFor(status), "request",
+					slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", route),
+					slog.String("path", r.URL.Path), slog.Int("status", status), slog.Int64("bytes", sw.bytes),
+					slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("client_ip", s.clientIP(r)),
+					slog.String("user_id", actor.UserID), slog.String("key_id", actor.KeyID))
+			}
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// clientIP returns the client's address per the TRUSTED_PROXIES rule, cached on the request.
+func (s *Server) clientIP(r *http.Request) string {
+	if s.ClientIP == nil {
+		host := r.RemoteAddr
+		if i := strings.LastIndexByte(host, ':'); i >= 0 {
+			host = host[:i]
+		}
+		return strings.Trim(host, "[]")
+	}
+	return s.ClientIP.ClientIP(r).String()
+}

@@ -1,0 +1,411 @@
+// Package httpapi is folio's one HTTP layer: the route table (which also drives authentication,
+// permissions, rate limits, the response cache and the OpenAPI document), the middleware, the
+// error envelope and the handlers.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/bookings"
+	"github.com/foliohq/folio/internal/clientip"
+	"github.com/foliohq/folio/internal/mail"
+	"github.com/foliohq/folio/internal/media"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+// handlerFunc is a handler that returns its error instead of writing it; one adapter renders it.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// Authenticator turns a request's credentials into an actor. It returns the anonymous actor when
+// the request carries none, and an EUNAUTHORIZED error when they are invalid, revoked or expired.
+type Authenticator interface {
+	Authenticate(r *http.Request) (folio.Actor, error)
+}
+
+// Server serves the folio API. Fields are set by the caller (internal/cli) before Handler is
+// called; optional collaborators may stay nil.
+type Server struct {
+	DB     *sqldb.DB
+	Logger *slog.Logger
+	Now    func() time.Time
+
+	Auth     Authenticator
+	Limiter  folio.Limiter
+	ClientIP *clientip.Resolver
+	Limits   Limits
+
+	// AccessLog writes one log line per request.
+	AccessLog bool
+	// RequestTimeout bounds the work of one request.
+	RequestTimeout time.Duration
+	// SiteURL is the public site (canonical links, feeds).
+	SiteURL string
+	// PublicCacheSize is how many rendered public responses are kept (0 disables the cache).
+	PublicCacheSize int
+
+	// Uploader stores uploads; ImageStudio generates images (nil Generator: 503); MediaFiles
+	// serves local media under /media/ (nil when media lives in S3).
+	Uploader    *media.Uploader
+	ImageStudio *media.ImageStudio
+	MediaFiles  http.Handler
+
+	// Outbox stores and sends mail; ContactRecipient receives contact-form messages.
+	Outbox           *mail.Outbox
+	ContactRecipient folio.MailAddress
+
+	cache       *responseCache
+	metrics     *metrics
+	routes      []route
+	openapiOnce sync.Once
+	openapiDoc  map[string]any
+
+	// Identity, when set, serves sign-in, sessions and API keys (it is normally Auth as well).
+	Identity *Identity
+	// CORSAllowedOrigins are the browser origins allowed to call /api with credentials.
+	CORSAllowedOrigins []string
+
+	// ExtBlog configures the external blog platform's routes (extblog.go); nil answers 503.
+	ExtBlog *ExtBlog
+
+	// Analytics collects page views and events and builds the reports; nil answers 503.
+	Analytics *analytics.Service
+
+	// Bookings serves the booking routes (booking.go); nil answers 503.
+	Bookings *bookings.Service
+
+	// ArticlePublisher sends articles to the external blog platform when publishing-options
+	// publishes one with crossPlatformPublishing.extblog on (blog.go); nil reports "skipped".
+	ArticlePublisher folio.ArticlePublisher
+
+	// UI, when set, serves the admin dashboard at /admin/ and the booking page at /book
+	// (internal/webui); both use only the /api routes.
+	UI http.Handler
+}
+
+// Limits are the per-hour request budgets of contract §3.
+type Limits struct {
+	Public, Authenticated, Admin, Helper int
+	Window                               time.Duration
+}
+
+// limitClass says which rate limits a route takes beyond the caller's tier.
+type limitClass int
+
+const (
+	limitTier        limitClass = iota // the caller's tier only
+	limitHelperIP                      // tier, plus the helper limit per client IP
+	limitHelperKey                     // tier, plus the helper limit per credential
+	limitExempt                        // no limit (signed webhooks)
+	limitHelperLogin                   // tier, plus the helper limit per client IP and email tried
+)
+
+// route is one row of the route table.
+type route struct {
+	Method, Pattern string
+	Handle          handlerFunc
+	// Level is the least level a caller needs; Perm, when set, must also be held.
+	Level folio.Level
+	Perm  folio.Permission
+	Limit limitClass
+	// Cache names the data scope of a public GET whose rendered response may be cached.
+	Cache string
+
+	// Documentation, also the OpenAPI document.
+	Tag, Summary string
+	Query        []param
+	Body         any    // request body (a JSON value) or nil
+	BodyType     string // request content type when not application/json
+	Status       int    // success status
+	Resp         any    // success body, nil for none
+	RespType     string // success content type when not application/json
+	Errors       []int  // error statuses the route may answer besides 400/401/403/429/500
+	// ErrorResp, when set, is the route's own failure body (the contact route's {error: string});
+	// rate-limit and permission failures keep the envelope.
+	ErrorResp any
+}
+
+// param documents a query parameter.
+type param struct {
+	Name, Type, Doc string
+	Required        bool
+}
+
+// Handler builds the http.Handler of the whole service.
+func (s *Server) Handler() http.Handler {
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if s.Limits.Window == 0 {
+		s.Limits.Window = time.Hour
+	}
+	s.metrics = newMetrics()
+	s.cache = newResponseCache(max(s.PublicCacheSize, 1))
+	s.routes = s.routeTable()
+
+	mux := http.NewServeMux()
+	for _, rt := range s.routes {
+		mux.Handle(rt.Method+" "+rt.Pattern, s.adapt(rt))
+	}
+	mux.Handle("/api/", s.adapt(route{Handle: s.unmatched}))
+	mux.HandleFunc("GET /healthz", s.healthz)
+	if s.UI != nil {
+		for _, p := range []string{"GET /admin", "GET /admin/", "GET /book", "GET /book/"} {
+			mux.Handle(p, s.UI)
+		}
+	}
+	mux.Handle("GET /sitemap.xml", s.adapt(route{Handle: s.sitemap}))
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", s.metrics.handler())
+	if s.MediaFiles != nil {
+		mux.Handle("GET /media/", s.MediaFiles)
+	}
+	return s.outer(s.cors(mux))
+}
+
+// Invalidate drops cached public responses of the given scopes on this instance.
+func (s *Server) Invalidate(scopes ...string) { s.cache.Invalidate(scopes...) }
+
+func (s *Server) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+// adapt applies a route's row: authenticate, rate-limit, check the permission, then run the
+// handler (through the response cache for public GETs) and render a returned error.
+func (s *Server) adapt(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.serve(w, r, rt); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
+	actor, authErr := folio.Actor{}, error(nil)
+	if s.Auth != nil && rt.Limit != limitExempt {
+		actor, authErr = s.Auth.Authenticate(r)
+	}
+	r = r.WithContext(folio.WithActor(r.Context(), actor))
+	if rt.Limit != limitExempt {
+		if err := s.rateLimit(w, r, actor, rt.Limit); err != nil {
+			return err
+		}
+	}
+	if authErr != nil {
+		return authErr
+	}
+	if rt.Handle == nil {
+		return nil
+	}
+	needsAuth := rt.Level > folio.LevelPublic || rt.Perm != ""
+	if needsAuth && !actor.Authenticated() {
+		return folio.Errorf(folio.EUNAUTHORIZED, "This route needs an API key (Authorization: Bearer …) or a session.")
+	}
+	if !actor.AtLeast(rt.Level) {
+		return folio.Errorf(folio.EFORBIDDEN, "This route needs %s access; your credentials have %s access.", rt.Level, actor.Level)
+	}
+	if rt.Perm != "" && !actor.Has(rt.Perm) {
+		return folio.Errorf(folio.EFORBIDDEN, "This route needs the %s permission.", rt.Perm)
+	}
+	if rt.Cache != "" && s.PublicCacheSize > 0 && (r.Method == http.MethodGet || r.Method == http.MethodHead) && !actor.AtLeast(folio.LevelWrite) {
+		return s.serveCached(w, r, rt.Cache, rt.Handle)
+	}
+	return rt.Handle(w, r)
+}
+
+// unmatched answers /api paths no route serves: 405 with Allow when the path exists for other
+// methods, else 404.
+func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) error {
+	var allow []string
+	for _, rt := range s.routes {
+		if matchPattern(rt.Pattern, r.URL.Path) {
+			allow = append(allow, rt.Method)
+			if rt.Method == http.MethodGet {
+				allow = append(allow, http.MethodHead)
+			}
+		}
+	}
+	if len(allow) > 0 {
+		e := folio.Errorf(folio.EMETHOD, "%s is not allowed on %s.", r.Method, r.URL.Path)
+		e.Allow = strings.Join(allow, ", ")
+		return e
+	}
+	return folio.Errorf(folio.ENOTFOUND, "No route matches %s %s.", r.Method, r.URL.Path)
+}
+
+// matchPattern matches a ServeMux path pattern ({name} is one segment, {name...} the rest).
+func matchPattern(pattern, path string) bool {
+	ps := strings.Split(strings.Trim(pattern, "/"), "/")
+	xs := strings.Split(strings.Trim(path, "/"), "/")
+	for i, p := range ps {
+		if strings.HasSuffix(p, "...}") {
+			return true
+		}
+		if i >= len(xs) {
+			return false
+		}
+		if strings.HasPrefix(p, "{") {
+			if xs[i] == "" {
+				return false
+			}
+			continue
+		}
+		if p != xs[i] {
+			return false
+		}
+	}
+	return len(ps) == len(xs)
+}
+
+// rateLimit counts the request against the caller's tier (and the helper limit where the route
+// takes it), sets the X-RateLimit-* headers and answers 429 when a budget is spent. When the
+// limiter cannot decide (Redis down), the request is served: a limiter outage must not take the
+// site down. It is logged and counted.
+func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.Actor, class limitClass) error {
+	if s.Limiter == nil {
+		return nil
+	}
+	tierKey, tierLimit := "public:"+s.clientIP(r), s.Limits.Public
+	switch {
+	case actor.AtLeast(folio.LevelAdmin):
+		tierKey, tierLimit = "admin:"+credentialID(actor), s.Limits.Admin
+	case actor.Authenticated():
+		tierKey, tierLimit = "auth:"+credentialID(actor), s.Limits.Authenticated
+	}
+	checks := []struct {
+		key   string
+		limit int
+	}{{tierKey, tierLimit}}
+	switch class {
+	case limitHelperIP:
+		checks = append(checks, struct {
+			key   string
+			limit int
+		}{"helper:" + r.Pattern + ":" + s.clientIP(r), s.Limits.Helper})
+	case limitHelperLogin:
+		checks = append(checks, struct {
+			key   string
+			limit int
+		}{"helper:" + r.Pattern + ":" + s.loginLimitKey(r), s.Limits.Helper})
+	case limitHelperKey:
+		checks = append(checks, struct {
+			key   string
+			limit int
+		}{"helper:" + r.Pattern + ":" + credentialID(actor), s.Limits.Helper})
+	}
+	var shown *folio.RateDecision
+	for _, c := range checks {
+		if c.limit <= 0 {
+			continue
+		}
+		d, err := s.Limiter.Allow(r.Context(), c.key, folio.RateLimit{Limit: c.limit, Window: s.Limits.Window})
+		if err != nil {
+			s.metrics.limiterErrors.Inc()
+			s.log(r).Warn("rate limiter unavailable; request allowed", "error", err.Error())
+			return nil
+		}
+		// The headers describe the tightest budget that applies.
+		if shown == nil || !d.Allowed || d.Remaining < shown.Remaining {
+			dd := d
+			shown = &dd
+		}
+		if !d.Allowed {
+			break
+		}
+	}
+	if shown == nil {
+		return nil
+	}
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(shown.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(shown.Remaining))
+	reset := shown.Reset.Unix()
+	if shown.Reset.Nanosecond() > 0 {
+		reset++
+	}
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+	if !shown.Allowed {
+		secs := int((shown.RetryAfter + time.Second - 1) / time.Second)
+		return &folio.Error{Code: folio.ERATELIMIT, Message: "Too many requests; try again later.", RetryAfter: max(secs, 1)}
+	}
+	return nil
+}
+
+// needLevel is the in-handler form of a route row's level, for a part of a route that needs
+// more than the route itself (listing drafts on a public list): 401 without credentials, 403
+// with too weak ones, exactly as adapt answers.
+func needLevel(r *http.Request, l folio.Level, what string) error {
+	a := folio.ActorFrom(r.Context())
+	switch {
+	case !a.Authenticated():
+		return folio.Errorf(folio.EUNAUTHORIZED, "Listing %s needs an API key (Authorization: Bearer …) or a session with %s access.", what, l)
+	case !a.AtLeast(l):
+		return folio.Errorf(folio.EFORBIDDEN, "Listing %s needs %s access; your credentials have %s access.", what, l, a.Level)
+	}
+	return nil
+}
+
+// listStatuses reads the status filter of a public list (projects, posts): a comma list of
+// published, draft and archived. Callers below write level see published items only: no filter
+// means published for them, and asking for another status answers as needLevel does. It returns
+// nil (every status) for write+ callers without a filter.
+func listStatuses(r *http.Request, what string) ([]string, error) {
+	all := folio.ActorFrom(r.Context()).AtLeast(folio.LevelWrite)
+	st := r.URL.Query().Get("status")
+	if st == "" {
+		if all {
+			return nil, nil
+		}
+		return []string{"published"}, nil
+	}
+	var out []string
+	for _, v := range strings.Split(st, ",") {
+		v = strings.TrimSpace(v)
+		switch v {
+		case "published", "draft", "archived":
+		default:
+			return nil, folio.BadRequest("status", "must be published, draft or archived")
+		}
+		if v != "published" && !all {
+			return nil, needLevel(r, folio.LevelWrite, v+" "+what)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// credentialID names the credential a tier budget belongs to: the key, else the user.
+func credentialID(a folio.Actor) string {
+	if a.KeyID != "" {
+		return "key:" + a.KeyID
+	}
+	return "user:" + a.UserID
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": folio.Version})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.DB.Ping(ctx); err != nil {
+		s.log(r).Warn("readiness check failed", "error", err.Error())
+		s.writeError(w, r, folio.Errorf(folio.EUNAVAILABLE, "The database is unreachable."))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}

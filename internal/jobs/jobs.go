@@ -1,0 +1,240 @@
+// Package jobs runs durable background work stored in the database: scheduled publishing today,
+// retries of other side effects later. Jobs survive restarts because they are rows; several
+// instances may run schedulers against one PostgreSQL database and each job still runs once,
+// because a worker claims a job with a lease in one conditional UPDATE (sqldb.ClaimJob) and only
+// the lease holder may record its outcome. A worker that dies mid-job loses its lease when it
+// lapses and another worker runs the job again, so handlers must be idempotent.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+// Handler runs one job. A nil error marks it done; an error schedules a retry with backoff, or
+// fails the job for good when it is Permanent or the attempts are spent.
+type Handler func(ctx context.Context, j sqldb.Job) error
+
+// Defaults of a Scheduler.
+const (
+	DefaultPoll        = time.Second
+	DefaultLease       = 2 * time.Minute
+	DefaultMaxAttempts = 8
+)
+
+// Scheduler claims due jobs and runs their handlers. Set the fields before Run; register
+// handlers with Handle.
+type Scheduler struct {
+	DB     *sqldb.DB
+	Logger *slog.Logger
+	// Owner names this scheduler in leases; it must differ between instances (New picks a
+	// random one).
+	Owner string
+	// Now is the clock that decides what is due; tests pin it.
+	Now func() time.Time
+	// Poll is how often an idle worker looks for due jobs.
+	Poll time.Duration
+	// Lease is how long a claimed job belongs to its worker; the handler's context ends a
+	// little before it lapses.
+	Lease time.Duration
+	// Workers is how many jobs this scheduler runs at once.
+	Workers int
+	// MaxAttempts bounds retries of a failing job.
+	MaxAttempts int
+	// Backoff is the wait before retry number attempt (1-based).
+	Backoff func(attempt int) time.Duration
+
+	mu       sync.RWMutex
+	handlers map[string]Handler
+}
+
+// New returns a scheduler over db with the defaults and a random owner name.
+func New(db *sqldb.DB, log *slog.Logger) *Scheduler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Scheduler{DB: db, Logger: log, Owner: "worker-" + folio.NewID(), Now: time.Now,
+		Poll: DefaultPoll, Lease: DefaultLease, Workers: 2, MaxAttempts: DefaultMaxAttempts, Backoff: ExponentialBackoff}
+}
+
+// ExponentialBackoff waits 30 s before the first retry, doubling up to one hour.
+func ExponentialBackoff(attempt int) time.Duration {
+	d := 30 * time.Second
+	for i := 1; i < attempt && d < time.Hour; i++ {
+		d *= 2
+	}
+	return min(d, time.Hour)
+}
+
+// Handle registers the handler of a job kind.
+func (s *Scheduler) Handle(kind string, h Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.handlers == nil {
+		s.handlers = map[string]Handler{}
+	}
+	s.handlers[kind] = h
+}
+
+func (s *Scheduler) kinds() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.handlers))
+	for k := range s.handlers {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *Scheduler) handler(kind string) Handler {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.handlers[kind]
+}
+
+// permanent marks an error that retrying cannot fix.
+type permanent struct{ err error }
+
+func (p permanent) Error() string { return p.err.Error() }
+func (p permanent) Unwrap() error { return p.err }
+
+// Permanent wraps err so the job fails at once instead of being retried.
+func Permanent(err error) error { return permanent{err} }
+
+// Run starts the workers and blocks until ctx ends and every worker has finished its job.
+func (s *Scheduler) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for i := 0; i < max(s.Workers, 1); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.work(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
+func (s *Scheduler) work(ctx context.Context) {
+	poll := s.Poll
+	if poll <= 0 {
+		poll = DefaultPoll
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
+			s.Logger.Warn("job scheduler cannot claim jobs; retrying", "error", err.Error())
+		}
+		t.Reset(poll)
+	}
+}
+
+// RunDue claims and runs due jobs one after another until none is due, and returns how many
+// it ran. Tests call it directly with a pinned clock.
+func (s *Scheduler) RunDue(ctx context.Context) (int, error) {
+	n := 0
+	for ctx.Err() == nil {
+		ran, err := s.runOne(ctx)
+		if err != nil || !ran {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+func (s *Scheduler) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+func (s *Scheduler) runOne(ctx context.Context) (bool, error) {
+	lease := s.Lease
+	if lease <= 0 {
+		lease = DefaultLease
+	}
+	now := s.now()
+	j, ok, err := s.DB.ClaimJob(ctx, s.Owner, s.kinds(), now, now.Add(lease))
+	if err != nil || !ok {
+		return false, err
+	}
+	log := s.Logger.With("job_id", j.ID, "job_kind", j.Kind, "job_key", j.Key, "attempt", j.Attempts)
+	herr := s.call(ctx, j, lease)
+
+	// The outcome is recorded even when ctx was cancelled meanwhile (shutdown).
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	done := s.now()
+	var msg string
+	var retryAt time.Time
+	if herr != nil {
+		msg = herr.Error()
+		if len(msg) > 1000 {
+			msg = msg[:1000]
+		}
+		maxAttempts := s.MaxAttempts
+		if maxAttempts <= 0 {
+			maxAttempts = DefaultMaxAttempts
+		}
+		var perm permanent
+		switch {
+		case ctx.Err() != nil:
+			retryAt = done // interrupted by shutdown: another worker may take it at once
+		case errors.As(herr, &perm) || j.Attempts >= maxAttempts:
+		default:
+			backoff := s.Backoff
+			if backoff == nil {
+				backoff = ExponentialBackoff
+			}
+			retryAt = done.Add(backoff(j.Attempts))
+		}
+	}
+	held, err := s.DB.FinishJob(fctx, j.ID, s.Owner, done, msg, retryAt)
+	switch {
+	case err != nil:
+		log.Error("job outcome not recorded; it will run again when its lease lapses", "error", err.Error())
+		return true, nil
+	case !held:
+		log.Warn("job lease lapsed before the job finished; another worker took it over")
+	case herr == nil:
+		log.Info("job done")
+	case retryAt.IsZero():
+		log.Error("job failed for good", "error", msg)
+	default:
+		log.Warn("job failed; will retry", "error", msg, "retry_at", retryAt.UTC().Format(time.RFC3339))
+	}
+	return true, nil
+}
+
+// call runs the job's handler, turning a panic into an error so one bad job cannot stop the
+// worker.
+func (s *Scheduler) call(ctx context.Context, j sqldb.Job, lease time.Duration) (err error) {
+	h := s.handler(j.Kind)
+	if h == nil {
+		return Permanent(fmt.Errorf("jobs: no handler for kind %q", j.Kind))
+	}
+	hctx, cancel := context.WithTimeout(ctx, lease*9/10)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("jobs: handler panicked: %v", r)
+		}
+	}()
+	return h(hctx, j)
+}

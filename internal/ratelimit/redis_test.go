@@ -1,0 +1,68 @@
+package ratelimit
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/foliohq/folio"
+)
+
+// TestRedisTwoInstancesShareLimit: two limiters with their own connections (as two folio
+// processes would have) count against one window.
+func TestRedisTwoInstancesShareLimit(t *testing.T) {
+	t.Parallel()
+	url := redisURL(t)
+	prefix := uniquePrefix(t)
+	a := NewRedis(mustRedisClient(t, url), prefix)
+	b := NewRedis(mustRedisClient(t, url), prefix)
+	rl := folio.RateLimit{Limit: 4, Window: time.Hour}
+
+	for i, l := range []*Redis{a, b, a, b} {
+		d := mustAllow(t, l, "public:192.0.2.10", rl)
+		if want := rl.Limit - i - 1; !d.Allowed || d.Remaining != want {
+			t.Fatalf("request %d: Allowed, Remaining = %t, %d; want true, %d", i+1, d.Allowed, d.Remaining, want)
+		}
+	}
+	for name, l := range map[string]*Redis{"a": a, "b": b} {
+		if d := mustAllow(t, l, "public:192.0.2.10", rl); d.Allowed || d.RetryAfter <= 0 {
+			t.Errorf("instance %s over the shared limit: got %+v, want denied with RetryAfter > 0", name, d)
+		}
+	}
+}
+
+// TestRedisUnreachable: with no server, Allow returns an error (the HTTP layer fails open)
+// instead of a decision.
+func TestRedisUnreachable(t *testing.T) {
+	t.Parallel()
+	// Port 1 on loopback refuses connections; no test Redis needed.
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 200 * time.Millisecond,
+		MaxRetries: -1})
+	t.Cleanup(func() { _ = c.Close() })
+	r := NewRedis(c, "folio-test:")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	d, err := r.Allow(ctx, "k", folio.RateLimit{Limit: 1, Window: time.Second})
+	if err == nil {
+		t.Fatalf("Allow with Redis down: got %+v and no error, want an error", d)
+	}
+}
+
+// TestRedisKeyExpires: the script sets a TTL, so idle identifiers vanish from Redis on their own.
+func TestRedisKeyExpires(t *testing.T) {
+	t.Parallel()
+	url := redisURL(t)
+	c := mustRedisClient(t, url)
+	prefix := uniquePrefix(t)
+	r := NewRedis(c, prefix)
+	mustAllow(t, r, "k", folio.RateLimit{Limit: 3, Window: time.Minute})
+	ttl, err := c.PTTL(context.Background(), prefix+"k").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ttl <= 0 || ttl > time.Minute+time.Second {
+		t.Errorf("PTTL = %s, want in (0, 1m1s]", ttl)
+	}
+}

@@ -1,0 +1,675 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foliohq/folio"
+)
+
+// VisitGap is the inactivity that ends a visit: a page view more than VisitGap after the
+// visitor's previous one starts a new visit.
+const VisitGap = 30 * time.Minute
+
+// AnalyticsPageView is one page view to store. Day is its date (YYYY-MM-DD) in the owner's time
+// zone, computed by the caller; VisitorKey is already anonymous (a salted hash).
+type AnalyticsPageView struct {
+	At         time.Time
+	Day        string
+	VisitorKey string
+	Path       string // without query
+	Query      string // kept query parameters (utm_*, ref), encoded
+	Title      string
+	Referrer   string // domain, or ""
+}
+
+// AnalyticsEvent is one named event to store. Props is its JSON-encoded properties; Group and
+// Step are the booking-error group and funnel step pulled out of them for the funnel report.
+type AnalyticsEvent struct {
+	At         time.Time
+	Day        string
+	VisitorKey string
+	Name       string
+	Path       string
+	Props      string
+	Group      string
+	Step       string
+}
+
+// analyticsLockID is the PostgreSQL advisory lock that serialises analytics batch writes.
+const analyticsLockID = 7_346_501_006
+
+// WriteAnalytics stores a batch of page views and events in one transaction and updates the
+// daily rollups in the same transaction, so reports never see half a batch. Visits are split
+// here, at ingest: each visitor's last page view time is kept in analytics_visitors, and a page
+// view more than VisitGap after it starts a new visit. Page views are processed in time order
+// (pvs is sorted in place).
+//
+// NB: two instances writing the same visitor at the same moment may both start a visit; the
+// visitor row itself never moves backwards (last_seen and first_day are max/min-merged).
+func (db *DB) WriteAnalytics(ctx context.Context, pvs []AnalyticsPageView, evs []AnalyticsEvent) error {
+	if len(pvs) == 0 && len(evs) == 0 {
+		return nil
+	}
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if db.Dialect == Postgres && len(pvs) > 0 {
+			// A batch reads each visitor's state and then writes the rollups from it; two
+			// instances' batches for one visitor must not interleave, or the visitor is counted
+			// twice. Batches are about one a second per instance, so the lock costs nothing.
+			// (SQLite's single writer already serialises them.)
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, analyticsLockID); err != nil {
+				return err
+			}
+		}
+		if len(pvs) > 0 {
+			if err := db.writePageViews(ctx, tx, pvs); err != nil {
+				return err
+			}
+		}
+		return db.writeEvents(ctx, tx, evs)
+	})
+	if err != nil {
+		return fmt.Errorf("sqldb.WriteAnalytics: %w", err)
+	}
+	return nil
+}
+
+type visitorState struct {
+	id         int64
+	firstDay   string // first day with a page view
+	lastDay    string // latest day with a page view
+	lastSeen   time.Time
+	visitStart time.Time
+}
+
+type dayPath struct{ day, path string }
+
+// uniqueKey is a row of analytics_daily_uniques: the visitors whose active day is day and whose
+// previous active day was prevDay ("" for none), and whether that previous day was their first.
+type uniqueKey struct {
+	day, prevDay string
+	prevIsFirst  bool
+}
+
+func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPageView) error {
+	sort.SliceStable(pvs, func(i, j int) bool { return pvs[i].At.Before(pvs[j].At) })
+
+	// The visitors' state before this batch.
+	states := map[string]*visitorState{}
+	var keys []string
+	for _, pv := range pvs {
+		if _, ok := states[pv.VisitorKey]; !ok {
+			states[pv.VisitorKey] = nil
+			keys = append(keys, pv.VisitorKey)
+		}
+	}
+	for chunk := range anChunks(keys, 500) {
+		q := `SELECT visitor_key, first_day, last_day, last_seen, visit_start FROM analytics_visitors WHERE visitor_key IN (` + db.anBatchValues(len(chunk), 1) + `)`
+		rows, err := tx.QueryContext(ctx, q, anAnySlice(chunk)...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var k string
+			var st visitorState
+			var last, start Time
+			if err := rows.Scan(&k, &st.firstDay, &st.lastDay, &last, &start); err != nil {
+				rows.Close()
+				return err
+			}
+			st.lastSeen, st.visitStart = last.Time, start.Time
+			states[k] = &st
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+
+	// In time order: split visits, and note each visitor's new active days. A visitor's first page
+	// view of a day adds one to (day, previous active day); a report counts the unique visitors of
+	// days a..b as the rows with day in a..b whose previous active day is before a — each visitor
+	// exactly once, at their first active day in the range — without a DISTINCT over visitors.
+	type totals struct{ views, visits int }
+	daily := map[string]*totals{}
+	uniques := map[uniqueKey]int{}
+	newVisit := make([]bool, len(pvs))
+	visitStart := make([]time.Time, len(pvs))
+	for i, pv := range pvs {
+		st := states[pv.VisitorKey]
+		switch {
+		case st == nil:
+			st = &visitorState{firstDay: pv.Day, lastSeen: pv.At, visitStart: pv.At}
+			states[pv.VisitorKey] = st
+			newVisit[i] = true
+		case pv.At.Sub(st.lastSeen) > VisitGap:
+			st.visitStart = pv.At
+			newVisit[i] = true
+		}
+		if pv.At.After(st.lastSeen) {
+			st.lastSeen = pv.At
+		}
+		// NB: a page view dated before the visitor's latest active day (instances whose clocks
+		// disagree around midnight) counts in that day's views and visits, not in its uniques.
+		if pv.Day > st.lastDay {
+			uniques[uniqueKey{day: pv.Day, prevDay: st.lastDay, prevIsFirst: st.lastDay != "" && st.lastDay == st.firstDay}]++
+			st.lastDay = pv.Day
+		}
+		if pv.Day < st.firstDay {
+			st.firstDay = pv.Day
+		}
+		visitStart[i] = st.visitStart
+		t := daily[pv.Day]
+		if t == nil {
+			t = &totals{}
+			daily[pv.Day] = t
+		}
+		t.views++
+		if newVisit[i] {
+			t.visits++
+		}
+	}
+
+	// Save the visitors' new state and learn their ids.
+	const upsertVisitors = ` ON CONFLICT (visitor_key) DO UPDATE SET
+		first_day = CASE WHEN excluded.first_day < analytics_visitors.first_day THEN excluded.first_day ELSE analytics_visitors.first_day END,
+		last_day = CASE WHEN excluded.last_day > analytics_visitors.last_day THEN excluded.last_day ELSE analytics_visitors.last_day END,
+		visit_start = CASE WHEN excluded.last_seen > analytics_visitors.last_seen THEN excluded.visit_start ELSE analytics_visitors.visit_start END,
+		last_seen = CASE WHEN excluded.last_seen > analytics_visitors.last_seen THEN excluded.last_seen ELSE analytics_visitors.last_seen END
+		RETURNING id, visitor_key`
+	for chunk := range anChunks(keys, 400) {
+		args := make([]any, 0, 5*len(chunk))
+		for _, k := range chunk {
+			st := states[k]
+			args = append(args, k, st.firstDay, st.lastDay, db.ts(st.lastSeen), db.ts(st.visitStart))
+		}
+		q := `INSERT INTO analytics_visitors (visitor_key, first_day, last_day, last_seen, visit_start) VALUES ` + db.anBatchValues(len(chunk), 5) + upsertVisitors
+		rows, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			var k string
+			if err := rows.Scan(&id, &k); err != nil {
+				rows.Close()
+				return err
+			}
+			states[k].id = id
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+
+	// Raw rows, and the page and referrer rollups aggregated in Go so each rollup row is one upsert.
+	type pageAgg struct {
+		views int
+		title string
+	}
+	pages := map[dayPath]*pageAgg{}
+	refs := map[dayPath]int{}
+	for chunk := range anChunks(anIndexes(len(pvs)), 400) {
+		args := make([]any, 0, 9*len(chunk))
+		for _, i := range chunk {
+			pv := pvs[i]
+			st := states[pv.VisitorKey]
+			visitID := strconv.FormatInt(st.id, 36) + "." + strconv.FormatInt(visitStart[i].UnixMilli(), 36)
+			args = append(args, db.ts(pv.At), pv.Day, st.id, visitID, newVisit[i], pv.Path, pv.Query, pv.Title, pv.Referrer)
+
+			pa := pages[dayPath{pv.Day, pv.Path}]
+			if pa == nil {
+				pa = &pageAgg{}
+				pages[dayPath{pv.Day, pv.Path}] = pa
+			}
+			pa.views++
+			if pv.Title != "" {
+				pa.title = pv.Title
+			}
+			if pv.Referrer != "" {
+				refs[dayPath{pv.Day, pv.Referrer}]++
+			}
+		}
+		q := `INSERT INTO analytics_pageviews (at, day, visitor_id, visit_id, is_new_visit, path, query, title, referrer) VALUES ` + db.anBatchValues(len(chunk), 9)
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+
+	pageKeys := anMapKeys(pages)
+	for chunk := range anChunks(pageKeys, 500) {
+		args := make([]any, 0, 4*len(chunk))
+		for _, k := range chunk {
+			args = append(args, k.day, k.path, pages[k].views, pages[k].title)
+		}
+		q := `INSERT INTO analytics_daily_pages (day, path, views, title) VALUES ` + db.anBatchValues(len(chunk), 4) + `
+			ON CONFLICT (day, path) DO UPDATE SET views = analytics_daily_pages.views + excluded.views,
+			title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE analytics_daily_pages.title END`
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	refKeys := anMapKeys(refs)
+	for chunk := range anChunks(refKeys, 500) {
+		args := make([]any, 0, 3*len(chunk))
+		for _, k := range chunk {
+			args = append(args, k.day, k.path, refs[k])
+		}
+		q := `INSERT INTO analytics_daily_referrers (day, domain, visits) VALUES ` + db.anBatchValues(len(chunk), 3) + `
+			ON CONFLICT (day, domain) DO UPDATE SET visits = analytics_daily_referrers.visits + excluded.visits`
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	days := anMapKeys(daily)
+	for chunk := range anChunks(days, 500) {
+		args := make([]any, 0, 3*len(chunk))
+		for _, d := range chunk {
+			args = append(args, d, daily[d].views, daily[d].visits)
+		}
+		q := `INSERT INTO analytics_daily_totals (day, views, visits) VALUES ` + db.anBatchValues(len(chunk), 3) + `
+			ON CONFLICT (day) DO UPDATE SET views = analytics_daily_totals.views + excluded.views,
+			visits = analytics_daily_totals.visits + excluded.visits`
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	uniqueKeys := anMapKeys(uniques)
+	for chunk := range anChunks(uniqueKeys, 500) {
+		args := make([]any, 0, 4*len(chunk))
+		for _, k := range chunk {
+			args = append(args, k.day, k.prevDay, k.prevIsFirst, uniques[k])
+		}
+		q := `INSERT INTO analytics_daily_uniques (day, prev_day, prev_is_first, visitors) VALUES ` + db.anBatchValues(len(chunk), 4) + `
+			ON CONFLICT (day, prev_day, prev_is_first) DO UPDATE SET visitors = analytics_daily_uniques.visitors + excluded.visitors`
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) writeEvents(ctx context.Context, tx *sql.Tx, evs []AnalyticsEvent) error {
+	for chunk := range anChunks(evs, 400) {
+		args := make([]any, 0, 9*len(chunk))
+		for _, e := range chunk {
+			props := e.Props
+			if props == "" {
+				props = "{}"
+			}
+			args = append(args, db.ts(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step)
+		}
+		q := `INSERT INTO analytics_events (at, day, visitor_key, name, path, props, grp, step) VALUES ` + db.anBatchValues(len(chunk), 8)
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AnalyticsSalt returns the visitor-hash salt of the rotation window windowKey ("day:2026-01-05").
+// When the window has none yet, candidate becomes its salt — unless another instance stored one
+// first, whose salt is returned instead, so all instances agree. Salts of earlier windows (and of
+// other rotation kinds) are deleted in the same transaction, so old hashes cannot be recomputed.
+func (db *DB) AnalyticsSalt(ctx context.Context, windowKey, candidate string) (string, error) {
+	kind, _, _ := strings.Cut(windowKey, ":")
+	var salt string
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO analytics_salts (window_key, salt, created_at) VALUES ($1, $2, $3) ON CONFLICT (window_key) DO NOTHING`,
+			windowKey, candidate, db.ts(db.Now())); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT salt FROM analytics_salts WHERE window_key = $1`, windowKey).Scan(&salt); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM analytics_salts WHERE window_key < $1 OR window_key NOT LIKE $2`, windowKey, kind+":%")
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("sqldb.AnalyticsSalt: %w", err)
+	}
+	return salt, nil
+}
+
+// AnalyticsSaltWindows lists the windows that have a stored salt (for tests and operators).
+func (db *DB) AnalyticsSaltWindows(ctx context.Context) ([]string, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT window_key FROM analytics_salts ORDER BY window_key`)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AnalyticsSaltWindows: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// AnalyticsTotals are the site-wide figures of a day range.
+type AnalyticsTotals struct {
+	Views, Visits, Unique, Returning int
+}
+
+// AnalyticsTotals sums the rollups over the days from..to (inclusive, YYYY-MM-DD). A visitor
+// is unique in the range at their first active day in it (previous active day before from);
+// returning when that previous day exists, or when it lies in the range and was their first day
+// ever (so the row is their second active day, and both are in the range).
+func (db *DB) AnalyticsTotals(ctx context.Context, from, to string) (AnalyticsTotals, error) {
+	var t AnalyticsTotals
+	err := db.R.QueryRowContext(ctx, `SELECT COALESCE(SUM(views), 0), COALESCE(SUM(visits), 0)
+		FROM analytics_daily_totals WHERE day >= $1 AND day <= $2`, from, to).Scan(&t.Views, &t.Visits)
+	if err != nil {
+		return t, fmt.Errorf("sqldb.AnalyticsTotals: %w", err)
+	}
+	err = db.R.QueryRowContext(ctx, `SELECT
+		COALESCE(SUM(CASE WHEN prev_day < $1 THEN visitors ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN (prev_day <> '' AND prev_day < $1) OR (prev_day >= $1 AND prev_is_first) THEN visitors ELSE 0 END), 0)
+		FROM analytics_daily_uniques WHERE day >= $1 AND day <= $2`, from, to).Scan(&t.Unique, &t.Returning)
+	if err != nil {
+		return t, fmt.Errorf("sqldb.AnalyticsTotals: %w", err)
+	}
+	return t, nil
+}
+
+// AnalyticsDaily returns the figures of each day of the range that has any, keyed by day.
+func (db *DB) AnalyticsDaily(ctx context.Context, from, to string) (map[string]folio.DailyTotals, error) {
+	out := map[string]folio.DailyTotals{}
+	rows, err := db.R.QueryContext(ctx, `SELECT day, views, visits FROM analytics_daily_totals WHERE day >= $1 AND day <= $2`, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
+	}
+	for rows.Next() {
+		var d folio.DailyTotals
+		if err := rows.Scan(&d.Date, &d.PageViews, &d.Visits); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
+		}
+		out[d.Date] = d
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
+	}
+	// Every visitor active on a day has exactly one row for that day (keyed by their previous day).
+	rows, err = db.R.QueryContext(ctx, `SELECT day, SUM(visitors) FROM analytics_daily_uniques WHERE day >= $1 AND day <= $2 GROUP BY day`, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var day string
+		var n int
+		if err := rows.Scan(&day, &n); err != nil {
+			return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
+		}
+		d := out[day]
+		d.Date, d.Visitors = day, n
+		out[day] = d
+	}
+	return out, rows.Err()
+}
+
+// AnalyticsTopPages returns the n most viewed paths of the day range (views descending, then
+// path), each with the latest non-empty title seen for it in the range.
+func (db *DB) AnalyticsTopPages(ctx context.Context, from, to string, n int) ([]folio.PageView, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT path, SUM(views) AS v FROM analytics_daily_pages
+		WHERE day >= $1 AND day <= $2 GROUP BY path ORDER BY v DESC, path LIMIT $3`, from, to, n)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AnalyticsTopPages: %w", err)
+	}
+	out := []folio.PageView{}
+	for rows.Next() {
+		var p folio.PageView
+		if err := rows.Scan(&p.Path, &p.Views); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		return out, err
+	}
+	args := []any{from, to}
+	for _, p := range out {
+		args = append(args, p.Path)
+	}
+	titles := map[string]string{}
+	rows, err = db.R.QueryContext(ctx, `SELECT path, title FROM analytics_daily_pages WHERE day >= $1 AND day <= $2
+		AND title <> '' AND path IN (`+anPlaceholders(3, len(out), 1)+`) ORDER BY day`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AnalyticsTopPages: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p, t string
+		if err := rows.Scan(&p, &t); err != nil {
+			return nil, err
+		}
+		titles[p] = t // later days override earlier ones
+	}
+	for i := range out {
+		out[i].Title = titles[out[i].Path]
+	}
+	return out, rows.Err()
+}
+
+// AnalyticsReferrers returns the n referring domains of the day range with the most arrivals
+// (descending, then domain).
+func (db *DB) AnalyticsReferrers(ctx context.Context, from, to string, n int) ([]folio.Referrer, error) {
+	return scanReferrers(db.R.QueryContext(ctx, `SELECT domain, SUM(visits) AS v FROM analytics_daily_referrers
+		WHERE day >= $1 AND day <= $2 GROUP BY domain ORDER BY v DESC, domain LIMIT $3`, from, to, n))
+}
+
+func scanReferrers(rows *sql.Rows, err error) ([]folio.Referrer, error) {
+	if err != nil {
+		return nil, fmt.Errorf("sqldb: referrers: %w", err)
+	}
+	defer rows.Close()
+	out := []folio.Referrer{}
+	for rows.Next() {
+		var r folio.Referrer
+		if err := rows.Scan(&r.Domain, &r.Visits); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// AnalyticsPathReport holds the figures of one page path over a day range.
+type AnalyticsPathReport struct {
+	Views, Unique int
+	Daily         map[string]int // day → views, days without views absent
+	Referrers     []folio.Referrer
+}
+
+// AnalyticsPath reports one page path (exact match, query excluded) over the days from..to.
+func (db *DB) AnalyticsPath(ctx context.Context, path, from, to string, nRefs int) (*AnalyticsPathReport, error) {
+	rep := &AnalyticsPathReport{Daily: map[string]int{}}
+	rows, err := db.R.QueryContext(ctx, `SELECT day, views FROM analytics_daily_pages WHERE path = $1 AND day >= $2 AND day <= $3`, path, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AnalyticsPath: %w", err)
+	}
+	for rows.Next() {
+		var d string
+		var v int
+		if err := rows.Scan(&d, &v); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		rep.Daily[d] = v
+		rep.Views += v
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE path = $1 AND day >= $2 AND day <= $3`,
+		path, from, to).Scan(&rep.Unique); err != nil {
+		return nil, fmt.Errorf("sqldb.AnalyticsPath: %w", err)
+	}
+	rep.Referrers, err = scanReferrers(db.R.QueryContext(ctx, `SELECT referrer, COUNT(*) AS v FROM analytics_pageviews
+		WHERE path = $1 AND day >= $2 AND day <= $3 AND referrer <> '' GROUP BY referrer ORDER BY v DESC, referrer LIMIT $4`, path, from, to, nRefs))
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// AnalyticsFunnelCounts are the raw figures of the booking funnel over a day range.
+type AnalyticsFunnelCounts struct {
+	StepVisitors map[string]int // event name → distinct visitors
+	ErrorCount   map[string]int // error group → events
+	ErrorVisitor map[string]int // error group → distinct visitors
+	Abandonment  []folio.FunnelAbandonment
+}
+
+// AnalyticsFunnel counts, over the days from..to, the distinct visitors of each step event and
+// the events named errorEvent by group, and abandonment errors by step.
+func (db *DB) AnalyticsFunnel(ctx context.Context, from, to string, steps []string, errorEvent string) (*AnalyticsFunnelCounts, error) {
+	c := &AnalyticsFunnelCounts{StepVisitors: map[string]int{}, ErrorCount: map[string]int{}, ErrorVisitor: map[string]int{}, Abandonment: []folio.FunnelAbandonment{}}
+	args := []any{from, to}
+	for _, s := range steps {
+		args = append(args, s)
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT name, COUNT(DISTINCT visitor_key) FROM analytics_events
+		WHERE day >= $1 AND day <= $2 AND name IN (`+anPlaceholders(3, len(steps), 1)+`) GROUP BY name`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AnalyticsFunnel: %w", err)
+	}
+	for rows.Next() {
+		var n string
+		var v int
+		if err := rows.Scan(&n, &v); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		c.StepVisitors[n] = v
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = db.R.QueryContext(ctx, `SELECT grp, COUNT(*), COUNT(DISTINCT visitor_key) FROM analytics_events
+		WHERE name = $1 AND day >= $2 AND day <= $3 GROUP BY grp`, errorEvent, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AnalyticsFunnel: %w", err)
+	}
+	for rows.Next() {
+		var g string
+		var n, v int
+		if err := rows.Scan(&g, &n, &v); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		c.ErrorCount[g], c.ErrorVisitor[g] = n, v
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = db.R.QueryContext(ctx, `SELECT step, COUNT(*) AS n FROM analytics_events
+		WHERE name = $1 AND grp = 'abandonment' AND day >= $2 AND day <= $3 GROUP BY step ORDER BY n DESC, step`, errorEvent, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AnalyticsFunnel: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a folio.FunnelAbandonment
+		if err := rows.Scan(&a.Step, &a.Count); err != nil {
+			return nil, err
+		}
+		c.Abandonment = append(c.Abandonment, a)
+	}
+	return c, rows.Err()
+}
+
+// anBatchValues returns the placeholders of a batch statement: rows groups of width values.
+// SQLite gets anonymous "?" placeholders: it resolves each "$n" by a linear search of the ones
+// seen so far (and the driver does the same when binding), which makes a statement with
+// thousands of "$n" quadratic — it was most of the write cost. PostgreSQL gets "$n".
+func (db *DB) anBatchValues(rows, width int) string {
+	if db.Dialect != SQLite {
+		return anPlaceholders(1, rows, width)
+	}
+	group := "(" + strings.Repeat("?, ", width-1) + "?)"
+	if width == 1 {
+		group = "?"
+	}
+	return strings.Repeat(group+", ", rows-1) + group
+}
+
+// anPlaceholders returns rows groups of width $n placeholders starting at $first: "($1, $2), ($3, $4)"
+// (width 1 gives "$1, $2, …" for IN lists).
+func anPlaceholders(first, rows, width int) string {
+	var b strings.Builder
+	n := first
+	for r := 0; r < rows; r++ {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		if width > 1 {
+			b.WriteByte('(')
+		}
+		for c := 0; c < width; c++ {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			n++
+		}
+		if width > 1 {
+			b.WriteByte(')')
+		}
+	}
+	return b.String()
+}
+
+// anChunks yields consecutive pieces of s of at most n elements.
+func anChunks[T any](s []T, n int) func(yield func([]T) bool) {
+	return func(yield func([]T) bool) {
+		for len(s) > 0 {
+			k := min(n, len(s))
+			if !yield(s[:k]) {
+				return
+			}
+			s = s[k:]
+		}
+	}
+}
+
+func anIndexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func anMapKeys[K comparable, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func anAnySlice(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/foliohq/folio/internal/mail"
+)
+
+// ContactMessage is a stored contact-form message with the delivery status of its mail.
+type ContactMessage struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Email     string    `json:"email"`
+	Subject   string    `json:"subject,omitempty"`
+	Message   string    `json:"message"`
+	CreatedAt time.Time `json:"createdAt"`
+	// Delivery is the outbox's view: pending, sent, failed (retrying) or dead (given up).
+	Delivery OutboxEntry `json:"delivery"`
+}
+
+// InsertContactMessage stores a contact message and its outbox item in one transaction, so
+// neither exists without the other.
+func (db *DB) InsertContactMessage(ctx context.Context, m ContactMessage, item mail.OutboxItem) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if err := db.outboxInsert(ctx, tx, item); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO contact_messages (id, name, email, subject, message, outbox_id, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, m.ID, m.Name, m.Email, m.Subject, m.Message, item.ID, db.ts(m.CreatedAt))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqldb.InsertContactMessage: %w", err)
+	}
+	return nil
+}
+
+// ContactMessages lists stored messages, newest first, with their delivery status.
+func (db *DB) ContactMessages(ctx context.Context, page, limit int) ([]ContactMessage, int, error) {
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM contact_messages`).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqldb.ContactMessages: %w", err)
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT c.id, c.name, c.email, c.subject, c.message, c.created_at,
+			o.id, o.payload, o.recipients, o.subject, o.status, o.attempts, o.next_attempt_at, o.lease_owner, o.lease_until,
+			o.last_error, o.created_at, o.sent_at
+		FROM contact_messages c JOIN outbox o ON o.id = c.outbox_id
+		ORDER BY c.created_at DESC, c.id DESC LIMIT $1 OFFSET $2`, limit, (page-1)*limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqldb.ContactMessages: %w", err)
+	}
+	defer rows.Close()
+	out := []ContactMessage{}
+	for rows.Next() {
+		var m ContactMessage
+		var created Time
+		var it mail.OutboxItem
+		var owner sql.NullString
+		var next, until, ocreated, sent Time
+		if err := rows.Scan(&m.ID, &m.Name, &m.Email, &m.Subject, &m.Message, &created,
+			&it.ID, &it.Payload, &it.Recipients, &it.Subject, &it.Status, &it.Attempts, &next, &owner, &until,
+			&it.LastError, &ocreated, &sent); err != nil {
+			return nil, 0, fmt.Errorf("sqldb.ContactMessages: %w", err)
+		}
+		it.NextAttemptAt, it.CreatedAt, it.SentAt = next.Time, ocreated.Time, sent.Time
+		m.CreatedAt = created.Time
+		m.Delivery = outboxEntry(it)
+		out = append(out, m)
+	}
+	return out, total, rows.Err()
+}

@@ -1,0 +1,210 @@
+// Package sqldb is folio's one data layer. The same SQL runs on the embedded SQLite file and on
+// PostgreSQL: placeholders are $1, $2… (both engines accept them), IDs are TEXT generated in Go,
+// times go through ts() and Time so both engines store and compare them the same way, and the
+// few differences (DSNs, unique violations, locks, migrations) live in dialect.go.
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
+	_ "modernc.org/sqlite"             // pure-Go SQLite driver "sqlite"
+
+	"github.com/foliohq/folio"
+)
+
+// Dialect names the database engine.
+type Dialect string
+
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DB is the store. W is the writer pool (one connection on SQLite, where writes serialise anyway,
+// which avoids SQLITE_BUSY); R serves reads.
+type DB struct {
+	W, R    *sql.DB
+	Dialect Dialect
+	// DSN is the connection string (PostgreSQL listeners open their own connection with it).
+	DSN string
+	// Now is the clock; tests pin it.
+	Now func() time.Time
+	// Changed, when set, is called after a commit that changed data of a scope ("projects",
+	// "posts", …) so caches of rendered responses can drop what they hold.
+	Changed func(scope string)
+}
+
+// Open opens the database named by databaseURL: postgres://… (or postgresql://…) for
+// PostgreSQL; anything else is an SQLite file path (an optional "sqlite:" or "file:" prefix is
+// stripped). An empty URL means dataDir/folio.db.
+func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
+	db := &DB{Now: func() time.Time { return time.Now().UTC() }}
+	switch {
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		db.Dialect, db.DSN = Postgres, databaseURL
+		pool, err := sql.Open("pgx", databaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("sqldb: open postgres: %w", err)
+		}
+		pool.SetMaxOpenConns(20)
+		pool.SetMaxIdleConns(20)
+		pool.SetConnMaxIdleTime(5 * time.Minute)
+		db.W, db.R = pool, pool
+	default:
+		path := strings.TrimPrefix(strings.TrimPrefix(databaseURL, "sqlite:"), "file:")
+		if path == "" {
+			path = filepath.Join(dataDir, "folio.db")
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			return nil, fmt.Errorf("sqldb: create data directory: %w", err)
+		}
+		db.Dialect, db.DSN = SQLite, path
+		// busy_timeout first so the other pragmas never fail on a locked file.
+		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(ON)" +
+			"&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
+		w, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("sqldb: open sqlite: %w", err)
+		}
+		w.SetMaxOpenConns(1)
+		w.SetConnMaxIdleTime(0)
+		r, err := sql.Open("sqlite", dsn+"&mode=ro")
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("sqldb: open sqlite: %w", err)
+		}
+		r.SetMaxOpenConns(8)
+		r.SetMaxIdleConns(8)
+		db.W, db.R = w, r
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.W.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqldb: connect: %w", err)
+	}
+	return db, nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	err := db.W.Close()
+	if db.R != db.W {
+		err = errors.Join(err, db.R.Close())
+	}
+	return err
+}
+
+// Ping checks that the database answers (for /readyz).
+func (db *DB) Ping(ctx context.Context) error {
+	return db.W.PingContext(ctx)
+}
+
+func (db *DB) changed(scope string) {
+	if db.Changed != nil {
+		db.Changed(scope)
+	}
+}
+
+// ts converts a time for storage: UTC with microsecond precision (what PostgreSQL keeps). SQLite
+// gets a fixed-width text form, so that text comparison orders times correctly.
+func (db *DB) ts(t time.Time) any {
+	t = t.UTC().Truncate(time.Microsecond)
+	if db.Dialect == SQLite {
+		return t.Format(sqliteTime)
+	}
+	return t
+}
+
+// nts is ts for an optional time: nil stores NULL.
+func (db *DB) nts(t *time.Time) any {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return db.ts(*t)
+}
+
+const sqliteTime = "2006-01-02T15:04:05.000000Z"
+
+// Time scans a time stored by ts from either engine. A NULL leaves it zero.
+type Time struct{ time.Time }
+
+// Scan implements sql.Scanner.
+func (t *Time) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		t.Time = time.Time{}
+	case time.Time:
+		t.Time = v.UTC()
+	case string:
+		return t.parse(v)
+	case []byte:
+		return t.parse(string(v))
+	default:
+		return fmt.Errorf("sqldb: cannot scan %T into a time", src)
+	}
+	return nil
+}
+
+func (t *Time) parse(s string) error {
+	for _, layout := range []string{sqliteTime, time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05"} {
+		if v, err := time.Parse(layout, s); err == nil {
+			t.Time = v.UTC()
+			return nil
+		}
+	}
+	return fmt.Errorf("sqldb: unparseable time %q", s)
+}
+
+// Ptr returns nil for a NULL time.
+func (t Time) Ptr() *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	v := t.Time
+	return &v
+}
+
+// tx runs fn in a write transaction and commits it when fn returns nil.
+func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.W.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// isUniqueViolation reports whether err is a unique-constraint violation on either engine.
+func isUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	// pgx reports SQLSTATE 23505; SQLite reports "UNIQUE constraint failed" (extended code 2067).
+	return strings.Contains(s, "SQLSTATE 23505") || strings.Contains(s, "UNIQUE constraint failed")
+}
+
+// notFound is the error of a missing row.
+func notFound(what, id string) error {
+	return folio.Errorf(folio.ENOTFOUND, "%s %q was not found.", what, id)
+}
+
+// escapeLike escapes the LIKE wildcards of a user's search text (used with ESCAPE '\').
+func escapeLike(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s)
+}

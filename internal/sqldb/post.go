@@ -1,0 +1,504 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/slug"
+)
+
+// ScopePosts names the data scope post writes change.
+const ScopePosts = "posts"
+
+// JobPublishPost is the kind of the job that publishes a scheduled post.
+const JobPublishPost = "publish"
+
+const postColumns = `id, slug, title, content, excerpt, category, tags, status, published_at, created_at, updated_at,
+	author_id, author_name, author_email, extblog_id, series, seo, settings, scheduled_at, cross_platform, archived_at`
+
+// postListColumns leaves the content out: lists never show it and it is the bulk of a row.
+var postListColumns = strings.Replace(postColumns, "content", "'' AS content", 1)
+
+func scanPost(row interface{ Scan(...any) error }) (*folio.Post, error) {
+	var p folio.Post
+	var tags, seo, settings, cross string
+	var published, created, updated, scheduled, archived Time
+	if err := row.Scan(&p.ID, &p.Slug, &p.Title, &p.Content, &p.Excerpt, &p.Category, &tags, &p.Status, &published,
+		&created, &updated, &p.Author.ID, &p.Author.Name, &p.Author.Email, &p.ExtblogID, &p.Series, &seo, &settings,
+		&scheduled, &cross, &archived); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(tags), &p.Tags); err != nil {
+		return nil, fmt.Errorf("post %s tags: %w", p.ID, err)
+	}
+	if err := unmarshalOpt(seo, &p.SEO); err != nil {
+		return nil, fmt.Errorf("post %s seo: %w", p.ID, err)
+	}
+	if err := unmarshalOpt(settings, &p.Settings); err != nil {
+		return nil, fmt.Errorf("post %s settings: %w", p.ID, err)
+	}
+	if err := unmarshalOpt(cross, &p.CrossPlatformPublishing); err != nil {
+		return nil, fmt.Errorf("post %s cross_platform: %w", p.ID, err)
+	}
+	p.PublishedAt, p.ScheduledAt, p.ArchivedAt = published.Ptr(), scheduled.Ptr(), archived.Ptr()
+	p.CreatedAt, p.UpdatedAt = created.Time, updated.Time
+	return &p, nil
+}
+
+func unmarshalOpt[T any](s string, into **T) error {
+	if s == "" {
+		*into = nil
+		return nil
+	}
+	v := new(T)
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return err
+	}
+	*into = v
+	return nil
+}
+
+func marshalOpt[T any](v *T) string {
+	if v == nil {
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Post returns the post with the given id, or ENOTFOUND.
+func (db *DB) Post(ctx context.Context, id string) (*folio.Post, error) {
+	p, err := scanPost(db.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
+	if err == sql.ErrNoRows {
+		return nil, notFound("Post", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.Post: %w", err)
+	}
+	return p, nil
+}
+
+// PostBySlug returns the post with the given slug. When slug is a former slug of a post, it
+// returns that post, whose Slug then differs from slug (the caller redirects). An unknown slug
+// is ENOTFOUND.
+func (db *DB) PostBySlug(ctx context.Context, s string) (*folio.Post, error) {
+	p, err := scanPost(db.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE slug = $1`, s))
+	if err == sql.ErrNoRows {
+		p, err = scanPost(db.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts
+			WHERE id = (SELECT post_id FROM slug_redirects WHERE old_slug = $1)`, s))
+	}
+	if err == sql.ErrNoRows {
+		return nil, notFound("Post", s)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.PostBySlug: %w", err)
+	}
+	return p, nil
+}
+
+// Posts returns one page of the posts f selects, newest first (by publication, else creation),
+// and the total count.
+func (db *DB) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int, error) {
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if len(f.Statuses) > 0 {
+		var or []string
+		for _, s := range f.Statuses {
+			if s == folio.PostStatusArchived {
+				or = append(or, "archived_at IS NOT NULL")
+			} else {
+				or = append(or, "(status = "+arg(s)+" AND archived_at IS NULL)")
+			}
+		}
+		where = append(where, "("+strings.Join(or, " OR ")+")")
+	}
+	if c := strings.TrimSpace(f.Category); c != "" {
+		where = append(where, "LOWER(category) = "+arg(strings.ToLower(c)))
+	}
+	if t := strings.TrimSpace(f.Tag); t != "" {
+		where = append(where, "id IN (SELECT post_id FROM post_tags WHERE tag = "+arg(strings.ToLower(t))+")")
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM posts`+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
+	}
+	cols := postListColumns
+	if f.WithContent {
+		cols = postColumns
+	}
+	limit, offset := f.Limit, (f.Page-1)*f.Limit
+	rows, err := db.R.QueryContext(ctx, `SELECT `+cols+` FROM posts`+cond+
+		` ORDER BY COALESCE(published_at, created_at) DESC, id DESC LIMIT `+arg(limit)+` OFFSET `+arg(offset), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
+	}
+	defer rows.Close()
+	out := []*folio.Post{}
+	for rows.Next() {
+		p, err := scanPost(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, total, rows.Err()
+}
+
+// CreatePost stores a new post built from in (already validated) by author. Without a given slug
+// one is made from the title and made unique with -2, -3…; a given slug that another post uses
+// is ECONFLICT. A post created as published gets publishedAt now.
+func (db *DB) CreatePost(ctx context.Context, in *folio.PostInput, author folio.PostAuthor) (*folio.Post, error) {
+	p := &folio.Post{}
+	p.ID = folio.NewID()
+	in.Apply(p)
+	p.Author = author
+	if p.Excerpt == "" {
+		p.Excerpt = folio.Excerpt(p.Content, folio.AutoExcerptLen)
+	}
+	now := db.Now().UTC().Truncate(time.Microsecond)
+	p.CreatedAt, p.UpdatedAt = now, now
+	if p.Status == folio.PostPublished {
+		p.PublishedAt = &now
+	}
+	given := ""
+	if in.Slug != nil {
+		given = *in.Slug
+	}
+	var err error
+	// A concurrent create may take the slug chosen here between the check and the insert; the
+	// unique index catches that and a fresh attempt picks the next free suffix.
+	for attempt := 0; attempt < 20; attempt++ {
+		err = db.tx(ctx, func(tx *sql.Tx) error {
+			if err := db.claimSlug(ctx, tx, p, given); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO posts (`+postColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+				$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`, db.postValues(p)...); err != nil {
+				return err
+			}
+			return setPostTags(ctx, tx, p)
+		})
+		if !isUniqueViolation(err) || given != "" {
+			break
+		}
+	}
+	switch {
+	case isUniqueViolation(err):
+		return nil, folio.Errorf(folio.ECONFLICT, "The slug %q is already used by another post.", p.Slug)
+	case folio.ErrorCode(err) != folio.EINTERNAL:
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("sqldb.CreatePost: %w", err)
+	}
+	db.changed(ScopePosts)
+	return p, nil
+}
+
+// UpdatePost applies in to the post with the given id, or returns ENOTFOUND. A present slug
+// renames the post (the old slug keeps answering with a redirect); an empty one derives it again
+// from the title; an absent one keeps it, also when the title changes, so links stay stable.
+func (db *DB) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*folio.Post, error) {
+	var p *folio.Post
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		p, err = scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
+		if err == sql.ErrNoRows {
+			return notFound("Post", id)
+		}
+		if err != nil {
+			return err
+		}
+		in.Apply(p)
+		if p.Excerpt == "" {
+			p.Excerpt = folio.Excerpt(p.Content, folio.AutoExcerptLen)
+		}
+		now := db.Now().UTC().Truncate(time.Microsecond)
+		p.UpdatedAt = now
+		if p.Status == folio.PostPublished && p.PublishedAt == nil {
+			p.PublishedAt = &now
+		}
+		if in.Slug != nil && *in.Slug != p.Slug {
+			old := p.Slug
+			if err := db.claimSlug(ctx, tx, p, *in.Slug); err != nil {
+				return err
+			}
+			if p.Slug != old {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO slug_redirects (old_slug, post_id, created_at) VALUES ($1, $2, $3)
+					ON CONFLICT (old_slug) DO UPDATE SET post_id = excluded.post_id, created_at = excluded.created_at`,
+					old, p.ID, db.ts(now)); err != nil {
+					return err
+				}
+			}
+		}
+		if err := db.writePost(ctx, tx, p); err != nil {
+			return err
+		}
+		return setPostTags(ctx, tx, p)
+	})
+	switch {
+	case isUniqueViolation(err):
+		return nil, folio.Errorf(folio.ECONFLICT, "The slug %q is already used by another post.", p.Slug)
+	case folio.ErrorCode(err) != folio.EINTERNAL:
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("sqldb.UpdatePost: %w", err)
+	}
+	db.changed(ScopePosts)
+	return p, nil
+}
+
+// DeletePost removes a post, its former slugs and its pending jobs, or returns ENOTFOUND.
+func (db *DB) DeletePost(ctx context.Context, id string) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM posts WHERE id = $1`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("Post", id)
+		}
+		return cancelPublishJobs(ctx, tx, id, "")
+	})
+	if folio.IsNotFound(err) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("sqldb.DeletePost: %w", err)
+	}
+	db.changed(ScopePosts)
+	return nil
+}
+
+// SavePublishingOptions applies a publishing plan to its post in one transaction with the
+// scheduling: publishing now sets publishedAt on the first publication, clears any schedule and
+// un-archives the post; a future ScheduledAt makes the post a draft and enqueues one publish job
+// for that time (replacing a job for another time); otherwise the post becomes a draft and any
+// schedule is cancelled. Unknown post: ENOTFOUND.
+func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingPlan) (*folio.Post, error) {
+	var p *folio.Post
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		p, err = scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, plan.PostID))
+		if err == sql.ErrNoRows {
+			return notFound("Article", plan.PostID)
+		}
+		if err != nil {
+			return err
+		}
+		if plan.CrossPlatformPublishing != nil {
+			c := *plan.CrossPlatformPublishing
+			p.CrossPlatformPublishing = &c
+		}
+		if plan.SEOSet {
+			p.SEO = plan.SEO
+		}
+		if plan.Series != nil {
+			p.Series = *plan.Series
+		}
+		if plan.Settings != nil {
+			s := *plan.Settings
+			p.Settings = &s
+		}
+		now := db.Now().UTC().Truncate(time.Microsecond)
+		p.UpdatedAt = now
+		keep := ""
+		switch {
+		case plan.Publish:
+			p.Status, p.ScheduledAt, p.ArchivedAt = folio.PostPublished, nil, nil
+			if p.PublishedAt == nil {
+				p.PublishedAt = &now
+			}
+		case plan.ScheduledAt != nil:
+			at := *plan.ScheduledAt
+			p.Status, p.ScheduledAt = folio.PostDraft, &at
+			keep = publishJobKey(p.ID, at)
+			payload, _ := json.Marshal(PublishJobPayload{PostID: p.ID, ScheduledAt: at})
+			if err := db.enqueueJob(ctx, tx, JobPublishPost, keep, string(payload), at); err != nil {
+				return err
+			}
+		default:
+			p.Status, p.ScheduledAt = folio.PostDraft, nil
+		}
+		if err := cancelPublishJobs(ctx, tx, p.ID, keep); err != nil {
+			return err
+		}
+		return db.writePost(ctx, tx, p)
+	})
+	if folio.ErrorCode(err) != folio.EINTERNAL {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.SavePublishingOptions: %w", err)
+	}
+	db.changed(ScopePosts)
+	return p, nil
+}
+
+// PublishJobPayload is the payload of a JobPublishPost job.
+type PublishJobPayload struct {
+	PostID      string    `json:"postId"`
+	ScheduledAt time.Time `json:"scheduledAt"`
+}
+
+func publishJobKey(postID string, at time.Time) string {
+	return JobPublishPost + ":" + postID + ":" + at.UTC().Format(time.RFC3339Nano)
+}
+
+// cancelPublishJobs deletes the pending publish jobs of a post except the one with key keep.
+// A job already running is left alone: it re-reads the post and does nothing when the schedule
+// it was made for is gone.
+func cancelPublishJobs(ctx context.Context, tx *sql.Tx, postID, keep string) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = $1 AND key LIKE $2 ESCAPE '\' AND key <> $3 AND status = 'pending'`,
+		JobPublishPost, escapeLike(JobPublishPost+":"+postID+":")+"%", keep)
+	return err
+}
+
+// PublishScheduledPost publishes the post of a publish job when it is still scheduled for at and
+// still a draft. It returns the post as it now is and whether this call published it; a post
+// rescheduled or published meanwhile is returned unchanged (the job is stale). publishedAt, when
+// not set by an earlier publication, is the scheduled time.
+func (db *DB) PublishScheduledPost(ctx context.Context, id string, at time.Time) (*folio.Post, bool, error) {
+	var p *folio.Post
+	published := false
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		p, err = scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
+		if err == sql.ErrNoRows {
+			return notFound("Post", id)
+		}
+		if err != nil {
+			return err
+		}
+		if p.ScheduledAt == nil || !p.ScheduledAt.Equal(at) || p.Status != folio.PostDraft {
+			return nil
+		}
+		now := db.Now().UTC().Truncate(time.Microsecond)
+		pub := at.UTC().Truncate(time.Microsecond)
+		if p.PublishedAt != nil {
+			pub = *p.PublishedAt
+		}
+		// The status and schedule are part of the condition, so of two racing callers only one
+		// changes the row.
+		res, err := tx.ExecContext(ctx, `UPDATE posts SET status = 'published', published_at = $1, archived_at = NULL, updated_at = $2
+			WHERE id = $3 AND status = 'draft' AND scheduled_at = $4`, db.ts(pub), db.ts(now), id, db.ts(at))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			published = true
+			p.Status, p.PublishedAt, p.ArchivedAt, p.UpdatedAt = folio.PostPublished, &pub, nil, now
+		}
+		return nil
+	})
+	if folio.IsNotFound(err) {
+		return nil, false, err
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("sqldb.PublishScheduledPost: %w", err)
+	}
+	if published {
+		db.changed(ScopePosts)
+	}
+	return p, published, nil
+}
+
+// SetPostExtblogID records the post's id on the external platform ("" clears it). It does not
+// change updatedAt: the content did not change.
+func (db *DB) SetPostExtblogID(ctx context.Context, id, extblogID string) error {
+	res, err := db.W.ExecContext(ctx, `UPDATE posts SET extblog_id = $1 WHERE id = $2`, extblogID, id)
+	if err != nil {
+		return fmt.Errorf("sqldb.SetPostExtblogID: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound("Post", id)
+	}
+	db.changed(ScopePosts)
+	return nil
+}
+
+// claimSlug sets p.Slug: the given slug when no other post uses it (it may be a former slug of
+// any post: the live post takes it over), else ECONFLICT; without one, a free slug made from the
+// title (which also avoids former slugs, so old links keep working).
+func (db *DB) claimSlug(ctx context.Context, tx *sql.Tx, p *folio.Post, given string) error {
+	if given != "" {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM posts WHERE slug = $1 AND id <> $2`, given, p.ID).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return folio.Errorf(folio.ECONFLICT, "The slug %q is already used by another post.", given)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM slug_redirects WHERE old_slug = $1`, given); err != nil {
+			return err
+		}
+		p.Slug = given
+		return nil
+	}
+	base := slug.Make(p.Title, folio.MaxSlugLen)
+	if base == "" {
+		base = "post"
+	}
+	for n := 1; n <= 1000; n++ {
+		cand := base
+		if n > 1 {
+			suffix := "-" + strconv.Itoa(n)
+			cand = slug.Cut(base, folio.MaxSlugLen-len(suffix)) + suffix
+		}
+		var taken int
+		if err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM posts WHERE slug = $1 AND id <> $2)
+			+ (SELECT COUNT(*) FROM slug_redirects WHERE old_slug = $1 AND post_id <> $2)`, cand, p.ID).Scan(&taken); err != nil {
+			return err
+		}
+		if taken == 0 {
+			p.Slug = cand
+			return nil
+		}
+	}
+	// A thousand posts with one title: fall back to a suffix that cannot collide.
+	p.Slug = slug.Cut(base, folio.MaxSlugLen-13) + "-" + strings.ReplaceAll(p.ID, "-", "")[20:32]
+	return nil
+}
+
+func (db *DB) postValues(p *folio.Post) []any {
+	tags, _ := json.Marshal(p.Tags)
+	return []any{p.ID, p.Slug, p.Title, p.Content, p.Excerpt, p.Category, string(tags), p.Status, db.nts(p.PublishedAt),
+		db.ts(p.CreatedAt), db.ts(p.UpdatedAt), p.Author.ID, p.Author.Name, p.Author.Email, p.ExtblogID, p.Series,
+		marshalOpt(p.SEO), marshalOpt(p.Settings), db.nts(p.ScheduledAt), marshalOpt(p.CrossPlatformPublishing), db.nts(p.ArchivedAt)}
+}
+
+// writePost stores every column of p but id, author and creation time.
+func (db *DB) writePost(ctx context.Context, tx *sql.Tx, p *folio.Post) error {
+	v := db.postValues(p)
+	_, err := tx.ExecContext(ctx, `UPDATE posts SET slug = $1, title = $2, content = $3, excerpt = $4, category = $5, tags = $6,
+		status = $7, published_at = $8, updated_at = $9, extblog_id = $10, series = $11, seo = $12, settings = $13,
+		scheduled_at = $14, cross_platform = $15, archived_at = $16 WHERE id = $17`,
+		v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[10], v[14], v[15], v[16], v[17], v[18], v[19], v[20], p.ID)
+	return err
+}
+
+func setPostTags(ctx context.Context, tx *sql.Tx, p *folio.Post) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM post_tags WHERE post_id = $1`, p.ID); err != nil {
+		return err
+	}
+	for _, t := range p.Tags {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO post_tags (post_id, tag) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+			p.ID, strings.ToLower(t)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

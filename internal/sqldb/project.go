@@ -1,0 +1,185 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/foliohq/folio"
+)
+
+// ScopeProjects names the data scope project writes change.
+const ScopeProjects = "projects"
+
+const projectColumns = `id, title, description, long_description, technologies, status, demo_url, source_url, images, created_at, updated_at`
+
+func scanProject(row interface{ Scan(...any) error }) (*folio.Project, error) {
+	var p folio.Project
+	var techs, images string
+	var created, updated Time
+	if err := row.Scan(&p.ID, &p.Title, &p.Description, &p.LongDescription, &techs, &p.Status, &p.DemoURL,
+		&p.SourceURL, &images, &created, &updated); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(techs), &p.Technologies); err != nil {
+		return nil, fmt.Errorf("project %s technologies: %w", p.ID, err)
+	}
+	if err := json.Unmarshal([]byte(images), &p.Images); err != nil {
+		return nil, fmt.Errorf("project %s images: %w", p.ID, err)
+	}
+	p.CreatedAt, p.UpdatedAt = created.Time, updated.Time
+	return &p, nil
+}
+
+// Project returns the project with the given id, or ENOTFOUND.
+func (db *DB) Project(ctx context.Context, id string) (*folio.Project, error) {
+	p, err := scanProject(db.R.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
+	if err == sql.ErrNoRows {
+		return nil, notFound("Project", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.Project: %w", err)
+	}
+	return p, nil
+}
+
+// Projects returns one page of the projects f selects, newest first, and the total count.
+func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Project, int, error) {
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if len(f.Statuses) > 0 {
+		ph := make([]string, len(f.Statuses))
+		for i, s := range f.Statuses {
+			ph[i] = arg(s)
+		}
+		where = append(where, "status IN ("+strings.Join(ph, ", ")+")")
+	}
+	if f.Technology != "" {
+		where = append(where, "id IN (SELECT project_id FROM project_technologies WHERE technology = "+arg(strings.ToLower(f.Technology))+")")
+	}
+	if q := strings.TrimSpace(f.Query); q != "" {
+		pat := "%" + escapeLike(strings.ToLower(q)) + "%"
+		a := arg(pat)
+		where = append(where, "(LOWER(title) LIKE "+a+` ESCAPE '\' OR LOWER(description) LIKE `+a+` ESCAPE '\')`)
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM projects`+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+	}
+	limit, offset := f.Limit, (f.Page-1)*f.Limit
+	rows, err := db.R.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects`+cond+
+		` ORDER BY created_at DESC, id DESC LIMIT `+arg(limit)+` OFFSET `+arg(offset), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+	}
+	defer rows.Close()
+	out := []*folio.Project{}
+	for rows.Next() {
+		p, err := scanProject(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, total, rows.Err()
+}
+
+// CreateProject stores a new project built from in (already validated).
+func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio.Project, error) {
+	p := &folio.Project{ID: folio.NewID()}
+	in.Apply(p)
+	now := db.Now().UTC().Truncate(0)
+	p.CreatedAt, p.UpdatedAt = now, now
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		techs, _ := json.Marshal(p.Technologies)
+		images, _ := json.Marshal(p.Images)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO projects (`+projectColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			p.ID, p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL, string(images),
+			db.ts(p.CreatedAt), db.ts(p.UpdatedAt)); err != nil {
+			return err
+		}
+		return db.setTechnologies(ctx, tx, p)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.CreateProject: %w", err)
+	}
+	db.changed(ScopeProjects)
+	return roundTimes(p), nil
+}
+
+// UpdateProject applies in to the project with the given id, or returns ENOTFOUND.
+func (db *DB) UpdateProject(ctx context.Context, id string, in *folio.ProjectInput) (*folio.Project, error) {
+	var p *folio.Project
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		p, err = scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
+		if err == sql.ErrNoRows {
+			return notFound("Project", id)
+		}
+		if err != nil {
+			return err
+		}
+		in.Apply(p)
+		p.UpdatedAt = db.Now().UTC()
+		techs, _ := json.Marshal(p.Technologies)
+		images, _ := json.Marshal(p.Images)
+		if _, err := tx.ExecContext(ctx, `UPDATE projects SET title = $1, description = $2, long_description = $3,
+			technologies = $4, status = $5, demo_url = $6, source_url = $7, images = $8, updated_at = $9 WHERE id = $10`,
+			p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL, string(images),
+			db.ts(p.UpdatedAt), p.ID); err != nil {
+			return err
+		}
+		return db.setTechnologies(ctx, tx, p)
+	})
+	if folio.IsNotFound(err) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.UpdateProject: %w", err)
+	}
+	db.changed(ScopeProjects)
+	return roundTimes(p), nil
+}
+
+// DeleteProject removes a project, or returns ENOTFOUND.
+func (db *DB) DeleteProject(ctx context.Context, id string) error {
+	res, err := db.W.ExecContext(ctx, `DELETE FROM projects WHERE id = $1`, id)
+	if err != nil {
+		return fmt.Errorf("sqldb.DeleteProject: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound("Project", id)
+	}
+	db.changed(ScopeProjects)
+	return nil
+}
+
+func (db *DB) setTechnologies(ctx context.Context, tx *sql.Tx, p *folio.Project) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM project_technologies WHERE project_id = $1`, p.ID); err != nil {
+		return err
+	}
+	for _, t := range p.Technologies {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO project_technologies (project_id, technology) VALUES ($1, $2)
+			ON CONFLICT DO NOTHING`, p.ID, strings.ToLower(t)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// roundTimes makes returned times equal what a later read returns (microseconds, UTC).
+func roundTimes(p *folio.Project) *folio.Project {
+	p.CreatedAt = p.CreatedAt.UTC().Truncate(1000)
+	p.UpdatedAt = p.UpdatedAt.UTC().Truncate(1000)
+	return p
+}

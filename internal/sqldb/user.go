@@ -1,0 +1,170 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/foliohq/folio"
+)
+
+const userColumns = `id, email, name, role, password_hash, bio, location, website, created_at, updated_at`
+
+func scanUser(row interface{ Scan(...any) error }) (*folio.User, error) {
+	var u folio.User
+	var created, updated Time
+	if err := row.Scan(&u.ID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.Bio, &u.Location, &u.Website,
+		&created, &updated); err != nil {
+		return nil, err
+	}
+	u.CreatedAt, u.UpdatedAt = created.Time, updated.Time
+	return &u, nil
+}
+
+// CreateUser stores a new user from in (already validated) with the given password hash. An
+// email already taken, in any letter case, is ECONFLICT.
+func (db *DB) CreateUser(ctx context.Context, in *folio.UserInput, passwordHash string) (*folio.User, error) {
+	return db.insertUser(ctx, in, passwordHash, false)
+}
+
+// CreateFirstUser stores a new user only when the users table is empty (first-start bootstrap).
+// It returns nil and no error when a user already exists, including when another instance
+// starting at the same moment created it first.
+func (db *DB) CreateFirstUser(ctx context.Context, in *folio.UserInput, passwordHash string) (*folio.User, error) {
+	u, err := db.insertUser(ctx, in, passwordHash, true)
+	if folio.ErrorCode(err) == folio.ECONFLICT {
+		return nil, nil
+	}
+	return u, err
+}
+
+func (db *DB) insertUser(ctx context.Context, in *folio.UserInput, passwordHash string, onlyFirst bool) (*folio.User, error) {
+	now := db.Now().UTC().Truncate(1000)
+	u := &folio.User{ID: folio.NewID(), Email: in.Email, Name: in.Name, Role: in.Role, PasswordHash: passwordHash,
+		CreatedAt: now, UpdatedAt: now}
+	q := `INSERT INTO users (id, email, email_key, name, role, password_hash, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+	if onlyFirst {
+		q = `INSERT INTO users (id, email, email_key, name, role, password_hash, created_at, updated_at)
+			SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE NOT EXISTS (SELECT 1 FROM users)`
+	}
+	res, err := db.W.ExecContext(ctx, q, u.ID, u.Email, folio.EmailKey(u.Email), u.Name, string(u.Role), passwordHash,
+		db.ts(now), db.ts(now))
+	if isUniqueViolation(err) {
+		return nil, folio.Errorf(folio.ECONFLICT, "A user with the email %q already exists.", in.Email)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.CreateUser: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, folio.Errorf(folio.ECONFLICT, "A user already exists.")
+	}
+	return u, nil
+}
+
+// User returns the user with the given id, or ENOTFOUND.
+func (db *DB) User(ctx context.Context, id string) (*folio.User, error) {
+	u, err := scanUser(db.R.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+	if err == sql.ErrNoRows {
+		return nil, notFound("User", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.User: %w", err)
+	}
+	return u, nil
+}
+
+// UserByEmail returns the user with the given email, compared without letter case, or
+// ENOTFOUND.
+func (db *DB) UserByEmail(ctx context.Context, email string) (*folio.User, error) {
+	u, err := scanUser(db.R.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email_key = $1`, folio.EmailKey(email)))
+	if err == sql.ErrNoRows {
+		return nil, notFound("User", email)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.UserByEmail: %w", err)
+	}
+	return u, nil
+}
+
+// Users returns every user, oldest first.
+func (db *DB) Users(ctx context.Context) ([]*folio.User, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT `+userColumns+` FROM users ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.Users: %w", err)
+	}
+	defer rows.Close()
+	out := []*folio.User{}
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqldb.Users: %w", err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// CountUsers returns how many users exist.
+func (db *DB) CountUsers(ctx context.Context) (int, error) {
+	var n int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("sqldb.CountUsers: %w", err)
+	}
+	return n, nil
+}
+
+// UpdateProfile applies in (already validated) to the user with the given id, or returns
+// ENOTFOUND.
+func (db *DB) UpdateProfile(ctx context.Context, id string, in *folio.ProfileUpdate) (*folio.User, error) {
+	var u *folio.User
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		u, err = scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+		if err == sql.ErrNoRows {
+			return notFound("User", id)
+		}
+		if err != nil {
+			return err
+		}
+		in.Apply(u)
+		u.UpdatedAt = db.Now().UTC().Truncate(1000)
+		_, err = tx.ExecContext(ctx, `UPDATE users SET name = $1, bio = $2, location = $3, website = $4, updated_at = $5
+			WHERE id = $6`, u.Name, u.Bio, u.Location, u.Website, db.ts(u.UpdatedAt), u.ID)
+		return err
+	})
+	if folio.IsNotFound(err) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.UpdateProfile: %w", err)
+	}
+	return u, nil
+}
+
+// SetPasswordHash replaces a user's password hash (a new password, or a rehash at login when the
+// hashing parameters changed), or returns ENOTFOUND.
+func (db *DB) SetPasswordHash(ctx context.Context, id, hash string) error {
+	res, err := db.W.ExecContext(ctx, `UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3`,
+		hash, db.ts(db.Now()), id)
+	if err != nil {
+		return fmt.Errorf("sqldb.SetPasswordHash: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound("User", id)
+	}
+	return nil
+}
+
+// DeleteUser removes a user and their API keys, or returns ENOTFOUND. Their sessions stop
+// working because every request re-reads the user.
+func (db *DB) DeleteUser(ctx context.Context, id string) error {
+	res, err := db.W.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, id)
+	if err != nil {
+		return fmt.Errorf("sqldb.DeleteUser: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound("User", id)
+	}
+	return nil
+}

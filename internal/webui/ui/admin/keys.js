@@ -1,0 +1,88 @@
+// Settings → API keys: create (the secret is shown once), list with level, last use and
+// expiry, and revoke.
+import { api } from './shared/api.js';
+import { h, field, formatDateTime, replace } from './shared/dom.js';
+import { pageHead, statusBox, errorText, badge, busy, markFields } from './ui.js';
+
+export async function render({ announce }) {
+  const status = statusBox();
+  const secretBox = h('div', { id: 'new-key', 'aria-live': 'polite' });
+  const body = h('div', {});
+
+  const load = async () => {
+    const res = await api('GET', '/api/keys');
+    const rows = res.keys.map((k) => {
+      const revoke = h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke ${k.name}`, 'data-key-id': k.id }, 'Revoke');
+      revoke.addEventListener('click', () => busy(revoke, async () => {
+        if (!window.confirm(`Revoke the key “${k.name}”? Anything using it stops working at once.`)) return;
+        try {
+          await api('DELETE', `/api/keys/${encodeURIComponent(k.id)}`);
+          status.set(`Revoked “${k.name}”.`, 'ok');
+          announce(`Revoked ${k.name}`);
+          await load();
+        } catch (e) { status.set(errorText(e), 'error'); }
+      }));
+      const expired = k.expiresAt && new Date(k.expiresAt) < new Date();
+      return h('tr', { 'data-key-name': k.name },
+        h('td', { 'data-label': 'Name' }, k.name),
+        h('td', { 'data-label': 'Key' }, h('span', { class: 'mono' }, `${k.prefix}…`)),
+        h('td', { 'data-label': 'Level' }, badge(k.level)),
+        h('td', { 'data-label': 'Created' }, formatDateTime(k.createdAt)),
+        h('td', { 'data-label': 'Last used' }, k.lastUsedAt ? formatDateTime(k.lastUsedAt) : 'never'),
+        h('td', { 'data-label': 'Expires' }, k.expiresAt ? `${formatDateTime(k.expiresAt)}${expired ? ' (expired)' : ''}` : 'never'),
+        h('td', {}, revoke));
+    });
+    replace(body, rows.length === 0 ? h('p', { class: 'muted' }, 'No API keys yet.')
+      : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'keys-table' },
+        h('thead', {}, h('tr', {}, ['Name', 'Key', 'Level', 'Created', 'Last used', 'Expires', ''].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, rows))));
+  };
+
+  const name = h('input', { type: 'text', name: 'name', id: 'key-name', required: true, maxlength: 100 });
+  const level = h('select', { name: 'level', id: 'key-level' },
+    [['read', 'Read — public data'], ['write', 'Write — create and update content'], ['admin', 'Admin — full access']]
+      .map(([v, t]) => h('option', { value: v }, t)));
+  const expires = h('select', { name: 'expiresAt', id: 'key-expires' },
+    [['', 'Never'], ['30', 'In 30 days'], ['90', 'In 90 days'], ['365', 'In a year']].map(([v, t]) => h('option', { value: v }, t)));
+  const create = h('button', { type: 'submit' }, 'Create key');
+  const form = h('form', { class: 'panel', id: 'key-form', novalidate: true }, h('h2', {}, 'New key'),
+    h('div', { class: 'grid' }, field('Name', name, 'What uses this key, e.g. "CI deploy"'), field('Level', level), field('Expires', expires)), create);
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    if (!name.value.trim()) {
+      status.set('Give the key a name.', 'error');
+      name.setAttribute('aria-invalid', 'true');
+      name.focus();
+      return;
+    }
+    busy(create, async () => {
+      const body = { name: name.value.trim(), level: level.value };
+      if (expires.value) body.expiresAt = new Date(Date.now() + Number(expires.value) * 86400000).toISOString();
+      try {
+        const res = await api('POST', '/api/keys', body);
+        markFields(form, null);
+        const secret = h('code', { class: 'secret', id: 'new-key-secret' }, res.key);
+        const copy = h('button', { type: 'button', class: 'secondary' }, 'Copy');
+        copy.addEventListener('click', async () => {
+          try { await navigator.clipboard.writeText(res.key); copy.textContent = 'Copied'; } catch { copy.textContent = 'Select the key and copy it'; }
+        });
+        const done = h('button', { type: 'button', class: 'secondary', id: 'new-key-done' }, 'I have stored it');
+        done.addEventListener('click', () => { secretBox.replaceChildren(); name.focus(); });
+        replace(secretBox, h('section', { class: 'panel' }, h('h2', {}, `Key “${res.apiKey.name}” created`),
+          h('p', {}, 'Copy this key now. It is shown this once and cannot be shown again.'), secret,
+          h('div', { class: 'row' }, copy, done)));
+        form.reset();
+        announce('Key created; copy it now, it is shown once');
+        status.clear();
+        await load();
+        copy.focus();
+      } catch (e) {
+        status.set(errorText(e), 'error');
+        markFields(form, e);
+      }
+    });
+  });
+
+  await load();
+  return h('div', {}, pageHead('Settings → API keys'), status, secretBox, form, h('section', { class: 'panel' }, h('h2', {}, 'Keys'), body));
+}

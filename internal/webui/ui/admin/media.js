@@ -1,0 +1,88 @@
+// Media library: upload a file, generate an image from a prompt, and browse what is stored.
+import { api, query } from './shared/api.js';
+import { h, field, formatBytes, formatDateTime, replace, safeURL } from './shared/dom.js';
+import { pageHead, statusBox, errorText, pager, busy } from './ui.js';
+
+const SIZES = ['1024x1024', '1024x1536', '1536x1024'];
+
+function tile(m) {
+  const url = safeURL(m.url);
+  const isImage = /^image\//.test(m.contentType || '');
+  const copy = h('button', { type: 'button', class: 'link' }, 'Copy URL');
+  copy.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(m.url);
+      copy.textContent = 'Copied';
+    } catch {
+      copy.textContent = m.url;
+    }
+  });
+  return h('figure', {},
+    h('div', { class: 'thumb' }, isImage && url ? h('img', { src: url, alt: m.prompt || m.filename, loading: 'lazy' }) : h('span', { class: 'mono' }, m.contentType)),
+    h('figcaption', {}, h('div', {}, url ? h('a', { href: url, target: '_blank', rel: 'noopener' }, m.filename) : m.filename),
+      h('div', { class: 'muted' }, [formatBytes(m.size), m.width ? `${m.width}×${m.height}` : '', m.source === 'ai' || m.prompt ? 'AI' : ''].filter(Boolean).join(' · ')),
+      m.prompt ? h('div', { class: 'muted' }, `“${m.prompt}”`) : null,
+      m.createdAt ? h('div', { class: 'muted' }, formatDateTime(m.createdAt)) : null, copy));
+}
+
+export async function render({ announce }) {
+  const status = statusBox();
+  const library = h('div', {});
+  const load = async (page = 1) => {
+    const res = await api('GET', `/api/media${query({ page, limit: 24 })}`);
+    replace(library, res.media.length === 0 ? h('p', { class: 'muted' }, 'Nothing uploaded yet.')
+      : h('div', { class: 'media-grid', id: 'media-grid' }, res.media.map(tile)), pager(res.pagination, load));
+  };
+
+  const file = h('input', { type: 'file', name: 'file', id: 'upload-file', accept: 'image/png,image/jpeg,image/gif,image/webp,image/avif,application/pdf' });
+  const upload = h('button', { type: 'submit' }, 'Upload');
+  const upForm = h('form', { class: 'panel', id: 'upload-form' }, h('h2', {}, 'Upload'), field('File', file, 'PNG, JPEG, GIF, WebP, AVIF or PDF'), upload);
+  upForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    if (!file.files.length) {
+      status.set('Choose a file to upload.', 'error');
+      file.focus();
+      return;
+    }
+    busy(upload, async () => {
+      const fd = new FormData();
+      fd.append('file', file.files[0]);
+      try {
+        const res = await api('POST', '/api/media/upload', fd);
+        status.set(`Uploaded ${res.filename} (${formatBytes(res.size)}).`, 'ok');
+        announce('Upload finished');
+        upForm.reset();
+        await load();
+      } catch (e) { status.set(`Upload failed: ${errorText(e)}`, 'error'); }
+    });
+  });
+
+  const prompt = h('textarea', { name: 'prompt', id: 'ai-prompt', rows: 3, maxlength: 4000, required: true });
+  const size = h('select', { name: 'size', id: 'ai-size' }, SIZES.map((s) => h('option', { value: s }, s)));
+  const gen = h('button', { type: 'submit' }, 'Generate');
+  const result = h('div', { id: 'ai-result' });
+  const aiForm = h('form', { class: 'panel', id: 'ai-form', novalidate: true }, h('h2', {}, 'Generate an image'),
+    field('Prompt', prompt), field('Size', size), gen, result);
+  aiForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    if (!prompt.value.trim()) {
+      status.set('Describe the image you want.', 'error');
+      prompt.focus();
+      return;
+    }
+    busy(gen, async () => {
+      status.set('Generating… this can take a while.', 'info');
+      try {
+        const res = await api('POST', '/api/ai/generate-image', { prompt: prompt.value.trim(), size: size.value });
+        const url = safeURL(res.imageUrl);
+        replace(result, url ? h('img', { src: url, alt: res.prompt, class: 'generated' }) : null);
+        status.set('Image generated and saved to the library.', 'ok');
+        announce('Image generated');
+        await load();
+      } catch (e) { status.set(`Generation failed: ${errorText(e)}`, 'error'); }
+    });
+  });
+
+  await load();
+  return h('div', {}, pageHead('Media'), status, h('div', { class: 'grid' }, upForm, aiForm), h('section', { class: 'panel' }, h('h2', {}, 'Library'), library));
+}

@@ -1,0 +1,59 @@
+// Overview: visitors and page views over time, top pages and referrers, from GET /api/analytics
+// (its daily series feeds the chart).
+import { api, query } from './shared/api.js';
+import { h } from './shared/dom.js';
+import { lineChart } from './chart.js';
+import { pageHead } from './ui.js';
+
+/** addDays shifts a YYYY-MM-DD date by n days. */
+export function addDays(day, n) {
+  const [y, m, d] = day.split('-').map(Number);
+  return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
+}
+
+function stat(label, value, id) {
+  return h('div', { class: 'stat', id }, h('div', { class: 'value' }, String(value)), h('div', { class: 'label' }, label));
+}
+
+function barList(title, rows, empty) {
+  const max = Math.max(1, ...rows.map((r) => r.n));
+  return h('section', { class: 'panel' }, h('h2', {}, title),
+    rows.length === 0 ? h('p', { class: 'muted' }, empty)
+      : h('ol', { class: 'bars' }, rows.map((r) => h('li', {},
+        h('div', { class: 'row' }, h('span', { class: 'mono' }, r.label), h('span', { class: 'spacer' }), h('strong', {}, String(r.n))),
+        h('div', { class: 'bar', style: { width: `${Math.round((100 * r.n) / max)}%` } })))));
+}
+
+export async function render({ rest }) {
+  const days = [7, 14, 30].includes(Number(rest)) ? Number(rest) : 14;
+  // The owner's "today" is the last day of the default report's range (its end is exclusive).
+  const probe = await api('GET', '/api/analytics');
+  const lastDay = addDays(probe.timeRange.end.slice(0, 10), -1);
+  const firstDay = addDays(lastDay, -(days - 1));
+  const report = await api('GET', `/api/analytics${query({ start: firstDay, end: lastDay })}`);
+  const daily = report.daily || [];
+  const labels = daily.map((d) => d.date);
+  const select = h('select', { id: 'range', 'aria-label': 'Time range' },
+    [7, 14, 30].map((n) => h('option', { value: String(n), selected: n === days }, `Last ${n} days`)));
+  select.addEventListener('change', () => { location.hash = `#/overview/${select.value}`; });
+
+  return h('div', {},
+    pageHead('Overview', select),
+    h('div', { class: 'stats' },
+      stat('Visits', report.visitors.total, 'stat-visits'),
+      stat('Unique visitors', report.visitors.unique, 'stat-unique'),
+      stat('Returning visitors', report.visitors.returning, 'stat-returning'),
+      stat('Page views', report.pageViews.total, 'stat-views'),
+      stat('Views per visit', Number(report.pageViews.average || 0).toFixed(2), 'stat-average')),
+    lineChart({
+      title: `Visitors and page views, ${firstDay} to ${lastDay}`,
+      labels,
+      series: [
+        { name: 'Visitors', cls: 'visitors', color: '#2f5bd3', values: daily.map((d) => d.visitors) },
+        { name: 'Page views', cls: 'views', color: '#12b76a', values: daily.map((d) => d.pageViews) },
+      ],
+    }),
+    h('div', { class: 'grid' },
+      barList('Top pages', report.topPages.map((p) => ({ label: p.title ? `${p.path} — ${p.title}` : p.path, n: p.views })), 'No page views in this range.'),
+      barList('Referrers', report.referrers.map((r) => ({ label: r.domain, n: r.visits })), 'No referrers in this range.')));
+}

@@ -1,0 +1,33 @@
+// Profile: the signed-in user's name, bio, location and website.
+import { api } from './shared/api.js';
+import { h, field, formatDateTime } from './shared/dom.js';
+import { pageHead, statusBox, errorText, busy, markFields } from './ui.js';
+
+export async function render({ announce }) {
+  const p = await api('GET', '/api/user/profile');
+  const status = statusBox();
+  const name = h('input', { type: 'text', name: 'name', id: 'profile-name', value: p.name, maxlength: 200 });
+  const bio = h('textarea', { name: 'bio', id: 'profile-bio', rows: 4 });
+  bio.value = p.bio || '';
+  const location = h('input', { type: 'text', name: 'location', value: p.location || '' });
+  const website = h('input', { type: 'url', name: 'website', value: p.website || '', placeholder: 'https://…' });
+  const save = h('button', { type: 'submit' }, 'Save profile');
+  const form = h('form', { class: 'panel', id: 'profile-form', novalidate: true },
+    h('p', { class: 'muted' }, `${p.email} · ${p.role} · since ${formatDateTime(p.createdAt, { dateStyle: 'medium' })}`),
+    field('Name', name), field('Bio', bio), h('div', { class: 'grid' }, field('Location', location), field('Website', website)), save);
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    busy(save, async () => {
+      try {
+        const res = await api('PUT', '/api/user/profile', { name: name.value.trim(), bio: bio.value, location: location.value.trim(), website: website.value.trim() });
+        markFields(form, null);
+        status.set(`Profile saved (${res.name}).`, 'ok');
+        announce('Profile saved');
+      } catch (e) {
+        status.set(errorText(e), 'error');
+        markFields(form, e);
+      }
+    });
+  });
+  return h('div', {}, pageHead('Settings → Profile'), status, form);
+}

@@ -1,0 +1,165 @@
+// Package webui serves folio's two browser pages from files embedded in the binary: the admin
+// dashboard at /admin/ and the public booking page at /book. They are plain HTML, CSS and
+// JavaScript modules (no build step, nothing fetched from another origin) that talk to the
+// public /api routes only, with the session cookie set by POST /api/auth/login.
+package webui
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"encoding/json"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+)
+
+//go:embed ui
+var files embed.FS
+
+// Options configure the pages. The zero value serves both pages with the spec's defaults.
+type Options struct {
+	// ImageOrigins are extra origins images may load from (the S3 public base URL when media
+	// lives in S3); local media under /media/ is same-origin and always allowed.
+	ImageOrigins []string
+	// Booking is what the booking page needs to know before its first API call.
+	Booking BookingConfig
+}
+
+// BookingConfig is served to the booking page as /book/config.json. It holds only what the
+// public booking routes already reveal through their answers.
+type BookingConfig struct {
+	// DurationOptions are the meeting lengths in minutes (BOOKING_DURATION_OPTIONS), first is
+	// the default.
+	DurationOptions []int `json:"durationOptions"`
+	// AdvanceDays and MinNoticeHours bound the dates the page offers.
+	AdvanceDays    int `json:"advanceDays"`
+	MinNoticeHours int `json:"minNoticeHours"`
+	// OwnerTimeZone is the owner's IANA zone (BOOKING_TIMEZONE), shown next to the slots.
+	OwnerTimeZone string `json:"ownerTimeZone"`
+}
+
+// asset is one embedded file, ready to serve.
+type asset struct {
+	body        []byte
+	contentType string
+	etag        string
+}
+
+// Handler serves /admin/ (the dashboard) and /book (the booking page). Mount it at "/admin/",
+// "/admin" and "/book", "/book/".
+type Handler struct {
+	assets map[string]asset // by URL path
+	csp    string
+}
+
+// New builds the handler; it reads every embedded file once.
+func New(opt Options) (*Handler, error) {
+	h := &Handler{assets: map[string]asset{}}
+	imgSrc := []string{"'self'", "data:", "blob:"}
+	for _, o := range opt.ImageOrigins {
+		if o = strings.TrimRight(strings.TrimSpace(o), "/"); o != "" && !strings.ContainsAny(o, " ;'\"") {
+			imgSrc = append(imgSrc, o)
+		}
+	}
+	h.csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src " + strings.Join(imgSrc, " ") +
+		"; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+	add := func(urlPath, name string, body []byte) {
+		ct := mime.TypeByExtension(path.Ext(name))
+		switch path.Ext(name) {
+		case ".js":
+			ct = "text/javascript; charset=utf-8"
+		case ".html":
+			ct = "text/html; charset=utf-8"
+		case ".css":
+			ct = "text/css; charset=utf-8"
+		case ".json":
+			ct = "application/json"
+		}
+		sum := sha256.Sum256(body)
+		h.assets[urlPath] = asset{body: body, contentType: ct, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
+	}
+	err := fs.WalkDir(files, "ui", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := files.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(p, "ui/")
+		page, name, _ := strings.Cut(rel, "/")
+		switch page {
+		case "shared":
+			// Shared modules are reachable under both pages so each page only needs its own mount.
+			add("/admin/shared/"+name, name, body)
+			add("/book/shared/"+name, name, body)
+		default:
+			if name == "index.html" {
+				name = ""
+			}
+			add("/"+page+"/"+name, rel, body)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	bc := opt.Booking
+	if len(bc.DurationOptions) == 0 {
+		bc.DurationOptions = []int{30, 60}
+	}
+	if bc.AdvanceDays <= 0 {
+		bc.AdvanceDays = 60
+	}
+	if bc.OwnerTimeZone == "" {
+		bc.OwnerTimeZone = "America/New_York"
+	}
+	cfg, err := json.Marshal(bc)
+	if err != nil {
+		return nil, err
+	}
+	add("/book/config.json", "config.json", cfg)
+	return h, nil
+}
+
+// ServeHTTP serves one page file. /admin and /book/ redirect to the canonical page addresses.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", h.csp)
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "same-origin")
+	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hd.Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	p := r.URL.Path
+	switch p {
+	case "/admin":
+		http.Redirect(w, r, "/admin/", http.StatusMovedPermanently)
+		return
+	case "/book":
+		p = "/book/"
+	case "/book/":
+		http.Redirect(w, r, "/book", http.StatusMovedPermanently)
+		return
+	}
+	a, ok := h.assets[p]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	hd.Set("Content-Type", a.contentType)
+	hd.Set("ETag", a.etag)
+	// Revalidate every time: the files change with the binary, and the ETag makes it cheap.
+	hd.Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+}

@@ -1,0 +1,42 @@
+package folio
+
+import (
+	"context"
+	"time"
+)
+
+// RateLimit is one rate-limit rule: at most Limit requests per identifier in any span of Window
+// (contract §3: the tiers are Limit per hour, the helper limit is 5 per 3600 s).
+type RateLimit struct {
+	Limit  int
+	Window time.Duration
+}
+
+// RateDecision is the outcome of one Limiter.Allow call, carrying everything the X-RateLimit-*
+// and Retry-After headers need.
+type RateDecision struct {
+	// Allowed reports whether the request may proceed. A denied request is not counted.
+	Allowed bool
+	// Limit is the rule's Limit, for X-RateLimit-Limit.
+	Limit int
+	// Remaining is how many more requests the identifier may make right now, after this one;
+	// for X-RateLimit-Remaining. It is 0 on a denial.
+	Remaining int
+	// Reset is the moment the window next frees a request (the oldest counted request leaves the
+	// window); X-RateLimit-Reset is Reset as Unix epoch seconds, rounded up.
+	Reset time.Time
+	// RetryAfter is zero when Allowed; otherwise how long until a request would be allowed
+	// (> 0), for Retry-After and the 429 envelope's retryAfter, rounded up to whole seconds.
+	RetryAfter time.Duration
+}
+
+// Limiter counts requests per identifier. Implementations: internal/ratelimit.Memory (one
+// instance) and internal/ratelimit.Redis (shared by every instance on one Redis).
+type Limiter interface {
+	// Allow counts one request for key under rl and says whether it may proceed. key names the
+	// tier and the identifier (for example "public:203.0.113.7"); the same key must always be
+	// used with the same rl. An error means the limiter could not decide (for example Redis is
+	// unreachable); callers fail open. A non-positive Limit or Window is a configuration bug and
+	// also gives an error.
+	Allow(ctx context.Context, key string, rl RateLimit) (RateDecision, error)
+}

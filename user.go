@@ -1,0 +1,270 @@
+package folio
+
+import (
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Role is a user's role (contract §2): an owner holds every permission and acts at level admin;
+// an editor holds manage:articles and manage:projects and acts at level write.
+type Role string
+
+// Roles.
+const (
+	RoleOwner  Role = "owner"
+	RoleEditor Role = "editor"
+)
+
+// Valid reports whether r is owner or editor.
+func (r Role) Valid() bool { return r == RoleOwner || r == RoleEditor }
+
+// Level is the permission level a session of r acts at; an unknown role gets no access.
+func (r Role) Level() Level {
+	switch r {
+	case RoleOwner:
+		return LevelAdmin
+	case RoleEditor:
+		return LevelWrite
+	}
+	return LevelPublic
+}
+
+// User is a person who signs in to the dashboard. Its JSON form is the contract's profile
+// (§4): id, email, name, bio, location, website, role, createdAt, updatedAt.
+type User struct {
+	ID       string `json:"id"`
+	Email    string `json:"email"`
+	Name     string `json:"name"`
+	Bio      string `json:"bio"`
+	Location string `json:"location"`
+	Website  string `json:"website"`
+	Role     Role   `json:"role" doc:"owner or editor"`
+	// PasswordHash is the argon2id PHC string; never serialised.
+	PasswordHash string    `json:"-"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+}
+
+// SessionActor is the actor of a request carrying a session of u.
+func (u *User) SessionActor() Actor {
+	return Actor{UserID: u.ID, Email: u.Email, Name: u.Name, Role: string(u.Role), Level: u.Role.Level(), Session: true}
+}
+
+// Limits of user fields.
+const (
+	MaxUserNameLen   = 100
+	MaxBioLen        = 2000
+	MaxLocationLen   = 100
+	MinPasswordLen   = 8    // characters (NIST SP 800-63B minimum for user-chosen secrets)
+	MaxPasswordLen   = 1024 // bytes; hashing cost does not depend on it, but bodies should stay small
+	MaxAPIKeyNameLen = 100
+)
+
+// EmailKey is the form an email address is compared and kept unique in: trimmed and lower-cased,
+// so one address cannot hold two accounts by changing case.
+func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// UserInput creates a user (CLI `folio user create`, first-start bootstrap).
+type UserInput struct {
+	Email    string
+	Name     string
+	Role     Role
+	Password string
+}
+
+// Validate checks every field: all are required; the email must be a plain address, the role
+// owner or editor, the password MinPasswordLen characters or more.
+func (in *UserInput) Validate() error {
+	var v Validation
+	in.Email, in.Name = strings.TrimSpace(in.Email), strings.TrimSpace(in.Name)
+	switch {
+	case in.Email == "":
+		v.Missing("email")
+	case !isPlainEmail(in.Email):
+		v.Invalid("email", "must be a plain email address such as ada@example.com")
+	}
+	switch {
+	case in.Name == "":
+		v.Missing("name")
+	case utf8.RuneCountInString(in.Name) > MaxUserNameLen || hasControl(in.Name):
+		v.Invalid("name", "must be at most %d characters without control characters", MaxUserNameLen)
+	}
+	switch {
+	case in.Role == "":
+		v.Missing("role")
+	case !in.Role.Valid():
+		v.Invalid("role", "must be owner or editor")
+	}
+	switch {
+	case in.Password == "":
+		v.Missing("password")
+	case utf8.RuneCountInString(in.Password) < MinPasswordLen:
+		v.Invalid("password", "must be at least %d characters", MinPasswordLen)
+	case len(in.Password) > MaxPasswordLen:
+		v.Invalid("password", "must be at most %d bytes", MaxPasswordLen)
+	}
+	return v.Err()
+}
+
+// isPlainEmail accepts "local@domain" with nothing else (no display name, no angle brackets,
+// no line breaks), at most MaxEmailLen bytes (RFC 5321).
+func isPlainEmail(s string) bool {
+	if len(s) > MaxEmailLen || strings.ContainsAny(s, "\r\n<> ") {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && a.Name == "" && strings.Contains(s[strings.LastIndexByte(s, '@')+1:], ".")
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// LoginInput is the body of POST /api/auth/login.
+type LoginInput struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// Validate reports a missing email or password (400); nothing else is checked, so a login
+// attempt never learns more than "wrong email or password".
+func (in *LoginInput) Validate() error {
+	var v Validation
+	if strings.TrimSpace(in.Email) == "" {
+		v.Missing("email")
+	}
+	if in.Password == "" {
+		v.Missing("password")
+	} else if len(in.Password) > MaxPasswordLen {
+		v.Invalid("password", "must be at most %d bytes", MaxPasswordLen)
+	}
+	return v.Err()
+}
+
+// ProfileUpdate is the body of PUT /api/user/profile. Present fields replace the stored value;
+// absent ones keep it.
+type ProfileUpdate struct {
+	Name     *string `json:"name"`
+	Bio      *string `json:"bio"`
+	Location *string `json:"location"`
+	Website  *string `json:"website" doc:"an http(s) URL, or empty to clear it"`
+}
+
+// Validate checks the present fields: name not empty, lengths, website an http(s) URL or empty.
+func (in *ProfileUpdate) Validate() error {
+	var v Validation
+	if in.Name != nil {
+		n := strings.TrimSpace(*in.Name)
+		switch {
+		case n == "":
+			v.Invalid("name", "must not be empty")
+		case utf8.RuneCountInString(n) > MaxUserNameLen || hasControl(n):
+			v.Invalid("name", "must be at most %d characters without control characters", MaxUserNameLen)
+		}
+	}
+	if in.Bio != nil && utf8.RuneCountInString(*in.Bio) > MaxBioLen {
+		v.Invalid("bio", "must be at most %d characters", MaxBioLen)
+	}
+	if in.Location != nil {
+		l := strings.TrimSpace(*in.Location)
+		if utf8.RuneCountInString(l) > MaxLocationLen || hasControl(l) {
+			v.Invalid("location", "must be at most %d characters without control characters", MaxLocationLen)
+		}
+	}
+	optionalURL(&v, "website", in.Website)
+	return v.Err()
+}
+
+// Apply copies the present fields onto u, trimmed.
+func (in *ProfileUpdate) Apply(u *User) {
+	if in.Name != nil {
+		u.Name = strings.TrimSpace(*in.Name)
+	}
+	if in.Bio != nil {
+		u.Bio = strings.TrimSpace(*in.Bio)
+	}
+	if in.Location != nil {
+		u.Location = strings.TrimSpace(*in.Location)
+	}
+	if in.Website != nil {
+		u.Website = strings.TrimSpace(*in.Website)
+	}
+}
+
+// APIKey is a stored API key. The secret itself is never stored: only its hash (looked up) and
+// Prefix (shown so an owner can tell keys apart). A key acts for its user, at the lower of its
+// Level and the user's role level.
+type APIKey struct {
+	ID         string
+	UserID     string
+	UserEmail  string // the owner's email, filled by listings
+	Name       string
+	Level      Level
+	Prefix     string
+	CreatedAt  time.Time
+	ExpiresAt  *time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// Usable reports whether k may authenticate a request at now: not revoked and not expired.
+func (k *APIKey) Usable(now time.Time) bool {
+	return k.RevokedAt == nil && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
+}
+
+// EffectiveLevel is the level a request authenticated by k acts at: the key's level, capped at
+// what the owner's role allows (so demoting a user also demotes their keys).
+func (k *APIKey) EffectiveLevel(owner Role) Level {
+	return min(k.Level, owner.Level())
+}
+
+// APIKeyInput is the body of POST /api/keys.
+type APIKeyInput struct {
+	Name      string  `json:"name"`
+	Level     string  `json:"level" doc:"read, write or admin"`
+	ExpiresAt *string `json:"expiresAt,omitempty" doc:"RFC 3339 time after which the key stops working; absent or null: never"`
+
+	expires *time.Time
+}
+
+// Validate checks the input as of now: name and level are required, level is read, write or
+// admin, expiresAt (when given) is an RFC 3339 time in the future.
+func (in *APIKeyInput) Validate(now time.Time) error {
+	var v Validation
+	in.Name = strings.TrimSpace(in.Name)
+	switch {
+	case in.Name == "":
+		v.Missing("name")
+	case utf8.RuneCountInString(in.Name) > MaxAPIKeyNameLen || hasControl(in.Name):
+		v.Invalid("name", "must be at most %d characters without control characters", MaxAPIKeyNameLen)
+	}
+	if in.Level == "" {
+		v.Missing("level")
+	} else if _, ok := ParseLevel(in.Level); !ok {
+		v.Invalid("level", "must be read, write or admin")
+	}
+	in.expires = nil
+	if in.ExpiresAt != nil && strings.TrimSpace(*in.ExpiresAt) != "" {
+		t, err := time.Parse(time.RFC3339, strings.TrimSpace(*in.ExpiresAt))
+		switch {
+		case err != nil:
+			v.Invalid("expiresAt", "must be an RFC 3339 time such as 2030-01-02T15:04:05Z")
+		case !t.After(now):
+			v.Invalid("expiresAt", "must be in the future")
+		default:
+			t = t.UTC()
+			in.expires = &t
+		}
+	}
+	return v.Err()
+}
+
+// Expiry returns the parsed expiresAt after a successful Validate (nil: never expires).
+func (in *APIKeyInput) Expiry() *time.Time { return in.expires }
