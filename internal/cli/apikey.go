@@ -56,7 +56,7 @@ func apikeyCreate(ctx context.Context, args []string, env Env) error {
 	}
 	now := time.Now()
 	if expires < 0 {
-		return errors.New("folio apikey create: --expires must be positive")
+		return errors.New("apikey create: --expires must be positive")
 	}
 	if expires > 0 {
 		at := now.Add(expires).UTC().Format(time.RFC3339)
@@ -76,7 +76,7 @@ func apikeyCreate(ctx context.Context, args []string, env Env) error {
 	}
 	level, _ := folio.ParseLevel(in.Level)
 	if level > user.Role.Level() {
-		return fmt.Errorf("folio apikey create: %s is an %s, whose keys act at most at level %s", user.Email, user.Role, user.Role.Level())
+		return fmt.Errorf("apikey create: %s is an %s, whose keys act at most at level %s", user.Email, user.Role, user.Role.Level())
 	}
 	secret, prefix, hash := auth.MintAPIKey()
 	k := &folio.APIKey{UserID: user.ID, Name: in.Name, Level: level, Prefix: prefix, ExpiresAt: in.Expiry()}
@@ -98,7 +98,7 @@ func keyOwner(ctx context.Context, db *sqldb.DB, email string) (*folio.User, err
 	if email != "" {
 		u, err := db.UserByEmail(ctx, email)
 		if folio.IsNotFound(err) {
-			return nil, fmt.Errorf("folio apikey create: no user has the email %q (folio user create adds one)", email)
+			return nil, fmt.Errorf("apikey create: no user has the email %q (folio user create adds one)", email)
 		}
 		return u, err
 	}
@@ -116,9 +116,9 @@ func keyOwner(ctx context.Context, db *sqldb.DB, email string) (*folio.User, err
 	case 1:
 		return owners[0], nil
 	case 0:
-		return nil, errors.New("folio apikey create: there is no owner yet; run folio user create --role owner first, or pass --user EMAIL")
+		return nil, errors.New("apikey create: there is no owner yet; run folio user create --role owner first, or pass --user EMAIL")
 	}
-	return nil, errors.New("folio apikey create: there are several owners; say which with --user EMAIL")
+	return nil, errors.New("apikey create: there are several owners; say which with --user EMAIL")
 }
 
 func apikeyList(ctx context.Context, args []string, env Env) error {

@@ -121,7 +121,7 @@ func validationError(cmd string, err error) error {
 	for _, d := range fe.Details {
 		parts = append(parts, "--"+d.Field+" "+d.Message)
 	}
-	return fmt.Errorf("folio %s: %s", cmd, strings.Join(parts, "; "))
+	return fmt.Errorf("%s: %s", cmd, strings.Join(parts, "; "))
 }
 
 // wireIdentity sets up sign-in and rate limiting for serve: the session secret (generated into
