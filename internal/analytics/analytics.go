@@ -63,6 +63,8 @@ type Options struct {
 	BatchSize int
 	// FlushInterval is the longest an event waits for its batch to fill (default 1s).
 	FlushInterval time.Duration
+	// RetentionDays is how many days of raw page views and events RunRetention keeps (0: all).
+	RetentionDays int
 	// Now and Rand are the clock and the salt's randomness (defaults time.Now, crypto/rand).
 	Now    func() time.Time
 	Rand   io.Reader
@@ -75,12 +77,14 @@ type Service struct {
 	db       *sqldb.DB
 	loc      *time.Location
 	rotation string
-	siteHost string
-	batch    int
-	every    time.Duration
-	now      func() time.Time
-	rand     io.Reader
-	log      *slog.Logger
+	// retention is Options.RetentionDays.
+	retention int
+	siteHost  string
+	batch     int
+	every     time.Duration
+	now       func() time.Time
+	rand      io.Reader
+	log       *slog.Logger
 
 	mu      sync.RWMutex // guards closed and sends on queue against close(queue)
 	closed  bool
@@ -110,7 +114,7 @@ type item struct {
 // New returns a Service over db. It returns an error for an unknown rotation or site URL.
 func New(db *sqldb.DB, o Options) (*Service, error) {
 	s := &Service{db: db, loc: o.Location, rotation: o.Rotation, batch: o.BatchSize, every: o.FlushInterval,
-		now: o.Now, rand: o.Rand, log: o.Logger, done: make(chan struct{})}
+		retention: o.RetentionDays, now: o.Now, rand: o.Rand, log: o.Logger, done: make(chan struct{})}
 	if s.loc == nil {
 		s.loc = time.UTC
 	}
@@ -283,6 +287,38 @@ func (c *botCache) isBot(ua string) bool {
 		c.mu.Unlock()
 	}
 	return bot
+}
+
+// Prune deletes the raw page views and events older than the retention (see
+// sqldb.PruneAnalytics) and returns how many rows went; without a retention it does nothing.
+func (s *Service) Prune(ctx context.Context) (int64, error) {
+	if s.retention <= 0 {
+		return 0, nil
+	}
+	keepFrom := s.now().In(s.loc).AddDate(0, 0, -s.retention).Format(time.DateOnly)
+	return s.db.PruneAnalytics(ctx, keepFrom)
+}
+
+// RunRetention prunes at once and then every hour until ctx ends. Pruning is idempotent, so
+// every instance runs it and none needs to be elected.
+func (s *Service) RunRetention(ctx context.Context) {
+	if s.retention <= 0 {
+		return
+	}
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		if n, err := s.Prune(ctx); err != nil {
+			s.log.Warn("analytics retention failed", "error", err.Error())
+		} else if n > 0 {
+			s.log.Info("analytics retention pruned raw rows", "rows", n, "days_kept", s.retention)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // Start runs the batching writer until Close. Call it once.

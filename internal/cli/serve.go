@@ -79,7 +79,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	// Analytics: events are written in batches off the request path. The deferred Close runs after
 	// the HTTP server has shut down (defers run last) and writes everything still queued.
 	an, err := analytics.New(db, analytics.Options{Location: cfg.BookingTimezone, Rotation: cfg.AnalyticsSaltRotation,
-		SiteURL: cfg.SiteURL, QueueSize: cfg.AnalyticsQueueSize, Logger: log})
+		SiteURL: cfg.SiteURL, QueueSize: cfg.AnalyticsQueueSize, RetentionDays: cfg.AnalyticsRetention, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -108,6 +108,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	go func() {
 		defer wg.Done()
 		outbox.Run(bg)
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		an.RunRetention(bg) // returns at once when ANALYTICS_RETENTION_DAYS is 0
 	}()
 	wg.Add(1)
 	go func() {

@@ -79,6 +79,42 @@ func (db *DB) WriteAnalytics(ctx context.Context, pvs []AnalyticsPageView, evs [
 	return nil
 }
 
+// PruneAnalytics deletes the raw page views and events of days before day (YYYY-MM-DD, the
+// owner's time zone) and the visitors last seen before it, and returns how many rows went. The
+// daily rollups stay, so the site report keeps every day; the per-project report and the funnel,
+// which read raw rows, only cover the days kept. It is idempotent: every instance may run it.
+func (db *DB) PruneAnalytics(ctx context.Context, day string) (int64, error) {
+	var n int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if db.Dialect == Postgres {
+			// Not between an ingest batch's read of a visitor and its write (see WriteAnalytics).
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, analyticsLockID); err != nil {
+				return err
+			}
+		}
+		for _, q := range []string{
+			`DELETE FROM analytics_pageviews WHERE day < $1`,
+			`DELETE FROM analytics_events WHERE day < $1`,
+			`DELETE FROM analytics_visitors WHERE last_day < $1`,
+		} {
+			res, err := tx.ExecContext(ctx, q, day)
+			if err != nil {
+				return err
+			}
+			k, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			n += k
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqldb.PruneAnalytics: %w", err)
+	}
+	return n, nil
+}
+
 type visitorState struct {
 	id         int64
 	firstDay   string // first day with a page view
