@@ -74,11 +74,10 @@ type Options struct {
 // Service collects analytics events and builds reports. Create it with New, call Start to run
 // the writer and Close to drain it on shutdown.
 type Service struct {
-	db       *sqldb.DB
-	loc      *time.Location
-	rotation string
-	// retention is Options.RetentionDays.
-	retention int
+	db        *sqldb.DB
+	loc       *time.Location
+	rotation  string
+	retention int // days of raw rows kept (Options.RetentionDays)
 	siteHost  string
 	batch     int
 	every     time.Duration
