@@ -59,7 +59,7 @@ type Options struct {
 	// QueueSize bounds the events waiting to be written (default 65536); beyond it events are
 	// dropped and counted.
 	QueueSize int
-	// BatchSize is the most events written in one transaction (default 1000).
+	// BatchSize is the most events written in one transaction (default 4000).
 	BatchSize int
 	// FlushInterval is the longest an event waits for its batch to fill (default 1s).
 	FlushInterval time.Duration
@@ -149,7 +149,7 @@ func New(db *sqldb.DB, o Options) (*Service, error) {
 		o.QueueSize = 65536
 	}
 	if s.batch <= 0 {
-		s.batch = 1000
+		s.batch = 4000
 	}
 	if s.every <= 0 {
 		s.every = time.Second

@@ -63,15 +63,27 @@ func nextDay(day string) string {
 func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]string, needExit bool) string {
 	var b strings.Builder
 	fromArg, toArg := args.add(from), args.add(to)
+	// Every page view carries its visit's attributes, so filters on them select page views
+	// directly (which the planners estimate well, unlike conditions on aggregates).
+	var pvWhere strings.Builder
+	for _, dim := range BreakdownDims { // a fixed order keeps the statement text stable
+		val, ok := filters[dim]
+		if !ok {
+			continue
+		}
+		if col, ok := pvAttrColumn[dim]; ok {
+			fmt.Fprintf(&pvWhere, ` AND %s = %s`, col, args.add(val))
+		}
+	}
 	fmt.Fprintf(&b, `WITH pv AS (SELECT id, at, day, visitor_id, visit_id, is_new_visit, path, source, visit_referrer, utm_source, utm_medium,
 		utm_campaign, country, device, browser, browser_version, os, os_version
-		FROM analytics_pageviews WHERE day >= %s AND day <= %s),
+		FROM analytics_pageviews WHERE day >= %s AND day <= %s%s),
 	v AS (SELECT visit_id, MAX(visitor_id) AS visitor_id, COUNT(*) AS views,
 		MAX(CASE WHEN is_new_visit THEN day END) AS start_day, MAX(CASE WHEN is_new_visit THEN path END) AS entry_page,
 		MAX(source) AS source, MAX(visit_referrer) AS referrer, MAX(utm_source) AS utm_source, MAX(utm_medium) AS utm_medium,
 		MAX(utm_campaign) AS utm_campaign, MAX(country) AS country, MAX(device) AS device, MAX(browser) AS browser,
 		MAX(browser_version) AS browser_version, MAX(os) AS os, MAX(os_version) AS os_version
-		FROM pv GROUP BY visit_id)`, fromArg, args.add(nextDay(to)))
+		FROM pv GROUP BY visit_id)`, fromArg, args.add(nextDay(to)), pvWhere.String())
 	_, exitFilter := filters["exit_page"]
 	if needExit || exitFilter {
 		b.WriteString(`,
@@ -86,7 +98,7 @@ func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]strin
 		b.WriteString(` FROM v`)
 	}
 	fmt.Fprintf(&b, ` WHERE v.start_day >= %s AND v.start_day <= %s`, fromArg, toArg)
-	for _, dim := range BreakdownDims { // a fixed order keeps the statement text stable
+	for _, dim := range BreakdownDims {
 		val, ok := filters[dim]
 		if !ok {
 			continue
@@ -97,12 +109,45 @@ func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]strin
 		case "event":
 			fmt.Fprintf(&b, ` AND v.visitor_id IN (SELECT a.id FROM analytics_events e JOIN analytics_visitors a ON a.visitor_key = e.visitor_key
 				WHERE e.name = %s AND e.day >= %s AND e.day <= %s)`, args.add(val), fromArg, toArg)
-		default:
+		case "entry_page", "exit_page":
 			fmt.Fprintf(&b, ` AND %s = %s`, visitDimExpr[dim], args.add(val))
 		}
 	}
 	b.WriteString(`) `)
 	return b.String()
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// rawAnalyticsQuery runs f against the read pool; on PostgreSQL inside a read-only transaction
+// with nested loops off: the planner cannot estimate how many visits match conditions on
+// aggregates (it guesses one) and would join page views to them in a nested loop, which is
+// quadratic; hash joins are right for every breakdown statement.
+func (db *DB) rawAnalyticsQuery(ctx context.Context, f func(q querier) error) error {
+	if db.Dialect != Postgres {
+		return f(db.R)
+	}
+	tx, err := db.R.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SET LOCAL enable_nestloop = off`); err != nil {
+		return err
+	}
+	return f(tx)
+}
+
+// pvAttrColumn is the page-view column (or expression) of each visit attribute dimension.
+var pvAttrColumn = map[string]string{
+	"source": "source", "referrer": "visit_referrer", "utm_source": "utm_source", "utm_medium": "utm_medium",
+	"utm_campaign": "utm_campaign", "country": "country", "device": "device", "browser": "browser",
+	"browser_version": "CASE WHEN browser_version = '' THEN browser ELSE browser || ' ' || browser_version END",
+	"os":              "os",
+	"os_version":      "CASE WHEN os_version = '' THEN os ELSE os || ' ' || os_version END",
 }
 
 // AnalyticsBreakdownRaw computes a breakdown from the raw page views and events: exact, with any
@@ -114,12 +159,13 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 	switch q.Dim {
 	case "page":
 		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, false)
-		where := fmt.Sprintf(`day >= %s AND day <= %s`, args.add(q.From), args.add(q.To))
+		from := `pv`
 		if len(q.Filters) > 0 {
-			where += ` AND visit_id IN (SELECT visit_id FROM fv)`
+			from = `pv JOIN fv ON fv.visit_id = pv.visit_id`
 		}
-		stmt = cte + `SELECT path, COUNT(DISTINCT visitor_id) AS visitors, COUNT(*) AS views, COUNT(DISTINCT visit_id) AS visits, 0, 0,
-			COUNT(*) OVER () FROM pv WHERE ` + where + ` GROUP BY path ORDER BY visitors DESC, views DESC, path`
+		stmt = cte + `SELECT pv.path, COUNT(DISTINCT pv.visitor_id) AS visitors, COUNT(*) AS views, COUNT(DISTINCT pv.visit_id) AS visits, 0, 0,
+			COUNT(*) OVER () FROM ` + from + ` WHERE pv.day >= ` + args.add(q.From) + ` AND pv.day <= ` + args.add(q.To) + `
+			GROUP BY pv.path ORDER BY visitors DESC, views DESC, pv.path`
 	case "event":
 		from, to := args.add(q.From), args.add(q.To)
 		where := ``
@@ -142,7 +188,13 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 			SUM(CASE WHEN views = 1 THEN 1 ELSE 0 END), 0, COUNT(*) OVER () FROM fv GROUP BY value ORDER BY visitors DESC, visits DESC, value`
 	}
 	stmt += ` LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
-	rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
+	var rows []BreakdownRow
+	var total int
+	err := db.rawAnalyticsQuery(ctx, func(q querier) error {
+		var err error
+		rows, total, err = scanBreakdown(q.QueryContext(ctx, stmt, args...))
+		return err
+	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRaw: %w", err)
 	}
@@ -207,7 +259,10 @@ func (db *DB) AnalyticsBreakdownCount(ctx context.Context, q BreakdownQuery, rol
 func (db *DB) AnalyticsVisitStats(ctx context.Context, from, to string, filters map[string]string) (visitors, visits int, err error) {
 	var args argList
 	stmt := db.visitsCTE(&args, from, to, filters, false) + `SELECT COUNT(DISTINCT visitor_id), COUNT(*) FROM fv`
-	if err := db.R.QueryRowContext(ctx, stmt, args...).Scan(&visitors, &visits); err != nil {
+	err = db.rawAnalyticsQuery(ctx, func(q querier) error {
+		return q.QueryRowContext(ctx, stmt, args...).Scan(&visitors, &visits)
+	})
+	if err != nil {
 		return 0, 0, fmt.Errorf("sqldb.AnalyticsVisitStats: %w", err)
 	}
 	return visitors, visits, nil
@@ -219,15 +274,17 @@ type RealtimePage struct {
 	Visitors int
 }
 
-// AnalyticsRealtime counts the visitors seen since the given time and the pages they are on
-// (their latest page view), most visitors first, at most n pages.
+// AnalyticsRealtime counts the visitors with a page view since the given time and the pages they
+// are on (their latest page view), most visitors first, at most n pages. It reads the page views
+// of those minutes by their time index.
 func (db *DB) AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []RealtimePage, error) {
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM analytics_visitors WHERE last_seen >= $1`, db.ts(since)).Scan(&total); err != nil {
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE at >= $1`, db.ts(since)).Scan(&total); err != nil {
 		return 0, nil, fmt.Errorf("sqldb.AnalyticsRealtime: %w", err)
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT last_path, COUNT(*) AS n FROM analytics_visitors WHERE last_seen >= $1
-		GROUP BY last_path ORDER BY n DESC, last_path LIMIT $2`, db.ts(since), n)
+	rows, err := db.R.QueryContext(ctx, `SELECT path, COUNT(*) AS n FROM (SELECT path,
+		ROW_NUMBER() OVER (PARTITION BY visitor_id ORDER BY at DESC, id DESC) AS rn FROM analytics_pageviews WHERE at >= $1) t
+		WHERE rn = 1 GROUP BY path ORDER BY n DESC, path LIMIT $2`, db.ts(since), n)
 	if err != nil {
 		return 0, nil, fmt.Errorf("sqldb.AnalyticsRealtime: %w", err)
 	}

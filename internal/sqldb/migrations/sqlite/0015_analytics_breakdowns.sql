@@ -15,15 +15,16 @@ ALTER TABLE analytics_pageviews ADD COLUMN os_version TEXT NOT NULL DEFAULT '';
 
 -- The visitor's current visit: its start day, page views so far, entry page, the paths it viewed
 -- (newline-separated, bounded) and its attributes (unit-separator-joined), so a later page view
--- moves the visit's exit page and bounce in the rollup; last_path is where the visitor is now
--- (realtime).
+-- moves the visit's exit page and bounce in the rollup; last_path is its latest page (the
+-- visit's exit so far).
 ALTER TABLE analytics_visitors ADD COLUMN visit_day TEXT NOT NULL DEFAULT '';
 ALTER TABLE analytics_visitors ADD COLUMN visit_views INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE analytics_visitors ADD COLUMN visit_entry TEXT NOT NULL DEFAULT '';
 ALTER TABLE analytics_visitors ADD COLUMN visit_pages TEXT NOT NULL DEFAULT '';
 ALTER TABLE analytics_visitors ADD COLUMN visit_attrs TEXT NOT NULL DEFAULT '';
 ALTER TABLE analytics_visitors ADD COLUMN last_path TEXT NOT NULL DEFAULT '';
-CREATE INDEX analytics_visitors_last_seen ON analytics_visitors (last_seen);
+-- Realtime reads the page views of the last minutes by time.
+CREATE INDEX analytics_pageviews_at ON analytics_pageviews (at);
 
 -- One row per dimension, day and value. For the visit dimensions (everything but page) a visit
 -- counts on the day it starts: visits 1, pageviews its page views, bounces 1 while it has one
