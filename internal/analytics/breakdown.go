@@ -12,7 +12,8 @@ import (
 )
 
 // Dimensions are the breakdown dimensions of contract §8, plus browser_version and os_version
-// ("Firefox 128"). Each is also a filter parameter.
+// ("Firefox 128") and date (the day a visit starts, for charts of a filtered view). Each is also a
+// filter parameter.
 var Dimensions = sqldb.BreakdownDims
 
 // DefaultRawLimit is the most page views in a range that an unfiltered breakdown reads raw

@@ -171,6 +171,10 @@ func bdReference(st *bdStream, loc *time.Location, dim, from, to string, filters
 				if v.exit != val {
 					return false
 				}
+			case "date":
+				if v.startDay != val {
+					return false
+				}
 			case "event":
 				if !evDone[val][v.identity] {
 					return false
@@ -235,6 +239,8 @@ func bdReference(st *bdStream, loc *time.Location, dim, from, to string, filters
 				value = v.entry
 			case "exit_page":
 				value = v.exit
+			case "date":
+				value = v.startDay
 			}
 			count(value, v.identity, func(r *bdRow) {
 				r.visits++
@@ -367,6 +373,7 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 					{"page": "/blog"},
 					{"event": "signup"},
 					{"exit_page": "/contact", "utm_source": "newsletter"},
+					{"date": "2026-04-08", "browser": "Safari"},
 				} {
 					t.Run(fmt.Sprintf("%s/%s/%v", rg.name, dim, f), func(t *testing.T) {
 						want, visitors := bdReference(st, loc, dim, rg.from, rg.to, f)

@@ -12,7 +12,7 @@ import (
 // Breakdown dimensions (contract §8). Visit dimensions describe a visit (its attributes, entry
 // and exit page); page is a property of each page view; event is a named event.
 var BreakdownDims = []string{"page", "entry_page", "exit_page", "source", "referrer", "utm_source", "utm_medium",
-	"utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version", "event"}
+	"utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version", "event", "date"}
 
 // visitDimExpr is the SQL of each visit dimension's value over the visits CTE (v).
 var visitDimExpr = map[string]string{
@@ -22,6 +22,7 @@ var visitDimExpr = map[string]string{
 	"os":              "v.os",
 	"os_version":      "CASE WHEN v.os_version = '' THEN v.os ELSE v.os || ' ' || v.os_version END",
 	"entry_page":      "v.entry_page", "exit_page": "x.exit_page",
+	"date": "v.start_day",
 }
 
 // BreakdownQuery asks for one dimension's rows over the days From..To (inclusive), restricted
@@ -109,7 +110,7 @@ func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]strin
 		case "event":
 			fmt.Fprintf(&b, ` AND v.visitor_id IN (SELECT a.id FROM analytics_events e JOIN analytics_visitors a ON a.visitor_key = e.visitor_key
 				WHERE e.name = %s AND e.day >= %s AND e.day <= %s)`, args.add(val), fromArg, toArg)
-		case "entry_page", "exit_page":
+		case "entry_page", "exit_page", "date":
 			fmt.Fprintf(&b, ` AND %s = %s`, visitDimExpr[dim], args.add(val))
 		}
 	}
@@ -225,6 +226,18 @@ func scanBreakdown(rows *sql.Rows, err error) ([]BreakdownRow, int, error) {
 // in the rollup (they are not additive over days) and come back 0.
 func (db *DB) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
 	var args argList
+	if q.Dim == "date" {
+		// Every visit has exactly one device, so the device rows of a day sum to its visits.
+		stmt := `SELECT day, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
+			FROM analytics_daily_dims WHERE dim = 'device' AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
+			GROUP BY day HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, day
+			LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+		rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
+		if err != nil {
+			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
+		}
+		return rows, total, nil
+	}
 	stmt := `SELECT value, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
 		FROM analytics_daily_dims WHERE dim = ` + args.add(q.Dim) + ` AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
 		GROUP BY value HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, value
