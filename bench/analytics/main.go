@@ -181,6 +181,39 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// postgresCPU sums the CPU time of the local processes named postgres (the server runs on this
+// machine); 0 when /proc cannot be read.
+func postgresCPU() time.Duration {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	var ticks int64
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open || s[open+1:end] != "postgres" {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		if len(f) < 13 {
+			continue
+		}
+		var u, st int64
+		fmt.Sscan(f[11], &u)
+		fmt.Sscan(f[12], &st)
+		ticks += u + st
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
+}
+
 // loadAverage is the 1-minute load average (the machine is shared), or "?".
 func loadAverage() string {
 	b, err := os.ReadFile("/proc/loadavg")
@@ -270,7 +303,7 @@ func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 	const producers = 4
 	var dropped atomic.Int64
 	var wg sync.WaitGroup
-	cpu0 := processCPU()
+	cpu0, pg0 := processCPU(), postgresCPU()
 	start := time.Now()
 	for p := 0; p < producers; p++ {
 		wg.Add(1)
@@ -308,7 +341,7 @@ func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 		log.Fatal(err)
 	}
 	elapsed := time.Since(start)
-	cpu := processCPU() - cpu0
+	cpu, pgCPU := processCPU()-cpu0, postgresCPU()-pg0
 	var pv, ev int
 	db.R.QueryRow(`SELECT COUNT(*) FROM analytics_pageviews`).Scan(&pv)
 	db.R.QueryRow(`SELECT COUNT(*) FROM analytics_events`).Scan(&ev)
@@ -319,7 +352,12 @@ func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 	fmt.Printf("  sustained: %.0f events/s of wall time (goal ≥ 30000)  [queue-full retries while producers backed off: %d]\n", float64(n)/elapsed.Seconds(), dropped.Load())
 	fmt.Printf("  anchor: this process used %.1f s of CPU for it over %.1f s of wall time (%.2f of the %d cores; load average %s):\n",
 		cpu.Seconds(), elapsed.Seconds(), cpu.Seconds()/elapsed.Seconds(), runtime.NumCPU(), loadAverage())
-	fmt.Printf("          %.0f events per CPU-second of folio (the database's own CPU is extra on PostgreSQL)\n", float64(n)/cpu.Seconds())
+	if db.Dialect == sqldb.Postgres {
+		fmt.Printf("          PostgreSQL server processes used %.1f s of CPU meanwhile (every client's, this machine is shared): %.0f events per CPU-second of folio + server\n",
+			pgCPU.Seconds(), float64(n)/(cpu+pgCPU).Seconds())
+	} else {
+		fmt.Printf("          %.0f events per CPU-second (SQLite runs inside the process)\n", float64(n)/cpu.Seconds())
+	}
 }
 
 // generated reports whether db already holds the data of this generator version and size.

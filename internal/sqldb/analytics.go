@@ -101,13 +101,13 @@ func (db *DB) WriteAnalytics(ctx context.Context, pvs []AnalyticsPageView, evs [
 	if len(pvs) == 0 && len(evs) == 0 {
 		return nil
 	}
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.analyticsTx(ctx, func(tx anTx) error {
 		if db.Dialect == Postgres && len(pvs) > 0 {
 			// A batch reads each visitor's state and then writes the rollups from it; two
 			// instances' batches for one visitor must not interleave, or the visitor is counted
 			// twice. Batches are about one a second per instance, so the lock costs nothing.
 			// (SQLite's single writer already serialises them.)
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, analyticsLockID); err != nil {
+			if err := tx.exec(ctx, `SELECT pg_advisory_xact_lock($1)`, analyticsLockID); err != nil {
 				return err
 			}
 		}
@@ -195,7 +195,7 @@ type uniqueKey struct {
 	prevIsFirst  bool
 }
 
-func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPageView) error {
+func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageView) error {
 	sort.SliceStable(pvs, func(i, j int) bool { return pvs[i].At.Before(pvs[j].At) })
 
 	// The visitors' state before this batch.
@@ -210,7 +210,7 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 	for chunk := range anChunks(keys, 500) {
 		q := `SELECT visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path
 			FROM analytics_visitors WHERE visitor_key IN (` + db.anBatchValues(len(chunk), 1) + `)`
-		rows, err := tx.QueryContext(ctx, q, anAnySlice(chunk)...)
+		rows, err := tx.query(ctx, q, anAnySlice(chunk)...)
 		if err != nil {
 			return err
 		}
@@ -219,7 +219,7 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 			var st visitorState
 			var last, start Time
 			if err := rows.Scan(&k, &st.firstDay, &st.lastDay, &last, &start, &st.visitDay, &st.visitViews, &st.visitEntry, &pages, &attrs, &st.lastPath); err != nil {
-				rows.Close()
+				closeRows(rows)
 				return err
 			}
 			st.lastSeen, st.visitStart = last.Time, start.Time
@@ -229,7 +229,7 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 			st.attrs = decodeVisitAttrs(attrs)
 			states[k] = &st
 		}
-		rows.Close()
+		closeRows(rows)
 		if err := rows.Err(); err != nil {
 			return err
 		}
@@ -354,7 +354,7 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		}
 		q := `INSERT INTO analytics_visitors (visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path) VALUES ` +
 			db.anBatchValues(len(chunk), 11) + upsertVisitors
-		rows, err := tx.QueryContext(ctx, q, args...)
+		rows, err := tx.query(ctx, q, args...)
 		if err != nil {
 			return err
 		}
@@ -362,12 +362,12 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 			var id int64
 			var k string
 			if err := rows.Scan(&id, &k); err != nil {
-				rows.Close()
+				closeRows(rows)
 				return err
 			}
 			states[k].id = id
 		}
-		rows.Close()
+		closeRows(rows)
 		if err := rows.Err(); err != nil {
 			return err
 		}
@@ -380,35 +380,29 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 	}
 	pages := map[dayPath]*pageAgg{}
 	refs := map[dayPath]int{}
-	const pvCols = 20
-	for chunk := range anChunks(anIndexes(len(pvs)), 200) {
-		args := make([]any, 0, pvCols*len(chunk))
-		for _, i := range chunk {
-			pv := pvs[i]
-			st := states[pv.VisitorKey]
-			visitID := strconv.FormatInt(st.id, 36) + "." + strconv.FormatInt(visitStart[i].UnixMilli(), 36)
-			a := pv.Attrs
-			args = append(args, db.ts(pv.At), pv.Day, st.id, visitID, newVisit[i], pv.Path, pv.Query, pv.Title, pv.Referrer,
-				a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser, a.BrowserVersion, a.OS, a.OSVersion)
+	pvRows := make([][]any, len(pvs))
+	for i, pv := range pvs {
+		st := states[pv.VisitorKey]
+		visitID := strconv.FormatInt(st.id, 36) + "." + strconv.FormatInt(visitStart[i].UnixMilli(), 36)
+		a := pv.Attrs
+		pvRows[i] = []any{db.ts(pv.At), pv.Day, st.id, visitID, newVisit[i], pv.Path, pv.Query, pv.Title, pv.Referrer,
+			a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser, a.BrowserVersion, a.OS, a.OSVersion}
 
-			pa := pages[dayPath{pv.Day, pv.Path}]
-			if pa == nil {
-				pa = &pageAgg{}
-				pages[dayPath{pv.Day, pv.Path}] = pa
-			}
-			pa.views++
-			if pv.Title != "" {
-				pa.title = pv.Title
-			}
-			if pv.Referrer != "" {
-				refs[dayPath{pv.Day, pv.Referrer}]++
-			}
+		pa := pages[dayPath{pv.Day, pv.Path}]
+		if pa == nil {
+			pa = &pageAgg{}
+			pages[dayPath{pv.Day, pv.Path}] = pa
 		}
-		q := `INSERT INTO analytics_pageviews (at, day, visitor_id, visit_id, is_new_visit, path, query, title, referrer,
-			source, visit_referrer, utm_source, utm_medium, utm_campaign, country, device, browser, browser_version, os, os_version) VALUES ` + db.anBatchValues(len(chunk), pvCols)
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return err
+		pa.views++
+		if pv.Title != "" {
+			pa.title = pv.Title
 		}
+		if pv.Referrer != "" {
+			refs[dayPath{pv.Day, pv.Referrer}]++
+		}
+	}
+	if err := tx.insertRows(ctx, "analytics_pageviews", pageViewColumns, pvRows); err != nil {
+		return err
 	}
 
 	dimKeys := anMapKeys(dims)
@@ -429,7 +423,7 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		q := `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces) VALUES ` + db.anBatchValues(n, 6) + `
 			ON CONFLICT (dim, day, value) DO UPDATE SET visits = analytics_daily_dims.visits + excluded.visits,
 			pageviews = analytics_daily_dims.pageviews + excluded.pageviews, bounces = analytics_daily_dims.bounces + excluded.bounces`
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
@@ -443,7 +437,7 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		q := `INSERT INTO analytics_daily_pages (day, path, views, title) VALUES ` + db.anBatchValues(len(chunk), 4) + `
 			ON CONFLICT (day, path) DO UPDATE SET views = analytics_daily_pages.views + excluded.views,
 			title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE analytics_daily_pages.title END`
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
@@ -455,7 +449,7 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		}
 		q := `INSERT INTO analytics_daily_referrers (day, domain, visits) VALUES ` + db.anBatchValues(len(chunk), 3) + `
 			ON CONFLICT (day, domain) DO UPDATE SET visits = analytics_daily_referrers.visits + excluded.visits`
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
@@ -468,7 +462,7 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		q := `INSERT INTO analytics_daily_totals (day, views, visits) VALUES ` + db.anBatchValues(len(chunk), 3) + `
 			ON CONFLICT (day) DO UPDATE SET views = analytics_daily_totals.views + excluded.views,
 			visits = analytics_daily_totals.visits + excluded.visits`
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
@@ -480,29 +474,30 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		}
 		q := `INSERT INTO analytics_daily_uniques (day, prev_day, prev_is_first, visitors) VALUES ` + db.anBatchValues(len(chunk), 4) + `
 			ON CONFLICT (day, prev_day, prev_is_first) DO UPDATE SET visitors = analytics_daily_uniques.visitors + excluded.visitors`
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (db *DB) writeEvents(ctx context.Context, tx *sql.Tx, evs []AnalyticsEvent) error {
-	for chunk := range anChunks(evs, 400) {
-		args := make([]any, 0, 9*len(chunk))
-		for _, e := range chunk {
-			props := e.Props
-			if props == "" {
-				props = "{}"
-			}
-			args = append(args, db.ts(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step)
-		}
-		q := `INSERT INTO analytics_events (at, day, visitor_key, name, path, props, grp, step) VALUES ` + db.anBatchValues(len(chunk), 8)
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return err
-		}
+// pageViewColumns are the columns of analytics_pageviews an ingest batch writes.
+var pageViewColumns = []string{"at", "day", "visitor_id", "visit_id", "is_new_visit", "path", "query", "title", "referrer",
+	"source", "visit_referrer", "utm_source", "utm_medium", "utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version"}
+
+func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []AnalyticsEvent) error {
+	if len(evs) == 0 {
+		return nil
 	}
-	return nil
+	rows := make([][]any, len(evs))
+	for i, e := range evs {
+		props := e.Props
+		if props == "" {
+			props = "{}"
+		}
+		rows[i] = []any{db.ts(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step}
+	}
+	return tx.insertRows(ctx, "analytics_events", []string{"at", "day", "visitor_key", "name", "path", "props", "grp", "step"}, rows)
 }
 
 // AnalyticsSalt returns the visitor-hash salt of the rotation window windowKey ("day:2026-01-05").
