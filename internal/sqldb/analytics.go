@@ -183,9 +183,6 @@ const maxVisitPages = 32
 type dimKey struct{ dim, day, value string }
 type dimDelta struct{ visits, pageviews, bounces int }
 
-// visitDims are the visit dimensions of the rollup: the visit attributes, entry and exit page.
-var visitDims = append(append([]string{}, visitAttrDims...), "entry_page", "exit_page")
-
 type dayPath struct{ day, path string }
 
 // uniqueKey is a row of analytics_daily_uniques: the visitors whose active day is day and whose
@@ -835,14 +832,6 @@ func anChunks[T any](s []T, n int) func(yield func([]T) bool) {
 			s = s[k:]
 		}
 	}
-}
-
-func anIndexes(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }
 
 func anMapKeys[K comparable, V any](m map[K]V) []K {
