@@ -69,6 +69,7 @@ func main() {
 	pgURL := flag.String("postgres", os.Getenv("FOLIO_TEST_POSTGRES_URL"), "PostgreSQL URL")
 	cacheDir := flag.String("cache", "", "directory of the cached SQLite database (default: the user cache directory)")
 	regenerate := flag.Bool("regenerate", false, "regenerate the cached data")
+	rawLimit := flag.Int("rawlimit", 0, "Options.RawLimit of the query runs (0: the default)")
 	doIngest := flag.Bool("ingest", true, "run the ingestion measurement")
 	doQueries := flag.Bool("queries", true, "run the query measurements")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -119,7 +120,7 @@ func main() {
 				}
 			}
 			db := openSQLite(ctx, path)
-			runQueries(ctx, db, loc, *pageviews, *days, *runs, path)
+			runQueries(ctx, db, loc, *pageviews, *days, *runs, *rawLimit, path)
 			db.Close()
 		case "postgres":
 			fmt.Printf("\n== PostgreSQL\n")
@@ -164,7 +165,7 @@ func main() {
 				}
 				fmt.Printf("  loaded in %.0f s\n", time.Since(t0).Seconds())
 			}
-			runQueries(ctx, db, loc, *pageviews, *days, *runs, "schema "+schema)
+			runQueries(ctx, db, loc, *pageviews, *days, *runs, *rawLimit, "schema "+schema)
 			db.Close()
 		default:
 			log.Fatalf("unknown engine %q", engine)
@@ -368,7 +369,7 @@ func generated(ctx context.Context, db *sqldb.DB, mark string) bool {
 	return got == mark
 }
 
-func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, runs int, where string) {
+func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, runs, rawLimit int, where string) {
 	mark := fmt.Sprintf("%s n=%d days=%d", generatorVersion, n, days)
 	if !generated(ctx, db, mark) {
 		generateCached(ctx, db, loc, n, days, mark, where)
@@ -383,7 +384,7 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 	fmt.Printf("  stored: %d page views and %d events by %d visitors; %d day×dimension×value rollup rows\n", pv, ev, visitors, dims)
 
 	end := endOfData(loc)
-	s, err := analytics.New(db, analytics.Options{Location: loc, Now: func() time.Time { return end }})
+	s, err := analytics.New(db, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: rawLimit})
 	if err != nil {
 		log.Fatal(err)
 	}

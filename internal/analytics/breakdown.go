@@ -18,7 +18,7 @@ var Dimensions = sqldb.BreakdownDims
 
 // DefaultRawLimit is the most page views in a range that an unfiltered breakdown reads raw
 // (exact visitors); above it the daily rollup answers (see Options.RawLimit).
-const DefaultRawLimit = 200_000
+const DefaultRawLimit = 25_000
 
 // RealtimeWindow is how far back "on the site now" reaches.
 const RealtimeWindow = 5 * time.Minute
