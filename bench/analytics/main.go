@@ -376,6 +376,16 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 	} else {
 		fmt.Printf("using the cached %d page views over %d days (%s)\n", n, days, where)
 	}
+	// A cache generated before the event rollup existed gets it the way migration 0015 gives
+	// existing installs their rows.
+	var eventRows int
+	db.R.QueryRow(`SELECT COUNT(*) FROM analytics_daily_dims WHERE dim = 'event'`).Scan(&eventRows)
+	if eventRows == 0 {
+		if _, err := db.W.ExecContext(ctx, `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces)
+			SELECT 'event', day, name, COUNT(DISTINCT visitor_key), COUNT(*), 0 FROM analytics_events GROUP BY day, name`); err != nil {
+			log.Fatal(err)
+		}
+	}
 	var pv, visitors, dims, ev int
 	db.R.QueryRow(`SELECT COUNT(*) FROM analytics_pageviews`).Scan(&pv)
 	db.R.QueryRow(`SELECT COUNT(*) FROM analytics_visitors`).Scan(&visitors)

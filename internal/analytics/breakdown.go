@@ -101,7 +101,7 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 		if totals, err = s.db.AnalyticsTotals(ctx, r.From, r.To); err != nil {
 			return nil, err
 		}
-		rollup = p.Dimension != "event" && totals.Views > s.rawLimit
+		rollup = totals.Views > s.rawLimit
 	}
 	var rows []sqldb.BreakdownRow
 	var total int
@@ -129,7 +129,11 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 	out := &folio.BreakdownPeriod{Rows: make([]folio.BreakdownRow, 0, len(rows)), Total: total, VisitorsExact: !rollup, TimeRange: r.TimeRange()}
 	for _, row := range rows {
 		br := folio.BreakdownRow{Value: row.Value, Visitors: row.Visitors, PageViews: row.PageViews, Visits: row.Visits}
-		if rollup {
+		switch {
+		case rollup && p.Dimension == "event":
+			// The sum of daily distinct visitors counts a visitor once a day; never more than all.
+			br.Visitors = min(row.Visitors, visitors)
+		case rollup:
 			br.Visitors = estimateVisitors(row.Visits, visits, visitors)
 		}
 		switch p.Dimension {

@@ -486,6 +486,45 @@ func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []AnalyticsEvent) er
 	if len(evs) == 0 {
 		return nil
 	}
+	// The event rollup: per day and name, the events and the visitors who sent it that day for
+	// the first time (those already stored that day are looked up before the batch is written).
+	type dayName struct{ day, name string }
+	batchKeys := map[dayName]map[string]bool{}
+	counts := map[dayName]int{}
+	for _, e := range evs {
+		k := dayName{e.Day, e.Name}
+		if batchKeys[k] == nil {
+			batchKeys[k] = map[string]bool{}
+		}
+		batchKeys[k][e.VisitorKey] = true
+		counts[k]++
+	}
+	for k, keys := range batchKeys {
+		list := anMapKeys(keys)
+		for chunk := range anChunks(list, 500) {
+			args := append([]any{k.name, k.day}, anAnySlice(chunk)...)
+			q := `SELECT DISTINCT visitor_key FROM analytics_events WHERE name = $1 AND day = $2 AND visitor_key IN (` + anPlaceholders(3, len(chunk), 1) + `)`
+			if db.Dialect == SQLite {
+				q = `SELECT DISTINCT visitor_key FROM analytics_events WHERE name = ? AND day = ? AND visitor_key IN (` + db.anBatchValues(len(chunk), 1) + `)`
+			}
+			rows, err := tx.query(ctx, q, args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var v string
+				if err := rows.Scan(&v); err != nil {
+					closeRows(rows)
+					return err
+				}
+				delete(keys, v)
+			}
+			closeRows(rows)
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+	}
 	rows := make([][]any, len(evs))
 	for i, e := range evs {
 		props := e.Props
@@ -494,7 +533,23 @@ func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []AnalyticsEvent) er
 		}
 		rows[i] = []any{db.ts(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step}
 	}
-	return tx.insertRows(ctx, "analytics_events", []string{"at", "day", "visitor_key", "name", "path", "props", "grp", "step"}, rows)
+	if err := tx.insertRows(ctx, "analytics_events", []string{"at", "day", "visitor_key", "name", "path", "props", "grp", "step"}, rows); err != nil {
+		return err
+	}
+	dimKeys := anMapKeys(counts)
+	for chunk := range anChunks(dimKeys, 300) {
+		args := make([]any, 0, 6*len(chunk))
+		for _, k := range chunk {
+			args = append(args, "event", k.day, k.name, len(batchKeys[k]), counts[k], 0)
+		}
+		q := `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces) VALUES ` + db.anBatchValues(len(chunk), 6) + `
+			ON CONFLICT (dim, day, value) DO UPDATE SET visits = analytics_daily_dims.visits + excluded.visits,
+			pageviews = analytics_daily_dims.pageviews + excluded.pageviews`
+		if err := tx.exec(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // AnalyticsSalt returns the visitor-hash salt of the rotation window windowKey ("day:2026-01-05").

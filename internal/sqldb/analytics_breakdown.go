@@ -223,7 +223,8 @@ func scanBreakdown(rows *sql.Rows, err error) ([]BreakdownRow, int, error) {
 
 // AnalyticsBreakdownRollup computes an unfiltered breakdown of a page or visit dimension from
 // the daily rollup: it reads at most days × values rows, whatever the traffic. Visitors are not
-// in the rollup (they are not additive over days) and come back 0.
+// in the rollup (they are not additive over days) and come back 0, except for events, whose rows
+// carry the sum of each day's distinct visitors (an upper bound of the range's).
 func (db *DB) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
 	var args argList
 	if q.Dim == "date" {
@@ -231,6 +232,18 @@ func (db *DB) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([
 		stmt := `SELECT day, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
 			FROM analytics_daily_dims WHERE dim = 'device' AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
 			GROUP BY day HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, day
+			LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+		rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
+		if err != nil {
+			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
+		}
+		return rows, total, nil
+	}
+	if q.Dim == "event" {
+		// Event rows: visits holds the day's distinct visitors, pageviews the events.
+		stmt := `SELECT value, SUM(visits) AS visitors, 0, 0, 0, SUM(pageviews) AS events, COUNT(*) OVER ()
+			FROM analytics_daily_dims WHERE dim = 'event' AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
+			GROUP BY value ORDER BY visitors DESC, events DESC, value
 			LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
 		rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
 		if err != nil {

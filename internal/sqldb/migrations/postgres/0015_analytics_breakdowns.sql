@@ -26,9 +26,10 @@ ALTER TABLE analytics_visitors ADD COLUMN last_path TEXT NOT NULL DEFAULT '';
 -- Realtime reads the page views of the last minutes by time.
 CREATE INDEX analytics_pageviews_at ON analytics_pageviews (at);
 
--- One row per dimension, day and value. For the visit dimensions (everything but page) a visit
--- counts on the day it starts: visits 1, pageviews its page views, bounces 1 while it has one
--- page view. For page: page views that day, and visits that viewed the page.
+-- One row per dimension, day and value. For the visit dimensions (everything but page and event)
+-- a visit counts on the day it starts: visits 1, pageviews its page views, bounces 1 while it has
+-- one page view. For page: page views that day, and visits that viewed the page. For event (the
+-- name): visits = distinct visitors who sent it that day, pageviews = how many times.
 CREATE TABLE analytics_daily_dims (
     dim       TEXT NOT NULL,
     day       TEXT NOT NULL,
@@ -38,3 +39,8 @@ CREATE TABLE analytics_daily_dims (
     bounces   BIGINT NOT NULL,
     PRIMARY KEY (dim, day, value)
 );
+
+-- Events stored before this migration get their rollup rows (page views before it have no
+-- attributes, so they are left out of the other dimensions).
+INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces)
+SELECT 'event', day, name, COUNT(DISTINCT visitor_key), COUNT(*), 0 FROM analytics_events GROUP BY day, name;
