@@ -101,7 +101,9 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 		if totals, err = s.db.AnalyticsTotals(ctx, r.From, r.To); err != nil {
 			return nil, err
 		}
-		rollup = totals.Views > s.rawLimit
+		// A range without page views (the period before the data, say) has nothing to group:
+		// the rollup answers it at once.
+		rollup = totals.Views > s.rawLimit || totals.Views == 0 && p.Dimension != "event"
 	}
 	var rows []sqldb.BreakdownRow
 	var total int
@@ -126,7 +128,7 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 			return nil, err
 		}
 	}
-	out := &folio.BreakdownPeriod{Rows: make([]folio.BreakdownRow, 0, len(rows)), Total: total, VisitorsExact: !rollup, TimeRange: r.TimeRange()}
+	out := &folio.BreakdownPeriod{Rows: make([]folio.BreakdownRow, 0, len(rows)), Total: total, VisitorsExact: !rollup || len(p.Filters) == 0 && totals.Views == 0, TimeRange: r.TimeRange()}
 	for _, row := range rows {
 		br := folio.BreakdownRow{Value: row.Value, Visitors: row.Visitors, PageViews: row.PageViews, Visits: row.Visits}
 		switch {
