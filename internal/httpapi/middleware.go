@@ -79,7 +79,8 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
-		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		rec := &requestRecord{}
+		ctx := withRequestRecord(context.WithValue(r.Context(), requestIDKey{}, id), rec)
 		if s.RequestTimeout > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeoutCause(ctx, s.RequestTimeout, errRequestTimeout)
@@ -113,9 +114,9 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			elapsed := time.Since(start)
 			s.metrics.observe(route, r.Method, status, elapsed)
 			if s.AccessLog {
-				actor := folio.ActorFrom(r.Context())
+				actor := rec.Actor
 				s.Logger.LogAttrs(r.Context(), levelFor(status), "request",
-					slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", route),
+					slog.String("request_id", id), slog.String("method", logMethod(r.Method)), slog.String("route", route),
 					slog.String("path", r.URL.Path), slog.Int("status", status), slog.Int64("bytes", sw.bytes),
 					slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("client_ip", s.clientIP(r)),
 					slog.String("user_id", actor.UserID), slog.String("key_id", actor.KeyID))
