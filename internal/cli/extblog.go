@@ -70,9 +70,6 @@ func wireExtblog(cfg *config.Config, db *sqldb.DB, log *slog.Logger, srv *httpap
 	} else {
 		log.Info("external blog platform not configured; its routes answer 503", "missing", missing)
 	}
-	if cfg.ExtblogWebhookSecret == "" {
-		log.Warn("EXTBLOG_WEBHOOK_SECRET is not set: the platform webhook (/api/extblog/webhook) refuses every delivery with 401")
-	}
 	srv.ExtBlog = eb
 	// The publishing-options route cross-publishes through the same service (an unconfigured
 	// platform is reported there as skipped, naming the variables).
