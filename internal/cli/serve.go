@@ -36,14 +36,14 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 	srv := &httpapi.Server{
 		DB: db, Logger: log, AccessLog: true,
-		RequestTimeout:  cfg.RequestTimeout,
-		SiteURL:         cfg.SiteURL,
+		RequestTimeout:   cfg.RequestTimeout,
+		SiteURL:          cfg.SiteURL,
 		PublicCacheSize:  cfg.PublicCacheSize,
 		PublicCacheBytes: cfg.PublicCacheBytes,
 		MetricsToken:     cfg.MetricsToken,
 		MetricsSeparate:  cfg.MetricsAddr != "",
-		ClientIP:        clientip.New(cfg.TrustedProxies),
-		Limiter:         ratelimit.NewMemory(time.Now),
+		ClientIP:         clientip.New(cfg.TrustedProxies),
+		Limiter:          ratelimit.NewMemory(time.Now),
 		Limits: httpapi.Limits{Public: cfg.RateLimitPublic, Authenticated: cfg.RateLimitAuthenticated,
 			Admin: cfg.RateLimitAdmin, Helper: cfg.RateLimitHelper, Window: cfg.RateLimitWindow},
 	}

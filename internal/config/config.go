@@ -21,19 +21,19 @@ import (
 
 // Config is the parsed configuration. Packages receive plain values from it, never the struct.
 type Config struct {
-	Addr            string
-	DataDir         string
-	SiteURL         string
-	Env             string // development or production
-	DatabaseURL     string
-	RedisURL        string
-	LogLevel        string
-	LogFormat       string
-	AutoMigrate     bool
-	ReadTimeout     time.Duration
-	WriteTimeout    time.Duration
-	RequestTimeout  time.Duration
-	ShutdownTimeout time.Duration
+	Addr             string
+	DataDir          string
+	SiteURL          string
+	Env              string // development or production
+	DatabaseURL      string
+	RedisURL         string
+	LogLevel         string
+	LogFormat        string
+	AutoMigrate      bool
+	ReadTimeout      time.Duration
+	WriteTimeout     time.Duration
+	RequestTimeout   time.Duration
+	ShutdownTimeout  time.Duration
 	PublicCacheSize  int
 	PublicCacheBytes int64
 	JobsPoll         time.Duration
