@@ -3,6 +3,7 @@ package httpapi
 import (
 	"crypto/subtle"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -45,7 +46,11 @@ func newMetrics() *metrics {
 		Name: "folio_ratelimit_errors_total", Help: "Rate-limit checks that could not be made and failed open.",
 	})
 	m.registry.MustRegister(m.requests, m.latency, m.cacheHits, m.limiterErrors,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		// go_gc_heap_live_bytes (the heap the last GC found live) beside the defaults: the figure
+		// that shows whether memory is held, which the allocated-heap gauges blur with garbage.
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(
+			collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/live:bytes$`)})),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

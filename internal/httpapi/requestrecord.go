@@ -14,6 +14,8 @@ import (
 //
 // One request is served by one goroutine, so the record needs no lock.
 type requestRecord struct {
+	// ID is the request id (X-Request-Id).
+	ID string
 	// Actor is the authenticated caller (the zero Actor for an anonymous one).
 	Actor folio.Actor
 }
