@@ -364,3 +364,48 @@ func TestValidationDetailsCapped(t *testing.T) {
 		t.Errorf("writeError: %d details (the error's own list: %d)", len(env.Error.Details), len(fe.Details))
 	}
 }
+
+// FuzzMetricsLabels: whatever method or status a request has, its labels come from fixed sets.
+func FuzzMetricsLabels(f *testing.F) {
+	f.Add("GET", 200)
+	f.Add("BREW", 418)
+	f.Add(strings.Repeat("X", 1000), -1)
+	f.Add("get", 999)
+	allowed := map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true,
+		"OPTIONS": true, "CONNECT": true, "TRACE": true, "OTHER": true}
+	statuses := map[string]bool{"other": true, "0xx": true, "1xx": true, "2xx": true, "3xx": true, "4xx": true, "5xx": true}
+	for _, v := range statusCodes {
+		statuses[v] = true
+	}
+	f.Fuzz(func(t *testing.T, method string, status int) {
+		if m := methodLabel(method); !allowed[m] || (m != "OTHER" && m != method) {
+			t.Fatalf("methodLabel(%q) = %q", method, m)
+		}
+		if s := statusLabel(status); !statuses[s] {
+			t.Fatalf("statusLabel(%d) = %q", status, s)
+		}
+	})
+}
+
+// FuzzMetricsToken: only the exact METRICS_TOKEN as a bearer token opens /metrics.
+func FuzzMetricsToken(f *testing.F) {
+	const token = "metrics-token-0123456789abcdef0123456789"
+	f.Add("Bearer " + token)
+	f.Add("bearer  " + token + " ")
+	f.Add("Bearer " + token[:10])
+	f.Add("Basic " + token)
+	f.Add(token)
+	s := &Server{MetricsToken: token}
+	f.Fuzz(func(t *testing.T, header string) {
+		r := httptest.NewRequest("GET", "/metrics", nil)
+		r.Header.Set("Authorization", header)
+		scheme, tok, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		want := strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(tok) == token
+		if got := s.metricsTokenOK(r); got != want {
+			t.Fatalf("metricsTokenOK(%q) = %v, want %v", header, got, want)
+		}
+		if (&Server{}).metricsTokenOK(r) {
+			t.Fatal("an unset METRICS_TOKEN matched")
+		}
+	})
+}
