@@ -219,8 +219,8 @@ func (s *server) flood(n, workers int, next func(i int) (method, path string)) i
 
 type sample struct {
 	heapAlloc, live, rss, cacheBytes int64
-	cacheEntries, series            int
-	metricsSize                     int
+	cacheEntries, series             int
+	metricsSize                      int
 }
 
 func (x sample) String() string {
