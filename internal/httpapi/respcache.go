@@ -299,9 +299,13 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, rt *route) 
 	if err := rt.Handle(rec, r); err != nil {
 		return err
 	}
-	// An exact-size copy: the recorder's buffer grew by doubling and may be twice the body.
-	body := make([]byte, rec.body.Len())
-	copy(body, rec.body.Bytes())
+	body := rec.body.Bytes()
+	if rec.status == http.StatusOK {
+		// The kept copy is exact-size: the recorder's buffer grew by doubling and may be twice
+		// the body.
+		body = make([]byte, rec.body.Len())
+		copy(body, rec.body.Bytes())
+	}
 	e := &cachedResponse{gen: gen, status: rec.status, body: body, contentType: rec.header.Get("Content-Type"), scope: rt.Cache}
 	e.etag = etagOf(e.body)
 	if e.status == http.StatusOK {
