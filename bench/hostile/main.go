@@ -7,7 +7,7 @@
 //   - cache flood: one published post whose response is about 2 MB, asked for -junk times with a
 //     distinct junk parameter (?cb=N). The response cache must not grow: the heap that the last
 //     GC found live (go_gc_heap_live_bytes) must stay under FOLIO_PUBLIC_CACHE_BYTES (64 MiB).
-//   - metrics flood: -methods requests with random 4 KB methods. The metrics' series must not
+//   - metrics flood: -methods requests with random 60 KB methods. The metrics' series must not
 //     grow, nor /metrics itself.
 //
 // -bin runs another folio binary (say, one built from an older commit) for comparison; its
@@ -40,10 +40,11 @@ const metricsToken = "bench-hostile-metrics-token-0123456789abcdef"
 func main() {
 	junk := flag.Int("junk", 10000, "distinct junk queries on the large post")
 	methods := flag.Int("methods", 1500, "requests with random methods")
+	methodBytes := flag.Int("method-bytes", 60000, "length of each random method")
 	workers := flag.Int("workers", 4, "concurrent clients")
 	bin := flag.String("bin", "", "folio binary to attack (default: build ./cmd/folio)")
 	flag.Parse()
-	if err := run(*junk, *methods, *workers, *bin); err != nil {
+	if err := run(*junk, *methods, *methodBytes, *workers, *bin); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/hostile:", err)
 		os.Exit(1)
 	}
@@ -55,7 +56,7 @@ type server struct {
 	key  string
 }
 
-func run(junk, methods, workers int, bin string) error {
+func run(junk, methods, methodBytes, workers int, bin string) error {
 	dir, err := os.MkdirTemp("", "folio-hostile-")
 	if err != nil {
 		return err
@@ -133,14 +134,14 @@ func run(junk, methods, workers int, bin string) error {
 	letters := "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	start = time.Now()
 	failed = s.flood(methods, workers, func(i int) (string, string) {
-		m := make([]byte, 4096)
+		m := make([]byte, methodBytes)
 		for j := range m {
 			m[j] = letters[rng.IntN(len(letters))]
 		}
 		return string(m), "/api/projects"
 	})
 	end := s.sample()
-	fmt.Printf("hostile: after %d random 4 KB methods (%s, %d refused by the server)\n", methods, time.Since(start).Round(time.Second), failed)
+	fmt.Printf("hostile: after %d random %d-byte methods (%s, %d refused by the server)\n", methods, methodBytes, time.Since(start).Round(time.Second), failed)
 	fmt.Printf("hostile:                               %s\n", end)
 	fmt.Printf("hostile: metrics flood: folio_http_requests_total series %d → %d, /metrics %.1f KB → %.1f KB\n",
 		after.series, end.series, float64(after.metricsSize)/1e3, float64(end.metricsSize)/1e3)
