@@ -63,7 +63,8 @@ func (s *Server) blogRoutes() []route {
 			Tag: "Blog", Summary: "Delete a post by id", Status: http.StatusNoContent, Errors: []int{404}},
 		{Method: "POST", Pattern: "/api/articles/publishing-options", Handle: s.savePublishingOptions, Level: folio.LevelWrite,
 			Tag: "Blog", Summary: "Save an article's publishing options: publish now, schedule, SEO, series, settings, cross-publishing; " +
-				"the response carries the article and the platform outcome (a platform failure never loses the local save)",
+				"the response carries the article and the platform outcome (a platform failure never loses the local save); " +
+				"cross-publishing (crossPlatformPublishing.extblog on) needs manage:articles or an admin key, like /api/extblog/publish (else 403)",
 			Body: folio.PublishingOptionsInput{}, Status: http.StatusOK, Resp: publishingResult{}, Errors: []int{404, 413, 415, 422}},
 	}
 }
