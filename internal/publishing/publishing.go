@@ -7,6 +7,7 @@ package publishing
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -471,4 +472,42 @@ func (s *Service) ourSlug(canonical string) string {
 func notFound(err error) bool {
 	var e *folio.ExtBlogError
 	return errors.As(err, &e) && e.NotFound
+}
+
+// ImportSummary counts what ImportAll did.
+type ImportSummary struct {
+	Seen, Changed int
+}
+
+// ImportAll copies every published post of the configured publication into local posts (folio
+// extblog import): page by page through the platform's cursor, each post read whole and mirrored
+// as a platform webhook would — linked by its platform id, so running it again changes nothing;
+// a post whose canonical URL names one of our articles is linked to that article instead of
+// duplicated. Posts the platform reported deleted (tombstoned) are not brought back.
+func (s *Service) ImportAll(ctx context.Context) (ImportSummary, error) {
+	var sum ImportSummary
+	if s.Blog == nil {
+		return sum, folio.Errorf(folio.EUNAVAILABLE, "The external blog is not configured (set %s).", strings.Join(s.Missing, ", "))
+	}
+	after := ""
+	for {
+		page, err := s.Blog.ListPosts(ctx, 50, after)
+		if err != nil {
+			return sum, err
+		}
+		for _, p := range page.Posts {
+			sum.Seen++
+			changed, err := s.apply(ctx, extblog.WebhookEvent{Kind: extblog.EventPostPublished, PostID: p.ID, Title: p.Title})
+			if err != nil {
+				return sum, fmt.Errorf("post %s: %w", p.ID, err)
+			}
+			if changed {
+				sum.Changed++
+			}
+		}
+		if !page.HasNext || page.EndCursor == "" || page.EndCursor == after {
+			return sum, nil
+		}
+		after = page.EndCursor
+	}
 }
