@@ -491,7 +491,7 @@ func (s *Service) ImportAll(ctx context.Context) (ImportSummary, error) {
 	}
 	after := ""
 	for {
-		page, err := s.Blog.ListPosts(ctx, 50, after)
+		page, err := s.Blog.ListPosts(ctx, extblog.MaxFirst, after)
 		if err != nil {
 			return sum, err
 		}
