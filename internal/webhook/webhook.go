@@ -145,6 +145,8 @@ type Sender struct {
 	// Jitter spreads a delay (default: ±10 %), so retries after an outage do not all arrive at
 	// once; tests make it the identity.
 	Jitter func(time.Duration) time.Duration
+	// Timeout bounds one attempt (default Timeout, the contract's 10 s); tests shorten it.
+	Timeout time.Duration
 	// UserAgent is sent with every delivery.
 	UserAgent string
 	Log       *slog.Logger
@@ -234,7 +236,11 @@ func (s *Sender) send(ctx context.Context, d sqldb.OutgoingDelivery) (int, error
 		return 0, err
 	}
 	ts := s.now().Unix()
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = Timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, strings.NewReader(string(d.Body)))
 	if err != nil {
@@ -251,7 +257,7 @@ func (s *Sender) send(ctx context.Context, d sqldb.OutgoingDelivery) (int, error
 	}
 	res, err := client.Do(req)
 	if err != nil {
-		return 0, describe(err)
+		return 0, describe(err, timeout)
 	}
 	defer res.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
@@ -263,7 +269,7 @@ func (s *Sender) send(ctx context.Context, d sqldb.OutgoingDelivery) (int, error
 
 // describe names a transport failure without the URL: webhook URLs often carry a token in
 // their path (Slack, Discord), and the message goes into the log and the delivery log.
-func describe(err error) error {
+func describe(err error, timeout time.Duration) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
@@ -273,7 +279,7 @@ func describe(err error) error {
 	case errors.Is(err, netguard.ErrForbidden):
 		return errors.New("refused: the destination address is not public (WEBHOOK_ALLOW_PRIVATE is off)")
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
-		return fmt.Errorf("no answer within %s", Timeout)
+		return fmt.Errorf("no answer within %s", timeout)
 	}
 	var oe *net.OpError
 	if errors.As(err, &oe) {

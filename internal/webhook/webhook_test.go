@@ -365,3 +365,136 @@ func TestDeliveryRefusesPrivateDestinations(t *testing.T) {
 		t.Fatalf("the error repeats the URL: %s", ds[0].LastError)
 	}
 }
+
+// TestDeliveryTimeoutIsRetried: a receiver that does not answer within the attempt's time limit
+// counts as a failure and is retried.
+func TestDeliveryTimeoutIsRetried(t *testing.T) {
+	db := foliotest.MustOpenSQLite(t)
+	ctx := context.Background()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	hook := folio.Webhook{ID: folio.NewID(), URL: srv.URL, Events: []string{folio.EventMediaUploaded}, CreatedAt: time.Now()}
+	if err := db.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Emit(ctx, folio.Event{Type: folio.EventMediaUploaded, Data: map[string]string{"url": "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	sender := webhook.NewSender(db, true, nil)
+	sender.Timeout = 50 * time.Millisecond // the contract's 10 s, shortened; the outcome does not depend on it
+	sched := jobs.New(db, nil)
+	sched.Handle(sqldb.JobWebhookDelivery, sender.Handle)
+	if n, err := sched.RunDue(ctx); n != 1 || err != nil {
+		t.Fatalf("ran %d, %v", n, err)
+	}
+	ds, _, _ := db.WebhookDeliveries(ctx, hook.ID, 1, 10)
+	if len(ds) != 1 || ds[0].Status != folio.DeliveryPending || ds[0].Attempts != 1 || !strings.Contains(ds[0].LastError, "no answer within") ||
+		ds[0].NextAttemptAt == nil {
+		t.Fatalf("after a timeout: %+v", ds)
+	}
+}
+
+// TestDeliveriesSurviveARestart: deliveries queued by one process are sent by the next one.
+func TestDeliveriesSurviveARestart(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	rc := &receiver{up: true}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	first, err := sqldb.Open(ctx, "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hook := folio.Webhook{ID: folio.NewID(), URL: srv.URL, Events: []string{folio.EventProjectDeleted}, CreatedAt: time.Now()}
+	if err := first.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := first.Emit(ctx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]int{"n": i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first.Close() // the process stops before any delivery was attempted
+
+	second, err := sqldb.Open(ctx, "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	sched := jobs.New(second, nil)
+	sched.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(second, true, nil).Handle)
+	if n, err := sched.RunDue(ctx); n != 3 || err != nil {
+		t.Fatalf("after the restart: ran %d, %v", n, err)
+	}
+	if len(rc.all()) != 3 {
+		t.Fatalf("received %d", len(rc.all()))
+	}
+}
+
+// TestDeliveredOnceAcrossInstances: two instances (two connection pools on one PostgreSQL
+// database, each with its own scheduler) work through the same queue at the same time; every
+// delivery reaches the receiver exactly once.
+func TestDeliveredOnceAcrossInstances(t *testing.T) {
+	dsn := foliotest.PostgresSchema(t)
+	ctx := context.Background()
+	open := func() *sqldb.DB {
+		db, err := sqldb.Open(ctx, dsn, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	a, b := open(), open()
+	if _, err := a.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rc := &receiver{up: true}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	hook := folio.Webhook{ID: folio.NewID(), URL: srv.URL, Events: []string{folio.EventContactReceived}, CreatedAt: time.Now()}
+	if err := a.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
+		t.Fatal(err)
+	}
+	const n = 60
+	for i := 0; i < n; i++ {
+		if err := a.Emit(ctx, folio.Event{Type: folio.EventContactReceived, Data: map[string]int{"n": i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	ran := make([]int, 4)
+	for i, db := range []*sqldb.DB{a, b, a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := jobs.New(db, nil) // its own owner name, like another instance
+			s.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(db, true, nil).Handle)
+			ran[i], _ = s.RunDue(ctx)
+		}()
+	}
+	wg.Wait()
+	seen := map[string]int{}
+	for _, r := range rc.all() {
+		seen[r.Header.Get("webhook-id")]++
+	}
+	for id, c := range seen {
+		if c != 1 {
+			t.Fatalf("delivery %s arrived %d times", id, c)
+		}
+	}
+	if len(seen) != n || ran[0]+ran[1]+ran[2]+ran[3] != n {
+		t.Fatalf("%d distinct deliveries arrived, %v jobs ran; want %d", len(seen), ran, n)
+	}
+	t.Logf("jobs run per worker: %v", ran)
+}
