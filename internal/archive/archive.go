@@ -449,6 +449,7 @@ func (a *Archive) Apply(ctx context.Context, db *sqldb.DB, store folio.BlobStore
 		if err != nil {
 			return s, fmt.Errorf("archive: store media %s: %w", m.Key, err)
 		}
+		m.URL = store.URL(m.Key) // where this site serves it (the archive may come from another)
 		if err := db.ImportMedia(ctx, m); err != nil {
 			return s, err
 		}

@@ -180,6 +180,10 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 	if n, _ := back.JobsOfKind(context.Background(), sqldb.JobWebhookDelivery); len(n) != 0 {
 		t.Fatal("an import emitted webhook events")
 	}
+	// The scheduled draft keeps its schedule: the imported site has its publish job.
+	if js, _ := back.JobsOfKind(context.Background(), sqldb.JobPublishPost); len(js) != 1 || js[0].Status != sqldb.JobPending {
+		t.Fatalf("publish jobs after import: %+v", js)
+	}
 }
 
 func keys(m map[string]string) []string {

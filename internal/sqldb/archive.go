@@ -122,6 +122,13 @@ func (db *DB) ImportPost(ctx context.Context, p *folio.Post) error {
 			WHERE id = $21`, append(v[1:], p.ID)...); err != nil {
 			return err
 		}
+		// A draft scheduled for later gets its publish job, as SavePublishingOptions gives it.
+		if p.Status == folio.PostDraft && p.ScheduledAt != nil && p.ScheduledAt.After(db.Now()) {
+			payload, _ := json.Marshal(PublishJobPayload{PostID: p.ID, ScheduledAt: *p.ScheduledAt})
+			if err := db.enqueueJob(ctx, tx, JobPublishPost, publishJobKey(p.ID, *p.ScheduledAt), string(payload), *p.ScheduledAt); err != nil {
+				return err
+			}
+		}
 		return setPostTags(ctx, tx, p)
 	})
 	if err != nil && folio.ErrorCode(err) == folio.EINTERNAL {
