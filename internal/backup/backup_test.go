@@ -180,7 +180,8 @@ func TestPruneKeepsTheNewest(t *testing.T) {
 func TestScheduledOnceAcrossInstances(t *testing.T) {
 	ctx := context.Background()
 	db := foliotest.MustOpenSQLite(t)
-	l, err := blob.NewLocal(t.TempDir(), "")
+	mediaDir := t.TempDir()
+	l, err := blob.NewLocal(mediaDir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,6 +215,10 @@ func TestScheduledOnceAcrossInstances(t *testing.T) {
 	keys, _ := l.List(ctx, backup.Prefix)
 	if len(keys) != 1 {
 		t.Fatalf("snapshots %v", keys)
+	}
+	// Snapshots hold password hashes and secrets: only the service's user may read the file.
+	if fi, err := os.Stat(filepath.Join(mediaDir, keys[0])); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("snapshot file mode: %v %v", fi.Mode(), err)
 	}
 	// The local media handler never serves snapshots.
 	if res := serve(l, "/media/"+keys[0]); res != 404 {

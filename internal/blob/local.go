@@ -85,7 +85,11 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader, size int64, me
 		return err
 	}
 	tmpName := path.Join(localTmpDir, rand.Text())
-	f, err := l.root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	perm := os.FileMode(0o644)
+	if strings.HasPrefix(key, PrivatePrefix) {
+		perm = 0o600 // database snapshots hold password hashes and secrets
+	}
+	f, err := l.root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return fmt.Errorf("blob.Local.Put: %w", err)
 	}

@@ -281,13 +281,13 @@ func describe(err error, timeout time.Duration) error {
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
 		return fmt.Errorf("no answer within %s", timeout)
 	}
-	var oe *net.OpError
-	if errors.As(err, &oe) {
-		return fmt.Errorf("connection failed: %v", oe.Err)
-	}
 	var de *net.DNSError
 	if errors.As(err, &de) {
 		return fmt.Errorf("name lookup failed: %s", de.Err)
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return fmt.Errorf("connection failed: %v", oe.Err)
 	}
 	return fmt.Errorf("request failed: %v", err)
 }
