@@ -141,6 +141,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	sched.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, extblogW.ArticlePublisher(), log))
 	// Outgoing webhooks: deliveries queued with the writes that caused them (internal/webhook).
 	sched.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(db, cfg.WebhookAllowPrivate, log).Handle)
+	pruner := &webhook.Pruner{DB: db, Log: log} // settled deliveries leave the log after 30 days
+	sched.Handle(webhook.PruneJob, pruner.Handle)
+	if err := pruner.Schedule(ctx); err != nil {
+		return err
+	}
 	// Scheduled SQLite snapshots into the media storage (BACKUP_INTERVAL; restore.go).
 	if err := wireBackups(ctx, cfg, db, srv, func(kind string, h func(context.Context, sqldb.Job) error) { sched.Handle(kind, h) }); err != nil {
 		return err

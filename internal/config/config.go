@@ -245,7 +245,7 @@ var options = []option{
 	{name: "FOLIO_WRITE_TIMEOUT", def: "120s", help: "time allowed to write a response (uploads and AI generation take the longest)", set: duration(func(c *Config) *time.Duration { return &c.WriteTimeout })},
 	{name: "FOLIO_REQUEST_TIMEOUT", def: "60s", help: "deadline of a request's work (database and upstream calls)", set: duration(func(c *Config) *time.Duration { return &c.RequestTimeout })},
 	{name: "FOLIO_SHUTDOWN_TIMEOUT", def: "20s", help: "how long a SIGTERM waits for in-flight requests to finish", set: duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
-	{name: "FOLIO_JOBS_POLL_SECONDS", def: "1", help: "how often each instance looks for due background jobs (scheduled publishing)", set: func(c *Config, v string) error {
+	{name: "FOLIO_JOBS_POLL_SECONDS", def: "1", help: "how often each instance looks for due background jobs (scheduled publishing, webhook deliveries, snapshots)", set: func(c *Config, v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 1 || n > 3600 {
 			return fmt.Errorf("not a whole number of seconds from 1 to 3600: %q", v)

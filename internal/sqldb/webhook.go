@@ -357,3 +357,27 @@ type ContactEventData struct {
 	Message   string    `json:"message"`
 	CreatedAt time.Time `json:"createdAt"`
 }
+
+// PruneWebhookDeliveries deletes settled deliveries (succeeded or failed) created before before,
+// with their finished jobs, so the log and the jobs table do not grow without end. It returns
+// how many deliveries it deleted.
+func (db *DB) PruneWebhookDeliveries(ctx context.Context, before time.Time) (int, error) {
+	var n int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = $1 AND status IN ('done', 'failed') AND key IN
+			(SELECT CAST($2 AS TEXT) || id FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $3)`,
+			JobWebhookDelivery, JobWebhookDelivery+":", db.ts(before)); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1`, db.ts(before))
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqldb.PruneWebhookDeliveries: %w", err)
+	}
+	return int(n), nil
+}

@@ -291,3 +291,42 @@ func describe(err error, timeout time.Duration) error {
 	}
 	return fmt.Errorf("request failed: %v", err)
 }
+
+// LogRetention is how long settled deliveries stay in the delivery log.
+const LogRetention = 30 * 24 * time.Hour
+
+// PruneJob is the kind of the daily job that trims the delivery log.
+const PruneJob = "webhook.prune"
+
+// Pruner trims the delivery log once a day (one job per day across instances: the key names
+// the day).
+type Pruner struct {
+	DB  *sqldb.DB
+	Now func() time.Time
+	Log *slog.Logger
+}
+
+func (p *Pruner) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+// Schedule enqueues the next day's prune job (a no-op when another instance already did).
+func (p *Pruner) Schedule(ctx context.Context) error {
+	at := p.now().UTC().Truncate(24 * time.Hour).Add(24*time.Hour + 30*time.Minute)
+	return p.DB.EnqueueJob(ctx, PruneJob, PruneJob+":"+at.Format(time.RFC3339), "{}", at)
+}
+
+// Handle deletes settled deliveries older than LogRetention and schedules the next run.
+func (p *Pruner) Handle(ctx context.Context, _ sqldb.Job) error {
+	n, err := p.DB.PruneWebhookDeliveries(ctx, p.now().Add(-LogRetention))
+	if err != nil {
+		return err
+	}
+	if n > 0 && p.Log != nil {
+		p.Log.Info("webhook delivery log trimmed", "deleted", n)
+	}
+	return p.Schedule(ctx)
+}

@@ -498,3 +498,58 @@ func TestDeliveredOnceAcrossInstances(t *testing.T) {
 	}
 	t.Logf("jobs run per worker: %v", ran)
 }
+
+func TestPrunerTrimsSettledDeliveries(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		clk := &clock{t: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+		db.Now = clk.Now
+		rc := &receiver{up: true}
+		srv := httptest.NewServer(rc)
+		defer srv.Close()
+		hook := folio.Webhook{ID: folio.NewID(), URL: srv.URL, Events: []string{folio.EventProjectDeleted}, CreatedAt: clk.Now()}
+		if err := db.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
+			t.Fatal(err)
+		}
+		sender := webhook.NewSender(db, true, nil)
+		sender.Now = clk.Now
+		pruner := &webhook.Pruner{DB: db, Now: clk.Now}
+		sched := newScheduler(db, clk, sender)
+		sched.Handle(webhook.PruneJob, pruner.Handle)
+		emit := func() {
+			if err := db.Emit(ctx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]string{"id": "x"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		emit() // delivered, then old
+		if n, _ := sched.RunDue(ctx); n != 1 {
+			t.Fatal("not delivered")
+		}
+		rc.mu.Lock()
+		rc.up = false
+		rc.mu.Unlock()
+		emit() // still being retried when the pruner runs: kept
+		if n, _ := sched.RunDue(ctx); n != 1 {
+			t.Fatal("not attempted")
+		}
+		if err := pruner.Schedule(ctx); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(webhook.LogRetention + 24*time.Hour)
+		emit() // recent: kept
+		if _, err := sched.RunDue(ctx); err != nil { // the receiver is still down
+			t.Fatal(err)
+		}
+		ds, total, _ := db.WebhookDeliveries(ctx, hook.ID, 1, 10)
+		if total != 2 || ds[0].Status != folio.DeliveryPending || ds[1].Status != folio.DeliveryPending {
+			t.Fatalf("after pruning, want the two pending deliveries only: %+v", ds)
+		}
+		if js, _ := db.JobsOfKind(ctx, sqldb.JobWebhookDelivery); len(js) != 2 {
+			t.Fatalf("the delivered message's job was not pruned: %d jobs", len(js))
+		}
+		js, _ := db.JobsOfKind(ctx, webhook.PruneJob)
+		if len(js) != 2 || js[1].Status != sqldb.JobPending {
+			t.Fatalf("prune jobs: %+v", js)
+		}
+	})
+}
