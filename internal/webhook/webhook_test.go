@@ -536,7 +536,7 @@ func TestPrunerTrimsSettledDeliveries(t *testing.T) {
 			t.Fatal(err)
 		}
 		clk.Add(webhook.LogRetention + 24*time.Hour)
-		emit() // recent: kept
+		emit()                                       // recent: kept
 		if _, err := sched.RunDue(ctx); err != nil { // the receiver is still down
 			t.Fatal(err)
 		}
