@@ -536,8 +536,9 @@ func TestPrunerTrimsSettledDeliveries(t *testing.T) {
 			t.Fatal(err)
 		}
 		clk.Add(webhook.LogRetention + 24*time.Hour)
-		emit()                                       // recent: kept
-		if _, err := sched.RunDue(ctx); err != nil { // the receiver is still down
+		emit() // recent: kept
+		// The receiver is still down: both pending deliveries fail again and stay.
+		if _, err := sched.RunDue(ctx); err != nil {
 			t.Fatal(err)
 		}
 		ds, total, _ := db.WebhookDeliveries(ctx, hook.ID, 1, 10)
