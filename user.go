@@ -45,7 +45,19 @@ type User struct {
 	PasswordHash string    `json:"-"`
 	CreatedAt    time.Time `json:"createdAt"`
 	UpdatedAt    time.Time `json:"updatedAt"`
+
+	// SessionsRevokedAt (Unix seconds) ends every session issued before it: a session token whose
+	// iat is earlier is refused (contract §6). 0: never revoked.
+	SessionsRevokedAt int64 `json:"-"`
+	// TOTPSecret is the base32 TOTP secret, set by setup; it protects sign-in only once
+	// TOTPEnabled. Never serialised.
+	TOTPSecret  string `json:"-"`
+	TOTPEnabled bool   `json:"-"`
 }
+
+// SessionValid reports whether a session token issued at iat (Unix seconds) is still valid for
+// u, that is not issued before u's sessions were revoked.
+func (u *User) SessionValid(iat int64) bool { return iat >= u.SessionsRevokedAt }
 
 // SessionActor is the actor of a request carrying a session of u.
 func (u *User) SessionActor() Actor {
@@ -57,7 +69,7 @@ const (
 	MaxUserNameLen   = 100
 	MaxBioLen        = 2000
 	MaxLocationLen   = 100
-	MinPasswordLen   = 8    // characters (NIST SP 800-63B minimum for user-chosen secrets)
+	MinPasswordLen   = 12   // characters (contract §6)
 	MaxPasswordLen   = 1024 // bytes; hashing cost does not depend on it, but bodies should stay small
 	MaxAPIKeyNameLen = 100
 )
