@@ -14,6 +14,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/bookings"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/mail"
@@ -85,6 +86,9 @@ type Server struct {
 	// publishes one with crossPlatformPublishing.extblog on (blog.go); nil reports "skipped".
 	ArticlePublisher folio.ArticlePublisher
 
+	// Audit, when set, receives the audit log's entries (audit.go); nil records nothing.
+	Audit *audit.Writer
+
 	// UI, when set, serves the admin dashboard at /admin/ and the booking page at /book
 	// (internal/webui); both use only the /api routes.
 	UI http.Handler
@@ -130,6 +134,12 @@ type route struct {
 	// ErrorResp, when set, is the route's own failure body (the contact route's {error: string});
 	// rate-limit and permission failures keep the envelope.
 	ErrorResp any
+
+	// Audit names the audit-log action of the route ("-": never recorded); empty derives it
+	// from the method and pattern. Unsafe requests by a key or session are recorded, and every
+	// request of an AuditAlways route (sign-in) is, whoever sends it (audit.go).
+	Audit       string
+	AuditAlways bool
 }
 
 // param documents a query parameter.
@@ -173,8 +183,18 @@ func (s *Server) Handler() http.Handler {
 	return s.outer(s.cors(mux))
 }
 
-// Invalidate drops cached public responses of the given scopes on this instance.
-func (s *Server) Invalidate(scopes ...string) { s.cache.Invalidate(scopes...) }
+// Invalidate drops cached public responses of the given scopes on this instance, and the cached
+// user of a user scope (sqldb.ScopeUser: revocation, password, role, TOTP change, removal).
+func (s *Server) Invalidate(scopes ...string) {
+	for _, sc := range scopes {
+		if s.Identity != nil && (sc == "*" || strings.HasPrefix(sc, sqldb.ScopeUserPrefix)) {
+			s.Identity.UserChanged(sc)
+		}
+		if !strings.HasPrefix(sc, sqldb.ScopeUserPrefix) {
+			s.cache.Invalidate(sc)
+		}
+	}
+}
 
 func (s *Server) now() time.Time {
 	if s.Now == nil {
@@ -187,9 +207,12 @@ func (s *Server) now() time.Time {
 // handler (through the response cache for public GETs) and render a returned error.
 func (s *Server) adapt(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		note := &requestNote{}
+		r = r.WithContext(context.WithValue(r.Context(), requestNoteKey{}, note))
 		if err := s.serve(w, r, rt); err != nil {
 			s.writeError(w, r, err)
 		}
+		s.recordAudit(w, r, rt, note)
 	})
 }
 
@@ -199,6 +222,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		actor, authErr = s.Auth.Authenticate(r)
 	}
 	r = r.WithContext(folio.WithActor(r.Context(), actor))
+	if n := noteOf(r); n != nil {
+		n.actor = actor
+	}
 	if rt.Limit != limitExempt {
 		if err := s.rateLimit(w, r, actor, rt.Limit); err != nil {
 			return err
@@ -296,10 +322,16 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 			limit int
 		}{"helper:" + r.Pattern + ":" + s.clientIP(r), s.Limits.Helper})
 	case limitHelperLogin:
-		checks = append(checks, struct {
-			key   string
-			limit int
-		}{"helper:" + r.Pattern + ":" + s.loginLimitKey(r), s.Limits.Helper})
+		// Sign-in: only failed attempts count (contract §6). The budget is peeked here and the
+		// handler counts a failure (countFailedSignIn), so a correct password never locks its
+		// owner out.
+		key := "helper:signin:" + s.loginLimitKey(r)
+		if n := noteOf(r); n != nil {
+			n.signInKey = key
+		}
+		if err := s.peekSignIn(w, r, key); err != nil {
+			return err
+		}
 	case limitHelperKey:
 		checks = append(checks, struct {
 			key   string
