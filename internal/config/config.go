@@ -111,6 +111,7 @@ type Config struct {
 	AnalyticsSaltRotation string
 	AnalyticsQueueSize    int
 	AnalyticsRetention    int // days of raw page views and events kept; 0 keeps them all
+	AuditRetention        int // days of audit-log entries kept; 0 keeps them all
 }
 
 // Production reports whether FOLIO_ENV=production.
@@ -408,6 +409,9 @@ var options = []option{
 	{name: "ANALYTICS_SALT_ROTATION", def: "day", help: "how often the visitor-hash salt rotates: day, week or month", set: oneOf(func(c *Config) *string { return &c.AnalyticsSaltRotation }, "day", "week", "month")},
 	{name: "ANALYTICS_QUEUE_SIZE", def: "65536", help: "events buffered for batched writes before new ones are dropped (and counted)", set: integer(16, 1<<24, func(c *Config) *int { return &c.AnalyticsQueueSize })},
 	{name: "ANALYTICS_RETENTION_DAYS", def: "0", help: "days of raw page views and events kept (older ones are deleted hourly; the daily totals stay); 0 keeps everything", set: integer(0, 36500, func(c *Config) *int { return &c.AnalyticsRetention })},
+
+	// Audit log
+	{name: "AUDIT_RETENTION_DAYS", def: "365", help: "days of audit-log entries kept (older ones are deleted hourly); 0 keeps everything", set: integer(0, 36500, func(c *Config) *int { return &c.AuditRetention })},
 }
 
 // Load builds a Config from getenv, falling back to the .env file at dotenvPath (if it exists) and

@@ -20,42 +20,43 @@ const ScopeUserPrefix = "user:"
 // ScopeUser is the change scope of the user with the given id.
 func ScopeUser(id string) string { return ScopeUserPrefix + id }
 
-// revocationTime is the revocation time (Unix seconds) that ends every session issued up to now:
-// tokens carry whole seconds, so a session issued earlier in the current second must be refused
-// too, hence the next whole second. Sessions issued afterwards take at least this iat (see
-// httpapi's issueSession).
-func revocationTime(now time.Time) int64 { return now.Unix() + 1 }
+// revokeSQL sets sessions_revoked_at to the revocation time that ends every session issued up to
+// now: tokens carry whole seconds, so a session issued earlier in the current second must be
+// refused too, hence the next whole second ($1 = now + 1). When the sessions were already revoked
+// at or after that second, one second later still, so sessions issued since that revocation
+// (which take its time as their iat, see httpapi's issueSession) end as well.
+const revokeSQL = `sessions_revoked_at = CASE WHEN sessions_revoked_at >= $1 THEN sessions_revoked_at + 1 ELSE $1 END`
+
+// revoke runs UPDATE users SET <revokeSQL>, <set> WHERE id = <last arg> RETURNING the new
+// revocation time; args continue from $2.
+func (db *DB) revoke(ctx context.Context, op, set string, args ...any) (int64, error) {
+	q := `UPDATE users SET ` + revokeSQL
+	if set != "" {
+		q += `, ` + set
+	}
+	q += fmt.Sprintf(` WHERE id = $%d RETURNING sessions_revoked_at`, len(args)+1)
+	var at int64
+	err := db.W.QueryRowContext(ctx, q, append([]any{db.Now().Unix() + 1}, args...)...).Scan(&at)
+	if err == sql.ErrNoRows {
+		return 0, notFound("User", fmt.Sprint(args[len(args)-1]))
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sqldb.%s: %w", op, err)
+	}
+	db.changed(ScopeUser(fmt.Sprint(args[len(args)-1])))
+	return at, nil
+}
 
 // RevokeSessions ends every session of the user issued until now and returns the new revocation
 // time (Unix seconds), or ENOTFOUND.
 func (db *DB) RevokeSessions(ctx context.Context, id string) (int64, error) {
-	at := revocationTime(db.Now())
-	res, err := db.W.ExecContext(ctx, `UPDATE users SET sessions_revoked_at = $1 WHERE id = $2`, at, id)
-	if err != nil {
-		return 0, fmt.Errorf("sqldb.RevokeSessions: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return 0, notFound("User", id)
-	}
-	db.changed(ScopeUser(id))
-	return at, nil
+	return db.revoke(ctx, "RevokeSessions", "", id)
 }
 
 // ChangePassword stores a new password hash and ends every session of the user issued until now,
 // in one statement. It returns the new revocation time, or ENOTFOUND.
 func (db *DB) ChangePassword(ctx context.Context, id, hash string) (int64, error) {
-	now := db.Now()
-	at := revocationTime(now)
-	res, err := db.W.ExecContext(ctx, `UPDATE users SET password_hash = $1, sessions_revoked_at = $2, updated_at = $3 WHERE id = $4`,
-		hash, at, db.ts(now), id)
-	if err != nil {
-		return 0, fmt.Errorf("sqldb.ChangePassword: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return 0, notFound("User", id)
-	}
-	db.changed(ScopeUser(id))
-	return at, nil
+	return db.revoke(ctx, "ChangePassword", `password_hash = $2, updated_at = $3`, hash, db.ts(db.Now()), id)
 }
 
 // SetUserRole changes a user's role and ends their sessions (a session carries the role it was
@@ -66,17 +67,8 @@ func (db *DB) SetUserRole(ctx context.Context, id string, role folio.Role) error
 		v.Invalid("role", "must be owner or editor")
 		return v.Err()
 	}
-	now := db.Now()
-	res, err := db.W.ExecContext(ctx, `UPDATE users SET role = $1, sessions_revoked_at = $2, updated_at = $3 WHERE id = $4`,
-		string(role), revocationTime(now), db.ts(now), id)
-	if err != nil {
-		return fmt.Errorf("sqldb.SetUserRole: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("User", id)
-	}
-	db.changed(ScopeUser(id))
-	return nil
+	_, err := db.revoke(ctx, "SetUserRole", `role = $2, updated_at = $3`, string(role), db.ts(db.Now()), id)
+	return err
 }
 
 // SetTOTPSecret stores a new, not yet enabled TOTP secret (setup). It refuses (ECONFLICT) when
