@@ -49,15 +49,21 @@ type User struct {
 	// SessionsRevokedAt (Unix seconds) ends every session issued before it: a session token whose
 	// iat is earlier is refused (contract §6). 0: never revoked.
 	SessionsRevokedAt int64 `json:"-"`
+	// SessionsKeptJTI is the jti of the one session the last revocation spared: the caller's
+	// own, when they changed their password ("ends every other session").
+	SessionsKeptJTI string `json:"-"`
 	// TOTPSecret is the base32 TOTP secret, set by setup; it protects sign-in only once
 	// TOTPEnabled. Never serialised.
 	TOTPSecret  string `json:"-"`
 	TOTPEnabled bool   `json:"-"`
 }
 
-// SessionValid reports whether a session token issued at iat (Unix seconds) is still valid for
-// u, that is not issued before u's sessions were revoked.
-func (u *User) SessionValid(iat int64) bool { return iat >= u.SessionsRevokedAt }
+// SessionValid reports whether a session token issued at iat (Unix seconds) with the given jti is
+// still valid for u: issued no earlier than u's sessions were revoked, or the one session the
+// revocation spared.
+func (u *User) SessionValid(iat int64, jti string) bool {
+	return iat >= u.SessionsRevokedAt || (jti != "" && jti == u.SessionsKeptJTI)
+}
 
 // SessionActor is the actor of a request carrying a session of u.
 func (u *User) SessionActor() Actor {

@@ -170,7 +170,7 @@ func runUserAdmin(ctx context.Context, cmd string, args []string, env Env) error
 		if err != nil {
 			return err
 		}
-		if _, err := db.ChangePassword(ctx, u.ID, hash); err != nil {
+		if _, err := db.ChangePassword(ctx, u.ID, hash, ""); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "password of %s changed; every session of theirs has ended\n", u.Email)

@@ -213,7 +213,7 @@ func (id *Identity) sessionUser(ctx context.Context, tok string) (*folio.User, a
 		}
 		return nil, claims, false
 	}
-	if !u.Role.Valid() || !u.SessionValid(claims.Iat) {
+	if !u.Role.Valid() || !u.SessionValid(claims.Iat, claims.Jti) {
 		return nil, claims, false
 	}
 	return u, claims, true

@@ -116,13 +116,17 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if u.SessionsRevokedAt, err = s.DB.ChangePassword(r.Context(), u.ID, hash); err != nil {
+	// Every other session ends with the revocation; the caller's own token is spared by its jti,
+	// so it keeps working as it is (a token without a jti gets a fresh cookie instead).
+	_, claims, _ := id.sessionUser(r.Context(), id.sessionToken(r))
+	if u.SessionsRevokedAt, err = s.DB.ChangePassword(r.Context(), u.ID, hash, claims.Jti); err != nil {
 		return err
 	}
 	id.forgetUser(u.ID)
-	// Every other session ends with the revocation; this one continues on a fresh cookie.
-	if _, err := id.issueSession(w, u); err != nil {
-		return err
+	if claims.Jti == "" {
+		if _, err := id.issueSession(w, u); err != nil {
+			return err
+		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
@@ -283,7 +287,7 @@ func (s *Server) loginTOTP(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	// A ticket from before a revocation (a password change, say) is as dead as a session.
-	if !u.TOTPEnabled || !u.Role.Valid() || !u.SessionValid(t.IssuedAt.Unix()) {
+	if !u.TOTPEnabled || !u.Role.Valid() || !u.SessionValid(t.IssuedAt.Unix(), "") {
 		return fail()
 	}
 	var ok bool

@@ -28,7 +28,8 @@ func ScopeUser(id string) string { return ScopeUserPrefix + id }
 const revokeSQL = `sessions_revoked_at = CASE WHEN sessions_revoked_at >= $1 THEN sessions_revoked_at + 1 ELSE $1 END`
 
 // revoke runs UPDATE users SET <revokeSQL>, <set> WHERE id = <last arg> RETURNING the new
-// revocation time; args continue from $2.
+// revocation time; args continue from $2. set must assign sessions_kept_jti (usually to '').
+
 func (db *DB) revoke(ctx context.Context, op, set string, args ...any) (int64, error) {
 	q := `UPDATE users SET ` + revokeSQL
 	if set != "" {
@@ -50,13 +51,14 @@ func (db *DB) revoke(ctx context.Context, op, set string, args ...any) (int64, e
 // RevokeSessions ends every session of the user issued until now and returns the new revocation
 // time (Unix seconds), or ENOTFOUND.
 func (db *DB) RevokeSessions(ctx context.Context, id string) (int64, error) {
-	return db.revoke(ctx, "RevokeSessions", "", id)
+	return db.revoke(ctx, "RevokeSessions", `sessions_kept_jti = ''`, id)
 }
 
-// ChangePassword stores a new password hash and ends every session of the user issued until now,
-// in one statement. It returns the new revocation time, or ENOTFOUND.
-func (db *DB) ChangePassword(ctx context.Context, id, hash string) (int64, error) {
-	return db.revoke(ctx, "ChangePassword", `password_hash = $2, updated_at = $3`, hash, db.ts(db.Now()), id)
+// ChangePassword stores a new password hash and ends every session of the user issued until now
+// except the one whose jti is keepJTI (the caller's; "" keeps none), in one statement. It returns
+// the new revocation time, or ENOTFOUND.
+func (db *DB) ChangePassword(ctx context.Context, id, hash, keepJTI string) (int64, error) {
+	return db.revoke(ctx, "ChangePassword", `password_hash = $2, updated_at = $3, sessions_kept_jti = $4`, hash, db.ts(db.Now()), keepJTI, id)
 }
 
 // SetUserRole changes a user's role and ends their sessions (a session carries the role it was
@@ -67,7 +69,7 @@ func (db *DB) SetUserRole(ctx context.Context, id string, role folio.Role) error
 		v.Invalid("role", "must be owner or editor")
 		return v.Err()
 	}
-	_, err := db.revoke(ctx, "SetUserRole", `role = $2, updated_at = $3`, string(role), db.ts(db.Now()), id)
+	_, err := db.revoke(ctx, "SetUserRole", `role = $2, updated_at = $3, sessions_kept_jti = ''`, string(role), db.ts(db.Now()), id)
 	return err
 }
 

@@ -1,8 +1,10 @@
 -- Sign-in hardening (contract §6).
 -- sessions_revoked_at: Unix seconds; a session token whose iat is before it is refused (0: never
--- revoked). totp_secret is the base32 TOTP secret (set at setup, pending until totp_enabled);
+-- revoked); sessions_kept_jti names the one session a password change keeps (the caller's).
+-- totp_secret is the base32 TOTP secret (set at setup, pending until totp_enabled);
 -- totp_last_step is the last 30-second step whose code was accepted, so a code works once.
 ALTER TABLE users ADD COLUMN sessions_revoked_at BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE users ADD COLUMN sessions_kept_jti TEXT NOT NULL DEFAULT '';
 ALTER TABLE users ADD COLUMN totp_secret TEXT NOT NULL DEFAULT '';
 ALTER TABLE users ADD COLUMN totp_enabled BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE users ADD COLUMN totp_last_step BIGINT NOT NULL DEFAULT 0;
