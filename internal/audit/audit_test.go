@@ -64,3 +64,23 @@ func TestWriter(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkRecord is what recording an audit entry adds to a write request: a queue append (the
+// database write happens later, in batches).
+func BenchmarkRecord(b *testing.B) {
+	w := New(nil, Options{QueueSize: 1 << 30})
+	e := folio.AuditEntry{Action: "projects.create", Resource: "projects", ResourceID: "p1", Status: 201,
+		Actor: folio.AuditActor{UserID: "u1", KeyID: "k1"}, IP: "203.0.113.0/24"}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		w.Record(e)
+		if i++; i%100_000 == 0 {
+			b.StopTimer()
+			w.mu.Lock()
+			w.queue = nil
+			w.mu.Unlock()
+			b.StartTimer()
+		}
+	}
+}
