@@ -152,4 +152,20 @@ func TestBrowserSecurity(t *testing.T) {
 		desk.do(t, "sign out everywhere", chromedp.Click(css("#sign-out-everywhere")), chromedp.WaitVisible(css("#login-form")))
 		desk.screenshot(t, s, "security-08-signed-out")
 	})
+
+	t.Run("phone", func(t *testing.T) {
+		phone := newTab(t, browserCtx, "UTC", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+		phone.do(t, "open the dashboard", chromedp.Navigate(s.base+"/admin/"))
+		signInForm(t, phone, adminEmail, "a fresh browser password")
+		for _, pg := range []struct{ hash, sel, shot string }{
+			{"settings/security", "#totp-start", "security-09-phone-security"},
+			{"settings/audit", "#audit-table", "security-10-phone-audit"},
+		} {
+			phone.do(t, "open "+pg.hash, chromedp.WaitVisible(css("#main")), chromedp.Navigate(s.base+"/admin/#/"+pg.hash), chromedp.WaitVisible(css(pg.sel)))
+			if over := eval[bool](t, phone, `document.documentElement.scrollWidth > window.innerWidth + 1`); over {
+				t.Errorf("%s scrolls sideways on a phone", pg.hash)
+			}
+			phone.screenshot(t, s, pg.shot)
+		}
+	})
 }
