@@ -75,7 +75,12 @@ const (
 	MaxUserNameLen   = 100
 	MaxBioLen        = 2000
 	MaxLocationLen   = 100
-	MinPasswordLen   = 12   // characters (contract §6)
+	// MinPasswordLen applies to every password set from now on through a password change (the
+	// route and `folio user passwd`; contract §6). Creating a user still accepts
+	// MinLegacyPasswordLen, so existing setups (FOLIO_ADMIN_PASSWORD, scripts) keep starting;
+	// the CLI and the server warn below MinPasswordLen.
+	MinPasswordLen       = 12 // characters
+	MinLegacyPasswordLen = 8  // characters (NIST SP 800-63B minimum for user-chosen secrets)
 	MaxPasswordLen   = 1024 // bytes; hashing cost does not depend on it, but bodies should stay small
 	MaxAPIKeyNameLen = 100
 )
@@ -93,7 +98,7 @@ type UserInput struct {
 }
 
 // Validate checks every field: all are required; the email must be a plain address, the role
-// owner or editor, the password MinPasswordLen characters or more.
+// owner or editor, the password MinLegacyPasswordLen characters or more (see MinPasswordLen).
 func (in *UserInput) Validate() error {
 	var v Validation
 	in.Email, in.Name = strings.TrimSpace(in.Email), strings.TrimSpace(in.Name)
@@ -118,13 +123,17 @@ func (in *UserInput) Validate() error {
 	switch {
 	case in.Password == "":
 		v.Missing("password")
-	case utf8.RuneCountInString(in.Password) < MinPasswordLen:
-		v.Invalid("password", "must be at least %d characters", MinPasswordLen)
+	case utf8.RuneCountInString(in.Password) < MinLegacyPasswordLen:
+		v.Invalid("password", "must be at least %d characters", MinLegacyPasswordLen)
 	case len(in.Password) > MaxPasswordLen:
 		v.Invalid("password", "must be at most %d bytes", MaxPasswordLen)
 	}
 	return v.Err()
 }
+
+// WeakPassword reports whether a password accepted at creation is shorter than MinPasswordLen,
+// so callers can warn.
+func (in *UserInput) WeakPassword() bool { return utf8.RuneCountInString(in.Password) < MinPasswordLen }
 
 // isPlainEmail accepts "local@domain" with nothing else (no display name, no angle brackets,
 // no line breaks), at most MaxEmailLen bytes (RFC 5321).

@@ -94,6 +94,10 @@ func runUserCreate(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "created %s %s (id %s)\n", u.Role, u.Email, u.ID)
+	if in.WeakPassword() {
+		fmt.Fprintf(env.Stderr, "warning: the password is shorter than %d characters; change it with `folio user passwd --email %s`\n",
+			folio.MinPasswordLen, u.Email)
+	}
 	return nil
 }
 
@@ -335,6 +339,9 @@ func bootstrapOwner(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *
 	}
 	if u != nil {
 		log.Info("created the first owner from FOLIO_ADMIN_EMAIL", "email", u.Email, "user_id", u.ID)
+		if in.WeakPassword() {
+			log.Warn("FOLIO_ADMIN_PASSWORD is shorter than the 12 characters a password change requires; change it in the dashboard (Settings → Security)", "email", u.Email)
+		}
 	}
 	return nil
 }
