@@ -72,17 +72,17 @@ func (u *User) SessionActor() Actor {
 
 // Limits of user fields.
 const (
-	MaxUserNameLen   = 100
-	MaxBioLen        = 2000
-	MaxLocationLen   = 100
+	MaxUserNameLen = 100
+	MaxBioLen      = 2000
+	MaxLocationLen = 100
 	// MinPasswordLen applies to every password set from now on through a password change (the
 	// route and `folio user passwd`; contract §6). Creating a user still accepts
 	// MinLegacyPasswordLen, so existing setups (FOLIO_ADMIN_PASSWORD, scripts) keep starting;
 	// the CLI and the server warn below MinPasswordLen.
-	MinPasswordLen       = 12 // characters
-	MinLegacyPasswordLen = 8  // characters (NIST SP 800-63B minimum for user-chosen secrets)
-	MaxPasswordLen   = 1024 // bytes; hashing cost does not depend on it, but bodies should stay small
-	MaxAPIKeyNameLen = 100
+	MinPasswordLen       = 12   // characters
+	MinLegacyPasswordLen = 8    // characters (NIST SP 800-63B minimum for user-chosen secrets)
+	MaxPasswordLen       = 1024 // bytes; hashing cost does not depend on it, but bodies should stay small
+	MaxAPIKeyNameLen     = 100
 )
 
 // EmailKey is the form an email address is compared and kept unique in: trimmed and lower-cased,
