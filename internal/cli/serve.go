@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/ratelimit"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/webhook"
 )
 
 func runServe(ctx context.Context, args []string, env Env) error {
@@ -25,6 +27,9 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return helpOK(err)
 	}
 	log := newLogger(cfg, env.Stderr)
+	for _, w := range cfg.Warnings() {
+		log.Warn(w)
+	}
 	db, err := openDB(ctx, cfg, cfg.AutoMigrate, log)
 	if err != nil {
 		return err
@@ -33,13 +38,20 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 	srv := &httpapi.Server{
 		DB: db, Logger: log, AccessLog: true,
-		RequestTimeout:  cfg.RequestTimeout,
-		SiteURL:         cfg.SiteURL,
-		PublicCacheSize: cfg.PublicCacheSize,
-		ClientIP:        clientip.New(cfg.TrustedProxies),
-		Limiter:         ratelimit.NewMemory(time.Now),
+		RequestTimeout:      cfg.RequestTimeout,
+		SiteURL:             cfg.SiteURL,
+		PublicCacheSize:     cfg.PublicCacheSize,
+		PublicCacheBytes:    cfg.PublicCacheBytes,
+		MetricsToken:        cfg.MetricsToken,
+		MetricsSeparate:     cfg.MetricsAddr != "",
+		ClientIP:            clientip.New(cfg.TrustedProxies),
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
+		Limiter:             ratelimit.NewMemory(time.Now),
 		Limits: httpapi.Limits{Public: cfg.RateLimitPublic, Authenticated: cfg.RateLimitAuthenticated,
 			Admin: cfg.RateLimitAdmin, Helper: cfg.RateLimitHelper, Window: cfg.RateLimitWindow},
+	}
+	if cfg.PublicCacheBytes == 0 {
+		srv.PublicCacheSize = 0 // FOLIO_PUBLIC_CACHE_BYTES=0 turns the cache off
 	}
 	if err := wireMedia(ctx, cfg, srv); err != nil {
 		return err
@@ -94,7 +106,12 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		}
 	}()
 
-	// Writes drop this instance's cached responses at once and tell the other instances.
+	// Audit log: entries are written in batches off the request path; Run writes what is left
+	// when bg ends, after the HTTP server has shut down.
+	srv.Audit = audit.New(db, audit.Options{RetentionDays: cfg.AuditRetention, Logger: log})
+
+	// Writes drop this instance's cached responses (and cached users, for a revocation) at once
+	// and tell the other instances.
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	var wg sync.WaitGroup
@@ -130,6 +147,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		srv.Audit.Run(bg) // and once more at shutdown
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
 		extblogW.run(bg, log) // SIGHUP token reload
 	}()
 	// Blog: the durable job scheduler publishes scheduled posts, locally and through the platform
@@ -137,6 +159,17 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	sched := jobs.New(db, log)
 	sched.Poll = cfg.JobsPoll
 	sched.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, extblogW.ArticlePublisher(), log))
+	// Outgoing webhooks: deliveries queued with the writes that caused them (internal/webhook).
+	sched.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(db, cfg.WebhookAllowPrivate, log).Handle)
+	pruner := &webhook.Pruner{DB: db, Log: log} // settled deliveries leave the log after 30 days
+	sched.Handle(webhook.PruneJob, pruner.Handle)
+	if err := pruner.Schedule(ctx); err != nil {
+		return err
+	}
+	// Scheduled SQLite snapshots into the media storage (BACKUP_INTERVAL; restore.go).
+	if err := wireBackups(ctx, cfg, db, srv, func(kind string, h func(context.Context, sqldb.Job) error) { sched.Handle(kind, h) }); err != nil {
+		return err
+	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -146,6 +179,21 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on FOLIO_ADDR %s: %w", cfg.Addr, err)
+	}
+	// METRICS_ADDR: /metrics on a listener of its own (an internal network or localhost), and
+	// nowhere else.
+	var metricsSrv *http.Server
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("listen on METRICS_ADDR %s: %w", cfg.MetricsAddr, err)
+		}
+		metricsSrv = &http.Server{Handler: srv.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 10, ErrorLog: slogErrorLog(log)}
+		log.Info("metrics listening", "addr", mln.Addr().String(), "token", cfg.MetricsToken != "")
+		go metricsSrv.Serve(mln)
+		defer metricsSrv.Close()
 	}
 	hs := &http.Server{
 		Handler:           handler,
