@@ -190,7 +190,10 @@ func (db *DB) CreatePost(ctx context.Context, in *folio.PostInput, author folio.
 				$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`, db.postValues(p)...); err != nil {
 				return err
 			}
-			return setPostTags(ctx, tx, p)
+			if err := setPostTags(ctx, tx, p); err != nil {
+				return err
+			}
+			return db.indexPost(ctx, tx, p.ID)
 		})
 		if !isUniqueViolation(err) || given != "" {
 			break
@@ -247,7 +250,10 @@ func (db *DB) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*
 		if err := db.writePost(ctx, tx, p); err != nil {
 			return err
 		}
-		return setPostTags(ctx, tx, p)
+		if err := setPostTags(ctx, tx, p); err != nil {
+			return err
+		}
+		return db.indexPost(ctx, tx, p.ID)
 	})
 	switch {
 	case isUniqueViolation(err):
@@ -270,6 +276,9 @@ func (db *DB) DeletePost(ctx context.Context, id string) error {
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound("Post", id)
+		}
+		if err := db.unindex(ctx, tx, folio.SearchTypePost, id); err != nil {
+			return err
 		}
 		return cancelPublishJobs(ctx, tx, id, "")
 	})
@@ -336,7 +345,10 @@ func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingP
 		if err := cancelPublishJobs(ctx, tx, p.ID, keep); err != nil {
 			return err
 		}
-		return db.writePost(ctx, tx, p)
+		if err := db.writePost(ctx, tx, p); err != nil {
+			return err
+		}
+		return db.indexPost(ctx, tx, p.ID)
 	})
 	if folio.ErrorCode(err) != folio.EINTERNAL {
 		return nil, err
@@ -401,6 +413,7 @@ func (db *DB) PublishScheduledPost(ctx context.Context, id string, at time.Time)
 		if n, _ := res.RowsAffected(); n == 1 {
 			published = true
 			p.Status, p.PublishedAt, p.ArchivedAt, p.UpdatedAt = folio.PostPublished, &pub, nil, now
+			return db.indexPost(ctx, tx, id)
 		}
 		return nil
 	})
