@@ -282,3 +282,29 @@ func (db *DB) fillSearchResults(ctx context.Context, hits []folio.SearchResult, 
 	}
 	return kept, nil
 }
+
+// TagCount is a tag and how many published posts carry it.
+type TagCount struct {
+	Tag   string `json:"tag"`
+	Count int    `json:"count"`
+}
+
+// Tags lists the tags of published, non-archived posts with their counts, most used first.
+// Tags are compared case-insensitively and returned lowercased (post_tags keeps them so).
+func (db *DB) Tags(ctx context.Context) ([]TagCount, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT t.tag, COUNT(*) FROM post_tags t JOIN posts p ON p.id = t.post_id
+		WHERE p.status = 'published' AND p.archived_at IS NULL GROUP BY t.tag ORDER BY COUNT(*) DESC, t.tag`)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.Tags: %w", err)
+	}
+	defer rows.Close()
+	out := []TagCount{}
+	for rows.Next() {
+		var tc TagCount
+		if err := rows.Scan(&tc.Tag, &tc.Count); err != nil {
+			return nil, fmt.Errorf("sqldb.Tags: %w", err)
+		}
+		out = append(out, tc)
+	}
+	return out, rows.Err()
+}
