@@ -17,3 +17,8 @@ CREATE VIRTUAL TABLE search_fts USING fts5(
     tokenize = 'unicode61 remove_diacritics 2',
     prefix = '2 3'
 );
+
+-- Responsive variants of uploaded images (JSON list of {width, height, url, key}) and their
+-- blurhash placeholder (CONTRACT §9).
+ALTER TABLE media ADD COLUMN variants TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE media ADD COLUMN blurhash TEXT NOT NULL DEFAULT '';

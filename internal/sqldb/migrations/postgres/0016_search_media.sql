@@ -12,3 +12,8 @@ CREATE TABLE search_docs (
     PRIMARY KEY (kind, ref_id)
 );
 CREATE INDEX search_docs_doc ON search_docs USING GIN (doc);
+
+-- Responsive variants of uploaded images (JSON list of {width, height, url, key}) and their
+-- blurhash placeholder (CONTRACT §9).
+ALTER TABLE media ADD COLUMN variants TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE media ADD COLUMN blurhash TEXT NOT NULL DEFAULT '';

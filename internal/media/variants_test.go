@@ -1,0 +1,122 @@
+package media
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"image"
+	"strings"
+	"testing"
+
+	"github.com/buckket/go-blurhash"
+
+	"github.com/foliohq/folio"
+)
+
+// bombPNG is a PNG whose header declares w×h pixels but which carries almost no data: the
+// decompression bomb the pixel limit is for.
+func bombPNG(w, h uint32) []byte {
+	ihdr := binary.BigEndian.AppendUint32(nil, w)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
+	ihdr = append(ihdr, 8, 2, 0, 0, 0)
+	out := []byte("\x89PNG\r\n\x1a\n")
+	out = append(out, pngChunk("IHDR", ihdr)...)
+	out = append(out, pngChunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01})...)
+	return append(out, pngChunk("IEND", nil)...)
+}
+
+func TestPixelLimit(t *testing.T) {
+	u, store := mustUploader(t)
+	_, err := u.FromMultipart(t.Context(), multipartRequest(part{name: "file", filename: "bomb.png", body: bombPNG(60000, 60000)}))
+	wantError(t, err, folio.EINVALID, 422, "file")
+	if !strings.Contains(err.Error(), "60000×60000") {
+		t.Errorf("message does not name the size: %v", err)
+	}
+	u.MaxPixels = 64 * 32
+	for name, body := range map[string][]byte{
+		"jpeg": gpsJPEG(t, photo(64, 33), 1), "png": pngBytes(t, 65, 32), "gif": gifBytes(t, 65, 32),
+	} {
+		_, err := u.FromMultipart(t.Context(), multipartRequest(part{name: "file", filename: "a." + name, body: body}))
+		wantError(t, err, folio.EINVALID, 422, "file")
+	}
+	if _, err := u.FromMultipart(t.Context(), multipartRequest(part{name: "file", filename: "ok.png", body: pngBytes(t, 64, 32)})); err != nil {
+		t.Errorf("image at the limit refused: %v", err)
+	}
+	if len(store.objs) != 1 {
+		t.Errorf("%d objects stored, want only the image at the limit", len(store.objs))
+	}
+}
+
+func TestVariants(t *testing.T) {
+	u, store := mustUploader(t)
+	in := gpsJPEG(t, photo(2000, 1000), 1)
+	obj, err := u.FromReader(t.Context(), bytes.NewReader(in), "wide.jpg", folio.BlobMeta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The content address is the cleaned file's hash, not the upload's.
+	stored := store.objs[obj.Key]
+	sum := sha256.Sum256(stored)
+	if obj.Key != hex.EncodeToString(sum[:])+".jpg" || int64(len(stored)) != obj.Size {
+		t.Errorf("key %s / size %d is not the stored bytes' (%d bytes)", obj.Key, obj.Size, len(stored))
+	}
+	if upload := sha256.Sum256(in); strings.HasPrefix(obj.Key, hex.EncodeToString(upload[:])) {
+		t.Error("key is the hash of the uploaded bytes, metadata included")
+	}
+	assertClean(t, stored)
+	want := [][2]int{{320, 160}, {640, 320}, {1280, 640}, {1920, 960}}
+	if len(obj.Variants) != len(want) {
+		t.Fatalf("variants %+v", obj.Variants)
+	}
+	for i, v := range obj.Variants {
+		if v.Width != want[i][0] || v.Height != want[i][1] {
+			t.Errorf("variant %d is %dx%d, want %v", i, v.Width, v.Height, want[i])
+		}
+		data, ok := store.objs[v.Key]
+		if !ok || !strings.HasPrefix(v.Key, strings.TrimSuffix(obj.Key, ".jpg")+"-w") || v.URL != store.URL(v.Key) {
+			t.Fatalf("variant %+v not stored beside the original", v)
+		}
+		img, format, err := image.Decode(bytes.NewReader(data))
+		if err != nil || format != "jpeg" || img.Bounds().Dx() != v.Width || img.Bounds().Dy() != v.Height {
+			t.Fatalf("variant %d: %v %s %v", i, err, format, img.Bounds())
+		}
+		// Resampled, not cropped: the left quarter is red, the right quarter blue.
+		if r, _, b, _ := img.At(v.Width/4, v.Height/2).RGBA(); r < b {
+			t.Errorf("variant %d: left is not red", i)
+		}
+		if r, _, b, _ := img.At(3*v.Width/4, v.Height/2).RGBA(); r > b {
+			t.Errorf("variant %d: right is not blue", i)
+		}
+	}
+	if x, y, err := blurhash.Components(obj.Blurhash); err != nil || x != 4 || y != 3 {
+		t.Errorf("blurhash %q: %d×%d, %v", obj.Blurhash, x, y, err)
+	}
+
+	// Never upscaled: a 700-pixel image gets 320 and 640 only; a 300-pixel one none.
+	obj, err = u.FromReader(t.Context(), bytes.NewReader(gpsPNG(t, photo(700, 100), 1)), "mid.png", folio.BlobMeta{})
+	if err != nil || len(obj.Variants) != 2 || obj.Variants[1].Width != 640 || obj.Blurhash == "" {
+		t.Errorf("700 px: %+v %v", obj, err)
+	}
+	obj, err = u.FromReader(t.Context(), bytes.NewReader(pngBytes(t, 300, 10)), "small.png", folio.BlobMeta{})
+	if err != nil || len(obj.Variants) != 0 || obj.Blurhash == "" {
+		t.Errorf("300 px: %+v %v", obj, err)
+	}
+	// Transparency survives in PNG variants.
+	obj, err = u.FromReader(t.Context(), bytes.NewReader(pngBytes(t, 400, 40)), "alpha.png", folio.BlobMeta{})
+	if err != nil || len(obj.Variants) != 1 || !strings.HasSuffix(obj.Variants[0].Key, ".png") {
+		t.Errorf("transparent: %+v %v", obj, err)
+	}
+	// An animated GIF keeps its original only.
+	obj, err = u.FromReader(t.Context(), bytes.NewReader(gpsGIF(t)), "anim.gif", folio.BlobMeta{})
+	if err != nil || len(obj.Variants) != 0 {
+		t.Errorf("animated GIF: %+v %v", obj, err)
+	}
+	// A repeated upload stores nothing new and answers the same.
+	puts := store.puts
+	again, err := u.FromReader(t.Context(), bytes.NewReader(in), "wide.jpg", folio.BlobMeta{})
+	if err != nil || store.puts != puts || len(again.Variants) != 4 {
+		t.Errorf("repeat: %d new puts, %+v, %v", store.puts-puts, again, err)
+	}
+}
+
