@@ -387,7 +387,9 @@ func FuzzStripJPEG(f *testing.F) {
 	fuzzStrip(f, "image/jpeg", gpsJPEG(f, photo(16, 8), 6), jpegBytes(f, 8, 8))
 }
 
-func FuzzStripPNG(f *testing.F) { fuzzStrip(f, "image/png", gpsPNG(f, photo(8, 4), 1), pngBytes(f, 4, 4)) }
+func FuzzStripPNG(f *testing.F) {
+	fuzzStrip(f, "image/png", gpsPNG(f, photo(8, 4), 1), pngBytes(f, 4, 4))
+}
 
 func FuzzStripWebP(f *testing.F) {
 	simple, _ := os.ReadFile("testdata/sample.webp")

@@ -119,4 +119,3 @@ func TestVariants(t *testing.T) {
 		t.Errorf("repeat: %d new puts, %+v, %v", store.puts-puts, again, err)
 	}
 }
-
