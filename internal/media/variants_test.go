@@ -2,16 +2,20 @@ package media
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"image"
+	"io"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/buckket/go-blurhash"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/blob"
 )
 
 // bombPNG is a PNG whose header declares w×h pixels but which carries almost no data: the
@@ -118,4 +122,61 @@ func TestVariants(t *testing.T) {
 	if err != nil || store.puts != puts || len(again.Variants) != 4 {
 		t.Errorf("repeat: %d new puts, %+v, %v", store.puts-puts, again, err)
 	}
+}
+
+// TestVariantsOnS3 runs the image pipeline against a real S3 server (versitygw in CI): the
+// cleaned original and every variant are stored there, readable, under the keys the response
+// names.
+func TestVariantsOnS3(t *testing.T) {
+	endpoint := os.Getenv("FOLIO_TEST_S3_ENDPOINT")
+	if endpoint == "" {
+		t.Skip("FOLIO_TEST_S3_ENDPOINT not set; run .ci/install-versitygw.sh and export FOLIO_TEST_S3_* to test against a real S3 server")
+	}
+	bucket := os.Getenv("FOLIO_TEST_S3_BUCKET")
+	if bucket == "" {
+		bucket = "folio-test"
+	}
+	ctx := t.Context()
+	store, err := blob.NewS3(ctx, blob.S3Config{Endpoint: endpoint, Bucket: bucket, PathStyle: true,
+		AccessKeyID: os.Getenv("FOLIO_TEST_S3_ACCESS_KEY"), SecretAccessKey: os.Getenv("FOLIO_TEST_S3_SECRET")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.EnsureBucket(ctx); err != nil {
+		t.Fatal(err)
+	}
+	u := &Uploader{Store: store, TempDir: t.TempDir()}
+	obj, err := u.FromMultipart(ctx, multipartRequest(part{name: "file", filename: "phone.jpg", body: gpsJPEG(t, photo(1400, 700), 1)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{obj.Key}
+	for _, v := range obj.Variants {
+		keys = append(keys, v.Key)
+	}
+	t.Cleanup(func() {
+		for _, k := range keys {
+			store.Delete(context.Background(), k)
+		}
+	})
+	if len(obj.Variants) != 3 {
+		t.Fatalf("variants %+v, want 320, 640, 1280", obj.Variants)
+	}
+	for i, k := range keys {
+		rc, meta, err := store.Get(ctx, k)
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		data, _ := io.ReadAll(rc)
+		rc.Close()
+		assertClean(t, data)
+		cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+		if err != nil || meta.ContentType != "image/jpeg" {
+			t.Fatalf("%s: %v %+v", k, err, meta)
+		}
+		if i > 0 && (cfg.Width != obj.Variants[i-1].Width || !strings.HasSuffix(obj.Variants[i-1].URL, "/"+bucket+"/"+k)) {
+			t.Errorf("variant %s: %dx%d, url %s", k, cfg.Width, cfg.Height, obj.Variants[i-1].URL)
+		}
+	}
+	assertNoTempFiles(t, u.TempDir)
 }
