@@ -122,7 +122,7 @@ export async function render({ announce }) {
         r.row.classList.add('error');
       }
     }
-    status.set(`${ok} of ${rows.length} file${rows.length > 1 ? 's' : ''} uploaded.`, ok === rows.length ? 'ok' : 'error');
+    status.set(ok === rows.length ? `Uploaded ${ok} file${ok > 1 ? 's' : ''}.` : `Uploaded ${ok} of ${rows.length} files; see the failures above.`, ok === rows.length ? 'ok' : 'error');
     announce('Upload finished');
     upForm.reset();
     await load();
