@@ -17,6 +17,7 @@ import (
 func TestSearchRoute(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ts := newBlogServer(t, db)
+		v := newOpenAPIValidator(t, ts)
 		mk := func(title, content, status string, tags ...string) map[string]any {
 			t.Helper()
 			r := ts.do("POST", "/api/blog", "write", map[string]any{"title": title, "content": content, "status": status, "tags": tags})
@@ -36,6 +37,7 @@ func TestSearchRoute(t *testing.T) {
 		get := func(path, token string) response {
 			t.Helper()
 			r := ts.do("GET", path, token, nil)
+			v.check("GET", "/api/search", r)
 			if r.Status == http.StatusOK {
 				page = folio.SearchPage{}
 				if err := json.Unmarshal(r.Body, &page); err != nil {
@@ -90,7 +92,9 @@ func TestTagsAndFeeds(t *testing.T) {
 		mk("Three", "draft", "go", "secret")
 		mk("Four", "published", "C++")
 
+		v := newOpenAPIValidator(t, ts)
 		r := ts.do("GET", "/api/blog/tags", "", nil)
+		v.check("GET", "/api/blog/tags", r)
 		var tags tagList
 		if err := json.Unmarshal(r.Body, &tags); err != nil || r.Status != 200 {
 			t.Fatalf("tags: %d %s", r.Status, r.Body)
