@@ -397,3 +397,45 @@ func FuzzStripWebP(f *testing.F) {
 }
 
 func FuzzStripGIF(f *testing.F) { fuzzStrip(f, "image/gif", gpsGIF(f), gifBytes(f, 4, 4)) }
+
+// TestOrientPixelFormats: the in-place paths for the decoders' pixel formats turn images exactly
+// like the generic path does.
+func TestOrientPixelFormats(t *testing.T) {
+	base := photo(7, 5)
+	base.Set(0, 0, color.NRGBA{G: 255, A: 255})
+	rgba := image.NewRGBA(base.Rect)
+	gray := image.NewGray(base.Rect)
+	ycc := image.NewYCbCr(base.Rect, image.YCbCrSubsampleRatio444)
+	for y := 0; y < 5; y++ {
+		for x := 0; x < 7; x++ {
+			c := base.NRGBAAt(x, y)
+			rgba.Set(x, y, c)
+			gray.Set(x, y, c)
+			yy, cb, cr := color.RGBToYCbCr(c.R, c.G, c.B)
+			ycc.Y[ycc.YOffset(x, y)], ycc.Cb[ycc.COffset(x, y)], ycc.Cr[ycc.COffset(x, y)] = yy, cb, cr
+		}
+	}
+	for o := 2; o <= 8; o++ {
+		for name, img := range map[string]image.Image{"rgba": rgba, "gray": gray, "ycbcr444": ycc} {
+			want := image.NewNRGBA(img.Bounds())
+			for y := 0; y < 5; y++ {
+				for x := 0; x < 7; x++ {
+					want.Set(x, y, img.At(x, y))
+				}
+			}
+			got, ref := orient(img, o), orient(want, o)
+			if got.Bounds() != ref.Bounds() {
+				t.Fatalf("%s o=%d: bounds %v, want %v", name, o, got.Bounds(), ref.Bounds())
+			}
+			for y := 0; y < ref.Bounds().Dy(); y++ {
+				for x := 0; x < ref.Bounds().Dx(); x++ {
+					r1, g1, b1, _ := got.At(x, y).RGBA()
+					r2, g2, b2, _ := ref.At(x, y).RGBA()
+					if r1>>8 != r2>>8 || g1>>8 != g2>>8 || b1>>8 != b2>>8 {
+						t.Fatalf("%s o=%d: pixel %d,%d differs", name, o, x, y)
+					}
+				}
+			}
+		}
+	}
+}

@@ -34,32 +34,70 @@ func orient(img image.Image, o int) image.Image {
 			dw, dh = h, w
 		}
 		dst := image.NewYCbCr(image.Rect(0, 0, dw, dh), y.SubsampleRatio)
-		transformPlane(dst.Y, dst.YStride, dw, dh, y.Y[y.YOffset(b.Min.X, b.Min.Y):], y.YStride, w, h, o)
+		transformPixels(dst.Y, dst.YStride, y.Y[y.YOffset(b.Min.X, b.Min.Y):], y.YStride, w, h, 1, o)
 		cw, ch := w, h
-		cdw, cdh := dw, dh
 		if y.SubsampleRatio == image.YCbCrSubsampleRatio420 {
-			cw, ch, cdw, cdh = (w+1)/2, (h+1)/2, (dw+1)/2, (dh+1)/2
+			cw, ch = (w+1)/2, (h+1)/2
 		}
 		co := y.COffset(b.Min.X, b.Min.Y)
-		transformPlane(dst.Cb, dst.CStride, cdw, cdh, y.Cb[co:], y.CStride, cw, ch, o)
-		transformPlane(dst.Cr, dst.CStride, cdw, cdh, y.Cr[co:], y.CStride, cw, ch, o)
+		transformPixels(dst.Cb, dst.CStride, y.Cb[co:], y.CStride, cw, ch, 1, o)
+		transformPixels(dst.Cr, dst.CStride, y.Cr[co:], y.CStride, cw, ch, 1, o)
 		return dst
+	}
+	// Pixel formats the decoders return are turned in place of a copy: a 50-megapixel PNG is
+	// 200 MB as NRGBA, and a conversion first would double that.
+	switch m := img.(type) {
+	case *image.NRGBA:
+		d := image.NewNRGBA(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 4, o)
+		return d
+	case *image.RGBA:
+		d := image.NewRGBA(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 4, o)
+		return d
+	case *image.NRGBA64:
+		d := image.NewNRGBA64(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 8, o)
+		return d
+	case *image.RGBA64:
+		d := image.NewRGBA64(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 8, o)
+		return d
+	case *image.Gray:
+		d := image.NewGray(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 1, o)
+		return d
+	case *image.Paletted:
+		d := image.NewPaletted(orientedRect(m.Rect, o), m.Palette)
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 1, o)
+		return d
 	}
 	src := image.NewNRGBA(img.Bounds().Sub(img.Bounds().Min))
 	draw.Draw(src, src.Bounds(), img, img.Bounds().Min, draw.Src)
-	w, h := src.Rect.Dx(), src.Rect.Dy()
+	return orient(src, o)
+}
+
+// orientedRect is the bounds of r's image turned by orientation o, at the origin.
+func orientedRect(r image.Rectangle, o int) image.Rectangle {
+	if o >= 5 {
+		return image.Rect(0, 0, r.Dy(), r.Dx())
+	}
+	return image.Rect(0, 0, r.Dx(), r.Dy())
+}
+
+// transformPixels turns a w×h image of bpp-byte pixels by orientation o into dst.
+func transformPixels(dst []byte, dstStride int, src []byte, srcStride, w, h, bpp, o int) {
 	dw, dh := w, h
 	if o >= 5 {
 		dw, dh = h, w
 	}
-	dst := image.NewNRGBA(image.Rect(0, 0, dw, dh))
 	for y := 0; y < dh; y++ {
+		row := dst[y*dstStride:]
 		for x := 0; x < dw; x++ {
 			sx, sy := orientSource(x, y, w, h, o)
-			copy(dst.Pix[y*dst.Stride+4*x:y*dst.Stride+4*x+4], src.Pix[sy*src.Stride+4*sx:])
+			copy(row[x*bpp:x*bpp+bpp], src[sy*srcStride+sx*bpp:])
 		}
 	}
-	return dst
 }
 
 // orientSource maps a pixel of the upright image to the stored one (w×h) for orientation o.
@@ -83,15 +121,6 @@ func orientSource(x, y, w, h, o int) (int, int) {
 	return x, y
 }
 
-func transformPlane(dst []byte, dstStride, dw, dh int, src []byte, srcStride, w, h, o int) {
-	for y := 0; y < dh; y++ {
-		row := dst[y*dstStride:]
-		for x := 0; x < dw; x++ {
-			sx, sy := orientSource(x, y, w, h, o)
-			row[x] = src[sy*srcStride+sx]
-		}
-	}
-}
 
 // boxReduce shrinks img by the integer factor k (averaging k×k blocks, premultiplied alpha),
 // reading the source in bands of k rows so no full-size copy of it is made.
