@@ -121,7 +121,6 @@ func orientSource(x, y, w, h, o int) (int, int) {
 	return x, y
 }
 
-
 // boxReduce shrinks img by the integer factor k (averaging k×k blocks, premultiplied alpha),
 // reading the source in bands of k rows so no full-size copy of it is made.
 func boxReduce(img image.Image, k int) *image.RGBA {
