@@ -31,10 +31,15 @@ type SearchResult struct {
 	Score   float64 `json:"score"`
 }
 
+// SearchMaxTotal is the most matches a search counts: a larger result reports this total (as
+// Elasticsearch's track_total_hits does), so a word found in every post does not cost a full
+// count. Ranking still considers every match.
+const SearchMaxTotal = 10_000
+
 // SearchPage is the response of GET /api/search.
 type SearchPage struct {
 	Results []SearchResult `json:"results"`
-	Total   int            `json:"total"`
+	Total   int            `json:"total" doc:"number of matches, counted up to 10,000"`
 	Page    int            `json:"page"`
 	Limit   int            `json:"limit"`
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/search"
@@ -88,7 +87,11 @@ func (db *DB) putSearchDoc(ctx context.Context, tx searchExec, d searchDoc) erro
 			return err
 		}
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO search_fts (rowid, title, body) VALUES ($1, $2, $3)`, docID, title, d.body)
+	meta := "k" + d.kind
+	if d.visible {
+		meta += " vpublic"
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO search_fts (rowid, title, body, meta) VALUES ($1, $2, $3, $4)`, docID, title, d.body, meta)
 	return err
 }
 
@@ -166,53 +169,56 @@ func (db *DB) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchRe
 	if len(terms) == 0 {
 		return out, 0, nil
 	}
-	var query string
-	args := []any{}
-	var where []string
+	// Two queries: the page of best matches, and the count. Counting in the same query (a window
+	// function) made both engines rank and sort every match before the LIMIT: a word in all of
+	// 100,000 posts took 2 s instead of 0.3 s. The count stops at MaxTotal (see folio.SearchPage).
+	var pageQ, countQ string
+	var args []any
 	if db.Dialect == Postgres {
 		args = append(args, search.TSQuery(terms))
+		cond := ""
 		if !q.All {
-			where = append(where, "visible")
+			cond += " AND visible"
 		}
 		if q.Type != "" {
 			args = append(args, q.Type)
-			where = append(where, fmt.Sprintf("kind = $%d", len(args)))
+			cond += fmt.Sprintf(" AND kind = $%d", len(args))
 		}
-		cond := ""
-		if len(where) > 0 {
-			cond = " AND " + strings.Join(where, " AND ")
-		}
-		query = `SELECT kind, ref_id, ts_rank(doc, q) AS score, COUNT(*) OVER () FROM search_docs, to_tsquery('simple', $1) q
+		pageQ = `SELECT kind, ref_id, ts_rank(doc, q) AS score FROM search_docs, to_tsquery('simple', $1) q
 			WHERE doc @@ q` + cond + ` ORDER BY score DESC, ref_id DESC`
+		countQ = `SELECT COUNT(*) FROM (SELECT 1 FROM search_docs WHERE doc @@ to_tsquery('simple', $1)` + cond +
+			fmt.Sprintf(` LIMIT %d) t`, folio.SearchMaxTotal+1)
 	} else {
-		args = append(args, search.FTS5Query(terms))
+		match := "{title body} : (" + search.FTS5Query(terms) + ")"
 		if !q.All {
-			where = append(where, "d.visible = 1")
+			match += " AND meta : vpublic"
 		}
 		if q.Type != "" {
-			args = append(args, q.Type)
-			where = append(where, fmt.Sprintf("d.kind = $%d", len(args)))
+			match += " AND meta : k" + q.Type // Type is post or project (checked by the caller)
 		}
-		cond := ""
-		if len(where) > 0 {
-			cond = " AND " + strings.Join(where, " AND ")
-		}
-		// bm25 is lower for better matches; the score is its negation so higher is better.
-		// bm25 may only run in the FTS query itself, hence the materialized CTE.
-		query = `WITH m AS MATERIALIZED (SELECT rowid, -bm25(search_fts, 4.0, 1.0) AS score FROM search_fts WHERE search_fts MATCH $1)
-			SELECT d.kind, d.ref_id, m.score, COUNT(*) OVER () FROM m JOIN search_docs d ON d.doc_id = m.rowid
-			WHERE 1 = 1` + cond + ` ORDER BY m.score DESC, d.ref_id DESC`
+		args = append(args, match)
+		// bm25 is lower for better matches; the score is its negation so higher is better. It
+		// may only run in the FTS query itself, hence the materialized CTE before the join.
+		pageQ = `WITH m AS MATERIALIZED (SELECT rowid, -bm25(search_fts, 4.0, 1.0, 0.0) AS score FROM search_fts
+			WHERE search_fts MATCH $1 ORDER BY score DESC, rowid DESC LIMIT $2 OFFSET $3)
+			SELECT d.kind, d.ref_id, m.score FROM m JOIN search_docs d ON d.doc_id = m.rowid ORDER BY m.score DESC, m.rowid DESC`
+		countQ = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH $1 LIMIT %d) t`, folio.SearchMaxTotal+1)
 	}
-	args = append(args, q.Limit, (q.Page-1)*q.Limit)
-	query += fmt.Sprintf(" LIMIT $%d OFFSET $%d", len(args)-1, len(args))
-	rows, err := db.R.QueryContext(ctx, query, args...)
+	var total int
+	if err := db.R.QueryRowContext(ctx, countQ, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
+	}
+	total = min(total, folio.SearchMaxTotal)
+	if db.Dialect == Postgres {
+		pageQ += fmt.Sprintf(" LIMIT $%d OFFSET $%d", len(args)+1, len(args)+2)
+	}
+	rows, err := db.R.QueryContext(ctx, pageQ, append(args, q.Limit, (q.Page-1)*q.Limit)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
 	}
-	total := 0
 	for rows.Next() {
 		var r folio.SearchResult
-		if err := rows.Scan(&r.Type, &r.ID, &r.Score, &total); err != nil {
+		if err := rows.Scan(&r.Type, &r.ID, &r.Score); err != nil {
 			rows.Close()
 			return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
 		}
@@ -221,13 +227,6 @@ func (db *DB) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchRe
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
-	}
-	if len(out) == 0 && q.Page > 1 {
-		// Past the last page the window count has no row to ride on: count on its own.
-		countQ := strings.Replace(query[:strings.LastIndex(query, " ORDER BY ")], "COUNT(*) OVER ()", "0", 1)
-		if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+countQ+`) t`, args[:len(args)-2]...).Scan(&total); err != nil {
-			return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
-		}
 	}
 	if out, err = db.fillSearchResults(ctx, out, terms); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
