@@ -87,11 +87,7 @@ func (db *DB) putSearchDoc(ctx context.Context, tx searchExec, d searchDoc) erro
 			return err
 		}
 	}
-	meta := "k" + d.kind
-	if d.visible {
-		meta += " vpublic"
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO search_fts (rowid, title, body, meta) VALUES ($1, $2, $3, $4)`, docID, title, d.body, meta)
+	_, err = tx.ExecContext(ctx, `INSERT INTO search_fts (rowid, title, body) VALUES ($1, $2, $3)`, docID, title, d.body)
 	return err
 }
 
@@ -169,9 +165,9 @@ func (db *DB) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchRe
 	if len(terms) == 0 {
 		return out, 0, nil
 	}
-	// Two queries: the page of best matches, and the count. Counting in the same query (a window
-	// function) made both engines rank and sort every match before the LIMIT: a word in all of
-	// 100,000 posts took 2 s instead of 0.3 s. The count stops at MaxTotal (see folio.SearchPage).
+	// Two queries: the page of best matches, and the count, which stops at SearchMaxTotal (a
+	// window count in the page query made PostgreSQL rank and sort every match of a common word
+	// before the LIMIT: 2 s instead of 0.3 s over 100,000 posts).
 	var pageQ, countQ string
 	var args []any
 	if db.Dialect == Postgres {
@@ -189,29 +185,29 @@ func (db *DB) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchRe
 		countQ = `SELECT COUNT(*) FROM (SELECT 1 FROM search_docs WHERE doc @@ to_tsquery('simple', $1)` + cond +
 			fmt.Sprintf(` LIMIT %d) t`, folio.SearchMaxTotal+1)
 	} else {
-		match := "{title body} : (" + search.FTS5Query(terms) + ")"
+		args = append(args, search.FTS5Query(terms))
+		cond := ""
 		if !q.All {
-			match += " AND meta : vpublic"
+			cond += " AND d.visible = 1"
 		}
 		if q.Type != "" {
-			match += " AND meta : k" + q.Type // Type is post or project (checked by the caller)
+			args = append(args, q.Type)
+			cond += fmt.Sprintf(" AND d.kind = $%d", len(args))
 		}
-		args = append(args, match)
 		// bm25 is lower for better matches; the score is its negation so higher is better. It
 		// may only run in the FTS query itself, hence the materialized CTE before the join.
-		pageQ = `WITH m AS MATERIALIZED (SELECT rowid, -bm25(search_fts, 4.0, 1.0, 0.0) AS score FROM search_fts
-			WHERE search_fts MATCH $1 ORDER BY score DESC, rowid DESC LIMIT $2 OFFSET $3)
-			SELECT d.kind, d.ref_id, m.score FROM m JOIN search_docs d ON d.doc_id = m.rowid ORDER BY m.score DESC, m.rowid DESC`
-		countQ = fmt.Sprintf(`SELECT COUNT(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH $1 LIMIT %d) t`, folio.SearchMaxTotal+1)
+		pageQ = `WITH m AS MATERIALIZED (SELECT rowid, -bm25(search_fts, 4.0, 1.0) AS score FROM search_fts WHERE search_fts MATCH $1)
+			SELECT d.kind, d.ref_id, m.score FROM m JOIN search_docs d ON d.doc_id = m.rowid
+			WHERE 1 = 1` + cond + ` ORDER BY m.score DESC, m.rowid DESC`
+		countQ = `SELECT COUNT(*) FROM (SELECT 1 FROM search_fts f JOIN search_docs d ON d.doc_id = f.rowid
+			WHERE search_fts MATCH $1` + cond + fmt.Sprintf(` LIMIT %d) t`, folio.SearchMaxTotal+1)
 	}
 	var total int
 	if err := db.R.QueryRowContext(ctx, countQ, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
 	}
 	total = min(total, folio.SearchMaxTotal)
-	if db.Dialect == Postgres {
-		pageQ += fmt.Sprintf(" LIMIT $%d OFFSET $%d", len(args)+1, len(args)+2)
-	}
+	pageQ += fmt.Sprintf(" LIMIT $%d OFFSET $%d", len(args)+1, len(args)+2)
 	rows, err := db.R.QueryContext(ctx, pageQ, append(args, q.Limit, (q.Page-1)*q.Limit)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)

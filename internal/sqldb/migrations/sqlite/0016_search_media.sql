@@ -11,10 +11,8 @@ CREATE TABLE search_docs (
     visible INTEGER NOT NULL,
     UNIQUE (kind, ref_id)
 );
--- meta holds filter tokens (kpost/kproject, vpublic when visible to the public), so type and
--- visibility filters are FTS5 matches too and the ranking query needs no join.
 CREATE VIRTUAL TABLE search_fts USING fts5(
-    title, body, meta,
+    title, body,
     content = '', contentless_delete = 1,
     tokenize = 'unicode61 remove_diacritics 2',
     prefix = '2 3'
