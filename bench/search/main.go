@@ -161,8 +161,8 @@ func engine(ctx context.Context, name, dsn, dir string, vocab []string, n, q int
 	if p50 >= anchorP50 {
 		verdict = "MISSES"
 	}
-	fmt.Printf("%-8s p50 %6.2f ms  p95 %6.2f ms  max %6.2f ms  (%d/%d queries found posts) — %s the p50 < %v anchor\n",
-		name, ms(p50), ms(p95), ms(lat[len(lat)-1]), hits, len(mix), verdict, anchorP50)
+	fmt.Printf("%-8s p50 %6.2f ms  p95 %6.2f ms  max %6.2f ms  (%d/%d queries found posts) — %s the p50 < %v anchor (load average %s)\n",
+		name, ms(p50), ms(p95), ms(lat[len(lat)-1]), hits, len(mix), verdict, anchorP50, loadAverage())
 	// Worst case: the commonest word.
 	t := time.Now()
 	_, total, err := db.Search(ctx, folio.SearchQuery{Q: vocab[0], Page: 1, Limit: 10})
@@ -212,4 +212,14 @@ func queryMix(vocab []string, n int, rng *rand.Rand) []string {
 		}
 	}
 	return out
+}
+
+// loadAverage is the 1-minute load average (/proc/loadavg), printed with the figures: on a shared
+// machine it says how much the latencies owe to other work.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Fields(string(b))[0]
 }
