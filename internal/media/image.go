@@ -106,7 +106,10 @@ func (u *Uploader) processImage(ctx context.Context, tmp *os.File, contentType s
 	}
 	img, _, err := image.Decode(clean)
 	if err != nil {
-		return fail(unreadable)
+		// The header was read and the structure walked, but the pixels do not decode: an
+		// animated WebP (x/image/webp reads still images only) or a damaged file. It is kept,
+		// cleaned, as the original only: no variants, no blurhash, orientation as stored.
+		return out, nil
 	}
 	if st.Orientation != 1 && (contentType == "image/jpeg" || contentType == "image/png") {
 		// Apply the orientation to the pixels: JPEG is re-encoded once at quality 95 (Go has no

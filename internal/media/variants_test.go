@@ -180,3 +180,25 @@ func TestVariantsOnS3(t *testing.T) {
 	}
 	assertNoTempFiles(t, u.TempDir)
 }
+
+// TestUndecodableImageKeptWithoutVariants: an image whose header reads but whose pixels do not
+// decode (here a PNG with damaged compressed data; also animated WebP files, which x/image/webp
+// cannot read) is stored, cleaned, without variants or blurhash.
+func TestUndecodableImageKeptWithoutVariants(t *testing.T) {
+	u, store := mustUploader(t)
+	ihdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 800), 600)
+	ihdr = append(ihdr, 8, 2, 0, 0, 0)
+	in := []byte("\x89PNG\r\n\x1a\n")
+	in = append(in, pngChunk("IHDR", ihdr)...)
+	in = append(in, pngChunk("tEXt", []byte("GPS\x00SECRET"))...)
+	in = append(in, pngChunk("IDAT", []byte("not zlib at all"))...)
+	in = append(in, pngChunk("IEND", nil)...)
+	obj, err := u.FromReader(t.Context(), bytes.NewReader(in), "damaged.png", folio.BlobMeta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obj.Variants) != 0 || obj.Blurhash != "" || obj.Width != 800 {
+		t.Errorf("%+v", obj)
+	}
+	assertClean(t, store.objs[obj.Key])
+}
