@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -25,12 +26,22 @@ func (db *DB) RecordMedia(ctx context.Context, obj folio.MediaObject, source, pr
 		variants = []folio.MediaVariant{}
 	}
 	vj, _ := json.Marshal(storedVariants(variants))
-	// A repeated upload of the same bytes keeps its first record but gains variants made since
-	// (rows from before variants existed).
-	_, err := db.W.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at, variants, blurhash)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-		ON CONFLICT (key) DO UPDATE SET variants = excluded.variants, blurhash = excluded.blurhash WHERE media.variants = '[]' AND excluded.variants <> '[]'`,
-		obj.Key, obj.URL, obj.Filename, obj.Size, obj.ContentType, obj.Width, obj.Height, source, prompt, createdBy, db.ts(db.Now()), string(vj), obj.Blurhash)
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at, variants, blurhash)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (key) DO NOTHING`,
+			obj.Key, obj.URL, obj.Filename, obj.Size, obj.ContentType, obj.Width, obj.Height, source, prompt, createdBy, db.ts(db.Now()), string(vj), obj.Blurhash)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			// The same bytes again: nothing new was uploaded, but a record from before variants
+			// existed gains them.
+			_, err := tx.ExecContext(ctx, `UPDATE media SET variants = $1, blurhash = $2 WHERE key = $3 AND variants = '[]' AND $1 <> '[]'`,
+				string(vj), obj.Blurhash, obj.Key)
+			return err
+		}
+		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventMediaUploaded, Data: obj})
+	})
 	if err != nil {
 		return fmt.Errorf("sqldb.RecordMedia: %w", err)
 	}

@@ -193,7 +193,10 @@ func (db *DB) CreatePost(ctx context.Context, in *folio.PostInput, author folio.
 			if err := setPostTags(ctx, tx, p); err != nil {
 				return err
 			}
-			return db.indexPost(ctx, tx, p.ID)
+			if err := db.indexPost(ctx, tx, p.ID); err != nil {
+				return err
+			}
+			return db.emitPostTransition(ctx, tx, "", p)
 		})
 		if !isUniqueViolation(err) || given != "" {
 			break
@@ -225,6 +228,7 @@ func (db *DB) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*
 		if err != nil {
 			return err
 		}
+		before := p.Status
 		in.Apply(p)
 		if p.Excerpt == "" {
 			p.Excerpt = folio.Excerpt(p.Content, folio.AutoExcerptLen)
@@ -253,7 +257,10 @@ func (db *DB) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*
 		if err := setPostTags(ctx, tx, p); err != nil {
 			return err
 		}
-		return db.indexPost(ctx, tx, p.ID)
+		if err := db.indexPost(ctx, tx, p.ID); err != nil {
+			return err
+		}
+		return db.emitPostTransition(ctx, tx, before, p)
 	})
 	switch {
 	case isUniqueViolation(err):
@@ -308,6 +315,7 @@ func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingP
 		if err != nil {
 			return err
 		}
+		before := p.Status
 		if plan.CrossPlatformPublishing != nil {
 			c := *plan.CrossPlatformPublishing
 			p.CrossPlatformPublishing = &c
@@ -348,7 +356,10 @@ func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingP
 		if err := db.writePost(ctx, tx, p); err != nil {
 			return err
 		}
-		return db.indexPost(ctx, tx, p.ID)
+		if err := db.indexPost(ctx, tx, p.ID); err != nil {
+			return err
+		}
+		return db.emitPostTransition(ctx, tx, before, p)
 	})
 	if folio.ErrorCode(err) != folio.EINTERNAL {
 		return nil, err
@@ -413,7 +424,10 @@ func (db *DB) PublishScheduledPost(ctx context.Context, id string, at time.Time)
 		if n, _ := res.RowsAffected(); n == 1 {
 			published = true
 			p.Status, p.PublishedAt, p.ArchivedAt, p.UpdatedAt = folio.PostPublished, &pub, nil, now
-			return db.indexPost(ctx, tx, id)
+			if err := db.indexPost(ctx, tx, id); err != nil {
+				return err
+			}
+			return db.EmitTx(ctx, tx, postEvent(folio.EventPostPublished, p))
 		}
 		return nil
 	})
