@@ -5,34 +5,48 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/foliohq/folio"
 )
 
-// NUL characters (U+0000) in text are refused at the edge, the same way on both engines:
+// NUL characters (U+0000) in text (and, in URLs, bytes that are not UTF-8) are refused at the edge, the same way on both engines:
 // PostgreSQL cannot store them in text columns (every such write or lookup failed with a 500
 // there), and no field of folio has a use for them. JSON carries them only as the escape
 // \u0000; a URL only as %00.
 
-// refuseNULInURL answers 400 when a query parameter or the path carries %00.
+// refuseNULInURL answers 400 when the path or a query parameter carries %00 or bytes that are
+// not UTF-8 (%FF): PostgreSQL refuses both in text parameters, which used to surface as 500.
 func refuseNULInURL(r *http.Request) error {
-	if strings.Contains(r.URL.Path, "\x00") {
-		return folio.BadRequest("", "The path must not contain NUL characters (%%00).")
+	if !cleanText(r.URL.Path) {
+		return folio.BadRequest("", "The path must be UTF-8 text without NUL characters (%%00).")
 	}
-	if !strings.Contains(r.URL.RawQuery, "%00") {
-		return nil
+	raw := r.URL.RawQuery
+	if !strings.Contains(raw, "%") && isASCII(raw) {
+		return nil // nothing encoded: the common case costs one scan
 	}
 	for name, values := range r.URL.Query() {
-		if strings.Contains(name, "\x00") {
-			return folio.BadRequest("", "Query parameter names must not contain NUL characters (%%00).")
+		if !cleanText(name) {
+			return folio.BadRequest("", "Query parameter names must be UTF-8 text without NUL characters (%%00).")
 		}
 		for _, v := range values {
-			if strings.Contains(v, "\x00") {
-				return folio.BadRequest(name, "must not contain NUL characters (%%00)")
+			if !cleanText(v) {
+				return folio.BadRequest(name, "must be UTF-8 text without NUL characters (%%00)")
 			}
 		}
 	}
 	return nil
+}
+
+func cleanText(s string) bool { return utf8.ValidString(s) && !strings.Contains(s, "\x00") }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // refuseNULInBody answers 422 naming the first decoded string field of v that holds a NUL.
