@@ -37,9 +37,10 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		SiteURL:         cfg.SiteURL,
 		PublicCacheSize: cfg.PublicCacheSize,
 		ClientIP:        clientip.New(cfg.TrustedProxies),
-		Limiter:         ratelimit.NewMemory(time.Now),
+		Limiter:         ratelimit.NewMemoryBounded(time.Now, cfg.RateLimitMaxIDs),
 		Limits: httpapi.Limits{Public: cfg.RateLimitPublic, Authenticated: cfg.RateLimitAuthenticated,
-			Admin: cfg.RateLimitAdmin, Helper: cfg.RateLimitHelper, Window: cfg.RateLimitWindow},
+			Admin: cfg.RateLimitAdmin, Helper: cfg.RateLimitHelper, Window: cfg.RateLimitWindow,
+			IPv6Prefix: cfg.RateLimitIPv6Prefix},
 	}
 	if err := wireMedia(ctx, cfg, srv); err != nil {
 		return err

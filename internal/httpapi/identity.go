@@ -244,5 +244,5 @@ func (s *Server) loginLimitKey(r *http.Request) string {
 			}
 		}
 	}
-	return s.clientIP(r) + "|" + email
+	return s.limitIP(r) + "|" + email
 }
