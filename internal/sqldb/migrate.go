@@ -18,6 +18,14 @@ const migrationLockID = 7_346_501_001
 // Migrate applies every embedded migration of the dialect that is not yet recorded, in name
 // order, each in its own transaction. It returns the names it applied.
 func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	applied, err := db.migrate(ctx)
+	if err == nil {
+		db.prepareWrites(ctx) // the hot statements can only be prepared once their tables exist
+	}
+	return applied, err
+}
+
+func (db *DB) migrate(ctx context.Context) ([]string, error) {
 	names, err := fs.Glob(migrations, "migrations/"+string(db.Dialect)+"/*.sql")
 	if err != nil {
 		return nil, err
