@@ -31,14 +31,15 @@ import (
 func main() {
 	dur := flag.Duration("duration", 10*time.Minute, "soak length")
 	rate := flag.Int("rate", 5000, "requests per second")
+	logFile := flag.String("log", "", "write folio's standard error here (with GODEBUG=gctrace=1, the Go heap over time)")
 	flag.Parse()
-	if err := run(*dur, *rate); err != nil {
+	if err := run(*dur, *rate, *logFile); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/soak:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dur time.Duration, rate int) error {
+func run(dur time.Duration, rate int, logFile string) error {
 	dir, err := os.MkdirTemp("", "folio-soak-")
 	if err != nil {
 		return err
@@ -63,6 +64,14 @@ func run(dur time.Duration, rate int) error {
 	}
 	cmd := command(bin, env, "serve")
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if logFile != "" {
+		f, err := os.Create(logFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cmd.Stderr = f
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}

@@ -83,7 +83,10 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 		}
 		w.SetMaxOpenConns(1)
 		w.SetConnMaxIdleTime(0)
-		r, err := sql.Open("sqlite", dsn+"&mode=ro")
+		// Readers keep a small page cache each (512 KiB; SQLite's default is 2 MB): the hot rows are few,
+		// the OS caches the file anyway, and eight full default caches made resident memory creep up
+		// for minutes as the analytics tables grew (bench/soak).
+		r, err := sql.Open("sqlite", dsn+"&mode=ro&_pragma=cache_size(-512)")
 		if err != nil {
 			w.Close()
 			return nil, fmt.Errorf("sqldb: open sqlite: %w", err)
