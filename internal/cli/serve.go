@@ -17,6 +17,7 @@ import (
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/ratelimit"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/webhook"
 )
 
 func runServe(ctx context.Context, args []string, env Env) error {
@@ -25,6 +26,9 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return helpOK(err)
 	}
 	log := newLogger(cfg, env.Stderr)
+	for _, w := range cfg.Warnings() {
+		log.Warn(w)
+	}
 	db, err := openDB(ctx, cfg, cfg.AutoMigrate, log)
 	if err != nil {
 		return err
@@ -33,14 +37,21 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 	srv := &httpapi.Server{
 		DB: db, Logger: log, AccessLog: true,
-		RequestTimeout:  cfg.RequestTimeout,
-		SiteURL:         cfg.SiteURL,
-		PublicCacheSize: cfg.PublicCacheSize,
-		ClientIP:        clientip.New(cfg.TrustedProxies),
-		Limiter:         ratelimit.NewMemoryBounded(time.Now, cfg.RateLimitMaxIDs),
+		RequestTimeout:      cfg.RequestTimeout,
+		SiteURL:             cfg.SiteURL,
+		PublicCacheSize:     cfg.PublicCacheSize,
+		PublicCacheBytes:    cfg.PublicCacheBytes,
+		MetricsToken:        cfg.MetricsToken,
+		MetricsSeparate:     cfg.MetricsAddr != "",
+		ClientIP:            clientip.New(cfg.TrustedProxies),
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
+		Limiter:             ratelimit.NewMemoryBounded(time.Now, cfg.RateLimitMaxIDs),
 		Limits: httpapi.Limits{Public: cfg.RateLimitPublic, Authenticated: cfg.RateLimitAuthenticated,
 			Admin: cfg.RateLimitAdmin, Helper: cfg.RateLimitHelper, Window: cfg.RateLimitWindow,
 			IPv6Prefix: cfg.RateLimitIPv6Prefix},
+	}
+	if cfg.PublicCacheBytes == 0 {
+		srv.PublicCacheSize = 0 // FOLIO_PUBLIC_CACHE_BYTES=0 turns the cache off
 	}
 	if err := wireMedia(ctx, cfg, srv); err != nil {
 		return err
@@ -146,6 +157,17 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	sched := jobs.New(db, log)
 	sched.Poll = cfg.JobsPoll
 	sched.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, extblogW.ArticlePublisher(), log))
+	// Outgoing webhooks: deliveries queued with the writes that caused them (internal/webhook).
+	sched.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(db, cfg.WebhookAllowPrivate, log).Handle)
+	pruner := &webhook.Pruner{DB: db, Log: log} // settled deliveries leave the log after 30 days
+	sched.Handle(webhook.PruneJob, pruner.Handle)
+	if err := pruner.Schedule(ctx); err != nil {
+		return err
+	}
+	// Scheduled SQLite snapshots into the media storage (BACKUP_INTERVAL; restore.go).
+	if err := wireBackups(ctx, cfg, db, srv, func(kind string, h func(context.Context, sqldb.Job) error) { sched.Handle(kind, h) }); err != nil {
+		return err
+	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -155,6 +177,21 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on FOLIO_ADDR %s: %w", cfg.Addr, err)
+	}
+	// METRICS_ADDR: /metrics on a listener of its own (an internal network or localhost), and
+	// nowhere else.
+	var metricsSrv *http.Server
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("listen on METRICS_ADDR %s: %w", cfg.MetricsAddr, err)
+		}
+		metricsSrv = &http.Server{Handler: srv.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 10, ErrorLog: slogErrorLog(log)}
+		log.Info("metrics listening", "addr", mln.Addr().String(), "token", cfg.MetricsToken != "")
+		go metricsSrv.Serve(mln)
+		defer metricsSrv.Close()
 	}
 	hs := &http.Server{
 		Handler:           handler,

@@ -21,21 +21,24 @@ import (
 
 // Config is the parsed configuration. Packages receive plain values from it, never the struct.
 type Config struct {
-	Addr            string
-	DataDir         string
-	SiteURL         string
-	Env             string // development or production
-	DatabaseURL     string
-	RedisURL        string
-	LogLevel        string
-	LogFormat       string
-	AutoMigrate     bool
-	ReadTimeout     time.Duration
-	WriteTimeout    time.Duration
-	RequestTimeout  time.Duration
-	ShutdownTimeout time.Duration
-	PublicCacheSize int
-	JobsPoll        time.Duration
+	Addr             string
+	DataDir          string
+	SiteURL          string
+	Env              string // development or production
+	DatabaseURL      string
+	RedisURL         string
+	LogLevel         string
+	LogFormat        string
+	AutoMigrate      bool
+	ReadTimeout      time.Duration
+	WriteTimeout     time.Duration
+	RequestTimeout   time.Duration
+	ShutdownTimeout  time.Duration
+	PublicCacheSize  int
+	PublicCacheBytes int64
+	JobsPoll         time.Duration
+	MetricsToken     string
+	MetricsAddr      string
 
 	NextAuthSecret     string
 	NextAuthURL        string
@@ -77,6 +80,7 @@ type Config struct {
 	ImageModel         string
 	ImageAllowedSizes  []string
 	ImageTimeout       time.Duration
+	ImageAllowPrivate  bool
 	ImageHelperPerHour int
 
 	ExtblogAPIURL           string
@@ -113,6 +117,11 @@ type Config struct {
 	AnalyticsSaltRotation string
 	AnalyticsQueueSize    int
 	AnalyticsRetention    int // days of raw page views and events kept; 0 keeps them all
+
+	// Outgoing webhooks and backups (CONTRACT §10).
+	WebhookAllowPrivate bool          // webhooks may target loopback, private and link-local addresses
+	BackupInterval      time.Duration // 0: no scheduled SQLite snapshots
+	BackupKeep          int           // snapshots kept under backups/ in the media storage
 }
 
 // Production reports whether FOLIO_ENV=production.
@@ -126,7 +135,10 @@ func (c *Config) ExtblogConfigured() bool {
 type option struct {
 	name, def, help string
 	secret          bool
-	set             func(c *Config, v string) error
+	// minProdBytes is the least length of a secret folio itself keys with (session encryption,
+	// HMAC, bearer tokens) when FOLIO_ENV=production: a short one can be guessed offline.
+	minProdBytes int
+	set          func(c *Config, v string) error
 }
 
 func str(p func(*Config) *string) func(*Config, string) error {
@@ -242,7 +254,7 @@ var options = []option{
 	{name: "FOLIO_WRITE_TIMEOUT", def: "120s", help: "time allowed to write a response (uploads and AI generation take the longest)", set: duration(func(c *Config) *time.Duration { return &c.WriteTimeout })},
 	{name: "FOLIO_REQUEST_TIMEOUT", def: "60s", help: "deadline of a request's work (database and upstream calls)", set: duration(func(c *Config) *time.Duration { return &c.RequestTimeout })},
 	{name: "FOLIO_SHUTDOWN_TIMEOUT", def: "20s", help: "how long a SIGTERM waits for in-flight requests to finish", set: duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
-	{name: "FOLIO_JOBS_POLL_SECONDS", def: "1", help: "how often each instance looks for due background jobs (scheduled publishing)", set: func(c *Config, v string) error {
+	{name: "FOLIO_JOBS_POLL_SECONDS", def: "1", help: "how often each instance looks for due background jobs (scheduled publishing, webhook deliveries, snapshots)", set: func(c *Config, v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 1 || n > 3600 {
 			return fmt.Errorf("not a whole number of seconds from 1 to 3600: %q", v)
@@ -251,9 +263,19 @@ var options = []option{
 		return nil
 	}},
 	{name: "FOLIO_PUBLIC_CACHE_ENTRIES", def: "2048", help: "rendered public responses kept in memory (0 disables the cache)", set: integer(0, 1<<20, func(c *Config) *int { return &c.PublicCacheSize })},
+	{name: "FOLIO_PUBLIC_CACHE_BYTES", def: "67108864", help: "memory bound of the public response cache in bytes (default 64 MiB; 0 disables the cache); a response over an eighth of it is not cached", set: func(c *Config, v string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("not a number of bytes: %q", v)
+		}
+		c.PublicCacheBytes = n
+		return nil
+	}},
+	{name: "METRICS_TOKEN", def: "", help: "bearer token that may read /metrics (an admin API key may too); at least 32 bytes in production", secret: true, minProdBytes: 32, set: str(func(c *Config) *string { return &c.MetricsToken })},
+	{name: "METRICS_ADDR", def: "", help: "serve /metrics on this separate listen address (host:port) only, and not on FOLIO_ADDR; it is open to whoever reaches it unless METRICS_TOKEN is set", set: str(func(c *Config) *string { return &c.MetricsAddr })},
 
 	// Identity and access
-	{name: "NEXTAUTH_SECRET", def: "", help: "secret the session cookies are encrypted with (shared with a Next.js front end); generated into the data directory in development", secret: true, set: str(func(c *Config) *string { return &c.NextAuthSecret })},
+	{name: "NEXTAUTH_SECRET", def: "", help: "secret the session cookies are encrypted with (shared with a Next.js front end); generated into the data directory in development; at least 32 bytes in production", secret: true, minProdBytes: 32, set: str(func(c *Config) *string { return &c.NextAuthSecret })},
 	{name: "NEXTAUTH_URL", def: "", help: "base URL of the site the sessions belong to; https makes cookies __Secure-", set: httpURL(func(c *Config) *string { return &c.NextAuthURL })},
 	{name: "FOLIO_ADMIN_EMAIL", def: "", help: "creates this owner at first start when no user exists", set: address(func(c *Config) *string { return &c.AdminEmail })},
 	{name: "FOLIO_ADMIN_PASSWORD", def: "", help: "password of the first-start owner", secret: true, set: str(func(c *Config) *string { return &c.AdminPassword })},
@@ -344,6 +366,7 @@ var options = []option{
 		return nil
 	}},
 	{name: "IMAGE_TIMEOUT", def: "90s", help: "deadline of one image generation", set: duration(func(c *Config) *time.Duration { return &c.ImageTimeout })},
+	{name: "IMAGE_ALLOW_PRIVATE", def: "false", help: "fetch image URLs the provider answers with from loopback, private and link-local addresses too (a provider on your own network); by default only public addresses are fetched, redirects included", set: boolean(func(c *Config) *bool { return &c.ImageAllowPrivate })},
 
 	// External blog platform
 	{name: "EXTBLOG_API_URL", def: "https://gql.hashnode.com", help: "the platform's GraphQL endpoint", set: httpURL(func(c *Config) *string { return &c.ExtblogAPIURL })},
@@ -351,7 +374,7 @@ var options = []option{
 	{name: "EXTBLOG_API_TOKEN_FILE", def: "", help: "file holding the token, re-read when it changes (rotation without restart)", set: str(func(c *Config) *string { return &c.ExtblogAPITokenFile })},
 	{name: "EXTBLOG_PUBLICATION_ID", def: "", help: "the publication cross-published posts go to", set: str(func(c *Config) *string { return &c.ExtblogPublicationID })},
 	{name: "EXTBLOG_PUBLICATION_HOST", def: "", help: "the publication's host (e.g. blog.example.com) for GET /api/posts", set: str(func(c *Config) *string { return &c.ExtblogPublicationHost })},
-	{name: "EXTBLOG_WEBHOOK_SECRET", def: "", help: "HMAC secret of the inbound webhook (required in production when the platform is configured)", secret: true, set: str(func(c *Config) *string { return &c.ExtblogWebhookSecret })},
+	{name: "EXTBLOG_WEBHOOK_SECRET", def: "", help: "HMAC secret of the inbound webhook; without it every delivery is refused (401); required in production when the platform is configured, at least 32 bytes there", secret: true, minProdBytes: 32, set: str(func(c *Config) *string { return &c.ExtblogWebhookSecret })},
 	{name: "EXTBLOG_WEBHOOK_TOLERANCE_SECONDS", def: "300", help: "accepted clock difference of signed webhook timestamps", set: seconds(func(c *Config) *time.Duration { return &c.ExtblogWebhookTolerance })},
 	{name: "EXTBLOG_MAX_ATTEMPTS", def: "3", help: "attempts per platform call (1 s initial backoff, ×2, 10 s cap)", set: integer(1, 10, func(c *Config) *int { return &c.ExtblogMaxAttempts })},
 	{name: "EXTBLOG_CACHE_SECONDS", def: "3600", help: "lifetime of the cached GET /api/posts listing", set: seconds(func(c *Config) *time.Duration { return &c.ExtblogCacheTTL })},
@@ -411,6 +434,21 @@ var options = []option{
 	// Analytics
 	{name: "ANALYTICS_SALT_ROTATION", def: "day", help: "how often the visitor-hash salt rotates: day, week or month", set: oneOf(func(c *Config) *string { return &c.AnalyticsSaltRotation }, "day", "week", "month")},
 	{name: "ANALYTICS_QUEUE_SIZE", def: "65536", help: "events buffered for batched writes before new ones are dropped (and counted)", set: integer(16, 1<<24, func(c *Config) *int { return &c.AnalyticsQueueSize })},
+	{name: "WEBHOOK_ALLOW_PRIVATE", def: "false", help: "let outgoing webhooks reach loopback, private and link-local addresses (a receiver on your own network)", set: boolean(func(c *Config) *bool { return &c.WebhookAllowPrivate })},
+	{name: "BACKUP_INTERVAL", def: "", help: "how often to snapshot the SQLite database into the media storage under backups/ (e.g. 24h); empty: never", set: func(c *Config, v string) error {
+		v = strings.TrimSpace(v)
+		if v == "" || v == "0" {
+			c.BackupInterval = 0
+			return nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Minute {
+			return fmt.Errorf("not a duration of at least 1m: %q", v)
+		}
+		c.BackupInterval = d
+		return nil
+	}},
+	{name: "BACKUP_KEEP", def: "7", help: "how many scheduled snapshots to keep (older ones are deleted)", set: integer(1, 10000, func(c *Config) *int { return &c.BackupKeep })},
 	{name: "ANALYTICS_RETENTION_DAYS", def: "0", help: "days of raw page views and events kept (older ones are deleted hourly; the daily totals stay); 0 keeps everything", set: integer(0, 36500, func(c *Config) *int { return &c.AnalyticsRetention })},
 }
 
@@ -431,6 +469,7 @@ func Load(getenv func(string) string, dotenvPath string) (*Config, error) {
 		}
 	}
 	c := &Config{}
+	var short []string // secrets under their production minimum, by name (never by value)
 	for _, o := range options {
 		v, ok := getenv(o.name), true
 		if v == "" {
@@ -442,9 +481,16 @@ func Load(getenv func(string) string, dotenvPath string) (*Config, error) {
 		if err := o.set(c, v); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", o.name, err)
 		}
+		if o.minProdBytes > 0 && v != "" && len(v) < o.minProdBytes {
+			short = append(short, fmt.Sprintf("%s (%d bytes, needs %d)", o.name, len(v), o.minProdBytes))
+		}
 	}
 	if err := c.validate(); err != nil {
 		return nil, err
+	}
+	if c.Production() && len(short) > 0 {
+		return nil, fmt.Errorf("config: secrets too short for FOLIO_ENV=production: %s; generate one with: openssl rand -base64 32",
+			strings.Join(short, ", "))
 	}
 	return c, nil
 }
@@ -468,6 +514,22 @@ func (c *Config) validate() error {
 		}
 	}
 	return nil
+}
+
+// Warnings are settings that start but deserve the operator's attention, one sentence each;
+// serve logs them at start.
+func (c *Config) Warnings() []string {
+	var out []string
+	if c.Production() && strings.HasPrefix(c.NextAuthURL, "http://") {
+		out = append(out, "NEXTAUTH_URL is http:// in production: session cookies are sent without the Secure flag and can be read on the network; use https://")
+	}
+	if c.Production() && c.ImageAllowPrivate {
+		out = append(out, "IMAGE_ALLOW_PRIVATE=true: image URLs the provider answers with are fetched from private and loopback addresses too")
+	}
+	if c.ExtblogWebhookSecret == "" {
+		out = append(out, "EXTBLOG_WEBHOOK_SECRET is not set: the platform webhook (/api/extblog/webhook) refuses every delivery with 401")
+	}
+	return out
 }
 
 // ParseDotenv reads KEY=VALUE lines: blank lines and # comments are skipped, an optional
@@ -542,7 +604,7 @@ func (c *Config) Secrets() []string {
 	var out []string
 	for _, s := range []string{c.NextAuthSecret, c.AdminPassword, c.SMTPPassword,
 		c.S3AccessKeyID, c.S3SecretAccessKey, c.ImageAPIKey, c.ExtblogAPIToken, c.ExtblogWebhookSecret,
-		c.ProviderSAPrivateKey, c.CalDAVPassword} {
+		c.ProviderSAPrivateKey, c.CalDAVPassword, c.MetricsToken} {
 		if s != "" {
 			out = append(out, s)
 		}

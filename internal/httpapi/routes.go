@@ -19,6 +19,8 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.analyticsRoutes()...)
 	rs = append(rs, s.bookingRoutes()...)
 	rs = append(rs, s.blogRoutes()...)
+	rs = append(rs, s.webhookRoutes()...)
+	rs = append(rs, s.exportRoutes()...)
 	return rs
 }
 

@@ -299,8 +299,19 @@ func (db *DB) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 	return tx.ExecContext(ctx, query, args...)
 }
 
+// txQuery is tx.QueryContext through the statement cache, as txExec.
+func (db *DB) txQuery(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
+	db.stmts.mu.Lock()
+	st := db.stmts.m[stmtKey{db.W, query}]
+	db.stmts.mu.Unlock()
+	if st != nil {
+		return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return tx.QueryContext(ctx, query, args...)
+}
+
 // hotWrites are the writer statements prepared once at Open (see txExec).
-var hotWrites = []string{insertProject, insertProjectTechnologiesSQLite}
+var hotWrites = []string{insertProject, insertProjectTechnologiesSQLite, selectWebhookEvents}
 
 // prepareWrites prepares hotWrites on the writer pool; a statement that cannot be prepared (the
 // schema is not migrated yet) is simply run unprepared.

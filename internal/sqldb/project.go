@@ -103,10 +103,9 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 
 // CreateProject stores a new project built from in (already validated).
 //
-// It is the hot write path (issue 18), so it costs as few statements as the engine allows: on
-// PostgreSQL one statement (the project and its technology rows, atomic as one implicit
-// transaction, a single round trip); on SQLite two statements in one transaction (the technology
-// rows from one JSON array).
+// It is the hot write path (issue 18), so it costs as few statements as the engine allows: the
+// project and its technology rows are one statement on PostgreSQL and two on SQLite (the
+// technology rows from one JSON array), then the outgoing-webhook event in the same transaction.
 func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio.Project, error) {
 	p := &folio.Project{ID: folio.NewID()}
 	in.Apply(p)
@@ -120,27 +119,30 @@ func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio
 	}
 	args := []any{p.ID, p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL,
 		string(images), db.ts(p.CreatedAt), db.ts(p.UpdatedAt)}
-	var err error
-	if db.Dialect == Postgres {
-		_, err = db.W.ExecContext(ctx, `WITH project AS (
-				`+insertProject+`
-			), techs AS (
-				INSERT INTO project_technologies (project_id, technology)
-				SELECT $1, t FROM unnest($12::text[]) AS t ON CONFLICT DO NOTHING
-			) SELECT 1`, append(args, lowered)...)
-	} else {
-		lw, _ := json.Marshal(lowered)
-		err = db.tx(ctx, func(tx *sql.Tx) error {
+	lw, _ := json.Marshal(lowered)
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if db.Dialect == Postgres {
+			// The project and its technology rows in one statement (one round trip).
+			if _, err := tx.ExecContext(ctx, `WITH project AS (
+					`+insertProject+`
+				), techs AS (
+					INSERT INTO project_technologies (project_id, technology)
+					SELECT $1, t FROM unnest($12::text[]) AS t ON CONFLICT DO NOTHING
+				) SELECT 1`, append(args, lowered)...); err != nil {
+				return err
+			}
+		} else {
 			if _, err := db.txExec(ctx, tx, insertProject, args...); err != nil {
 				return err
 			}
-			if len(lowered) == 0 {
-				return nil
+			if len(lowered) > 0 {
+				if _, err := db.txExec(ctx, tx, insertProjectTechnologiesSQLite, p.ID, string(lw)); err != nil {
+					return err
+				}
 			}
-			_, err := db.txExec(ctx, tx, insertProjectTechnologiesSQLite, p.ID, string(lw))
-			return err
-		})
-	}
+		}
+		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectCreated, Data: p})
+	})
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.CreateProject: %w", err)
 	}
@@ -170,7 +172,10 @@ func (db *DB) UpdateProject(ctx context.Context, id string, in *folio.ProjectInp
 			db.ts(p.UpdatedAt), p.ID); err != nil {
 			return err
 		}
-		return db.setTechnologies(ctx, tx, p)
+		if err := db.setTechnologies(ctx, tx, p); err != nil {
+			return err
+		}
+		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectUpdated, Data: p})
 	})
 	if folio.IsNotFound(err) {
 		return nil, err
@@ -184,12 +189,21 @@ func (db *DB) UpdateProject(ctx context.Context, id string, in *folio.ProjectInp
 
 // DeleteProject removes a project, or returns ENOTFOUND.
 func (db *DB) DeleteProject(ctx context.Context, id string) error {
-	res, err := db.W.ExecContext(ctx, `DELETE FROM projects WHERE id = $1`, id)
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id = $1`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("Project", id)
+		}
+		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]string{"id": id}})
+	})
+	if folio.IsNotFound(err) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("sqldb.DeleteProject: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("Project", id)
 	}
 	db.changed(ScopeProjects)
 	return nil

@@ -9,6 +9,7 @@ import * as media from './media.js';
 import * as bookings from './bookings.js';
 import * as inbox from './inbox.js';
 import * as keys from './keys.js';
+import * as webhooks from './webhooks.js';
 import * as profile from './profile.js';
 
 const app = document.getElementById('app');
@@ -23,6 +24,7 @@ const pages = [
   { path: 'bookings', title: 'Bookings', view: bookings, owner: true },
   { path: 'inbox', title: 'Inbox', view: inbox, owner: true },
   { path: 'settings/keys', title: 'API keys', view: keys, owner: true, group: 'Settings' },
+  { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, group: 'Settings' },
   { path: 'profile', title: 'Profile', view: profile, group: 'Settings' },
 ];
 
