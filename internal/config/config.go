@@ -65,6 +65,7 @@ type Config struct {
 
 	MediaStorage      string
 	MediaMaxBytes     int64
+	MediaMaxPixels    int64
 	MediaAllowSVG     bool
 	MediaPublicURL    string
 	S3Endpoint        string
@@ -117,6 +118,7 @@ type Config struct {
 	AnalyticsSaltRotation string
 	AnalyticsQueueSize    int
 	AnalyticsRetention    int // days of raw page views and events kept; 0 keeps them all
+	AuditRetention        int // days of audit-log entries kept; 0 keeps them all
 
 	// Outgoing webhooks and backups (CONTRACT §10).
 	WebhookAllowPrivate bool          // webhooks may target loopback, private and link-local addresses
@@ -338,6 +340,14 @@ var options = []option{
 		c.MediaMaxBytes = n
 		return nil
 	}},
+	{name: "MEDIA_MAX_PIXELS", def: "50000000", help: "largest accepted image in pixels (width × height, read from the header before decoding); larger images get 422", set: func(c *Config, v string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("not a positive number of pixels: %q", v)
+		}
+		c.MediaMaxPixels = n
+		return nil
+	}},
 	{name: "MEDIA_ALLOW_SVG", def: "false", help: "accept SVG uploads (they can carry scripts)", set: boolean(func(c *Config) *bool { return &c.MediaAllowSVG })},
 	{name: "MEDIA_PUBLIC_URL", def: "", help: "public URL prefix of local media (default FOLIO_SITE_URL/media; set it to this API's origin + /media when the site is served elsewhere)", set: httpURL(func(c *Config) *string { return &c.MediaPublicURL })},
 	{name: "S3_ENDPOINT", def: "", help: "S3-compatible endpoint URL (empty: AWS)", set: httpURL(func(c *Config) *string { return &c.S3Endpoint })},
@@ -450,6 +460,9 @@ var options = []option{
 	}},
 	{name: "BACKUP_KEEP", def: "7", help: "how many scheduled snapshots to keep (older ones are deleted)", set: integer(1, 10000, func(c *Config) *int { return &c.BackupKeep })},
 	{name: "ANALYTICS_RETENTION_DAYS", def: "0", help: "days of raw page views and events kept (older ones are deleted hourly; the daily totals stay); 0 keeps everything", set: integer(0, 36500, func(c *Config) *int { return &c.AnalyticsRetention })},
+
+	// Audit log
+	{name: "AUDIT_RETENTION_DAYS", def: "365", help: "days of audit-log entries kept (older ones are deleted hourly); 0 keeps everything", set: integer(0, 36500, func(c *Config) *int { return &c.AuditRetention })},
 }
 
 // Load builds a Config from getenv, falling back to the .env file at dotenvPath (if it exists) and

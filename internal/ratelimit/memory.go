@@ -145,6 +145,33 @@ func (m *Memory) Allow(_ context.Context, key string, rl folio.RateLimit) (folio
 	return d, nil
 }
 
+// Peek implements folio.Limiter: Allow's decision without counting the request. It runs the
+// same step on a copy of the identifier's window, so the answer is exactly Allow's.
+func (m *Memory) Peek(_ context.Context, key string, rl folio.RateLimit) (folio.RateDecision, error) {
+	if err := checkRule(rl); err != nil {
+		return folio.RateDecision{}, err
+	}
+	at := m.now()
+	now := at.UnixNano()
+	span := int64(rl.Window)
+	m.mu.Lock()
+	var w window
+	if cur := m.keys[key]; cur != nil {
+		w = *cur
+	}
+	m.mu.Unlock()
+	if w.span != span || w.anchor == 0 || w.dead(now) {
+		w = window{anchor: now, span: span}
+	}
+	d := w.take(now, uint32(min(rl.Limit, 1<<31)))
+	d.Limit = rl.Limit
+	d.Reset = d.Reset.In(at.Location())
+	if !d.Allowed {
+		d.RetryAfter = d.Reset.Sub(at)
+	}
+	return d, nil
+}
+
 // take advances w to now and counts one request if the limit allows it.
 func (w *window) take(now int64, limit uint32) folio.RateDecision {
 	cur := max(ceilDiv(now-w.anchor, width(w.span)), w.head)

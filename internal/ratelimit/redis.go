@@ -19,13 +19,15 @@ import (
 // and the key's TTL ends when its last bucket is forgotten: idle identifiers vanish on their own.
 //
 // KEYS[1] = the identifier's hash
-// ARGV[1] = limit, ARGV[2] = window in microseconds, ARGV[3] = Buckets
+// ARGV[1] = limit, ARGV[2] = window in microseconds, ARGV[3] = Buckets, ARGV[4] = "1" to peek
+// (decide without writing anything: Limiter.Peek)
 // Returns {allowed 0|1, remaining, reset µs, now µs}.
 var bucketedWindowScript = redis.NewScript(`
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local span = tonumber(ARGV[2])
 local k = tonumber(ARGV[3])
+local write = ARGV[4] ~= '1'
 local width = math.max(math.floor(span / k), 1)
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -39,9 +41,11 @@ for i = 1, #raw, 2 do
   else counts[tonumber(f)] = v end
 end
 if anchor == nil or spanSeen ~= span or now >= anchor + head * width + span then
-  redis.call('DEL', key)
   anchor, head, counts = now, 0, {}
-  redis.call('HSET', key, 'a', string.format('%.0f', anchor), 's', string.format('%.0f', span))
+  if write then
+    redis.call('DEL', key)
+    redis.call('HSET', key, 'a', string.format('%.0f', anchor), 's', string.format('%.0f', span))
+  end
 end
 
 local cur = math.ceil((now - anchor) / width)
@@ -50,28 +54,30 @@ local lo = math.floor((now - anchor - span) / width) + 1
 local sum = 0
 for j, c in pairs(counts) do
   if j < lo then
-    redis.call('HDEL', key, tostring(j))
+    if write then redis.call('HDEL', key, tostring(j)) end
   else
     sum = sum + c
   end
 end
 if cur ~= head then
   head = cur
-  redis.call('HSET', key, 'h', string.format('%.0f', head))
+  if write then redis.call('HSET', key, 'h', string.format('%.0f', head)) end
 end
 
 local function forgetAt(j) return anchor + j * width + span end
 local ttl = math.ceil((forgetAt(head) - now) / 1000) + 1
 
 if sum < limit then
-  redis.call('HINCRBY', key, string.format('%.0f', cur), 1)
   counts[cur] = (counts[cur] or 0) + 1
-  redis.call('PEXPIRE', key, ttl)
+  if write then
+    redis.call('HINCRBY', key, string.format('%.0f', cur), 1)
+    redis.call('PEXPIRE', key, ttl)
+  end
   for j = lo, cur do
     if (counts[j] or 0) > 0 then return {1, limit - sum - 1, forgetAt(j), now} end
   end
 end
-redis.call('PEXPIRE', key, ttl)
+if write then redis.call('PEXPIRE', key, ttl) end
 for j = lo, cur do
   sum = sum - (counts[j] or 0)
   if sum < limit then return {0, 0, forgetAt(j), now} end
@@ -98,9 +104,22 @@ func (r *Redis) Allow(ctx context.Context, key string, rl folio.RateLimit) (foli
 	if err := checkRule(rl); err != nil {
 		return folio.RateDecision{}, err
 	}
+	return r.run(ctx, key, rl, "0")
+}
+
+// Peek implements folio.Limiter: Allow's decision, computed by the same script in Redis, with
+// nothing written.
+func (r *Redis) Peek(ctx context.Context, key string, rl folio.RateLimit) (folio.RateDecision, error) {
+	if err := checkRule(rl); err != nil {
+		return folio.RateDecision{}, err
+	}
+	return r.run(ctx, key, rl, "1")
+}
+
+func (r *Redis) run(ctx context.Context, key string, rl folio.RateLimit, peek string) (folio.RateDecision, error) {
 	windowMicros := max(rl.Window.Microseconds(), 1)
 	res, err := bucketedWindowScript.Run(ctx, r.client, []string{r.prefix + key},
-		rl.Limit, windowMicros, Buckets).Int64Slice()
+		rl.Limit, windowMicros, Buckets, peek).Int64Slice()
 	if err != nil {
 		return folio.RateDecision{}, fmt.Errorf("ratelimit: redis: %w", err)
 	}
