@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/bookings"
+	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/calendar/local"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -56,7 +56,7 @@ func (s *Server) bookingRoutes() []route {
 			Body: conflictRequestDoc{}, Status: http.StatusOK, Resp: conflictAnswer{}, Errors: []int{413, 422, 502, 503}},
 		{Method: "POST", Pattern: "/api/schedule/book", Handle: s.scheduleBook, Limit: limitHelperIP,
 			Tag: "Booking", Summary: "Book a meeting (atomic across instances; Idempotency-Key header replays the first answer)",
-			Body: bookRequestDoc{}, Status: http.StatusOK, Resp: bookings.BookResponse{}, Errors: []int{409, 413, 422, 502, 503}},
+			Body: bookRequestDoc{}, Status: http.StatusOK, Resp: booking.BookResponse{}, Errors: []int{409, 413, 422, 502, 503}},
 		{Method: "GET", Pattern: "/api/schedule/bookings", Handle: s.scheduleBookings, Level: folio.LevelAdmin,
 			Tag: "Booking", Summary: "Confirmed bookings that have not ended (or end after `from`), soonest first",
 			Query:  []param{pageParam, limitParam, {Name: "from", Type: "string", Doc: "RFC 3339 time; default now"}},
@@ -67,7 +67,7 @@ func (s *Server) bookingRoutes() []route {
 	}
 }
 
-func (s *Server) bookingService() (*bookings.Service, error) {
+func (s *Server) bookingService() (*booking.Service, error) {
 	if s.Bookings == nil {
 		return nil, folio.Errorf(folio.EUNAVAILABLE, "Booking is not configured on this server.")
 	}

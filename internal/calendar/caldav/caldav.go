@@ -26,7 +26,8 @@ import (
 	"github.com/emersion/go-webdav"
 	"github.com/emersion/go-webdav/caldav"
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/booking"
+	"github.com/foliohq/folio/internal/invite"
+
 	"github.com/teambition/rrule-go"
 )
 
@@ -306,7 +307,7 @@ func dateTime(p *ical.Prop, loc *time.Location) (time.Time, error) {
 	return t, err
 }
 
-// CreateEvent PUTs ev as <id>.ics (UID booking.EventUID(id)) and returns it with the meeting
+// CreateEvent PUTs ev as <id>.ics (UID invite.EventUID(id)) and returns it with the meeting
 // link from the template and the object's URL as the event link.
 func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (folio.CalendarEvent, error) {
 	if ev.ID == "" {
@@ -318,7 +319,7 @@ func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (fol
 	ev.MeetLink = strings.ReplaceAll(c.meetTpl, "{id}", url.PathEscape(ev.ID))
 	obj := c.base.JoinPath(ev.ID + ".ics")
 	ev.EventLink = obj.String()
-	_, err := c.client.PutCalendarObject(ctx, obj.Path, booking.EventCalendar(ev, c.now()))
+	_, err := c.client.PutCalendarObject(ctx, obj.Path, invite.EventCalendar(ev, c.now()))
 	if err != nil && !errors.Is(err, errExists) {
 		return folio.CalendarEvent{}, upstream("PUT", err)
 	}

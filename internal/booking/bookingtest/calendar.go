@@ -1,7 +1,7 @@
-// Package bookingstest holds an in-memory folio.Calendar for tests of the booking service and
+// Package bookingtest holds an in-memory folio.Calendar for tests of the booking service and
 // its routes: it records every event it creates, reports them (and added busy time) as busy,
 // and can be told to fail.
-package bookingstest
+package bookingtest
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// Package booking holds the booking rules of spec §4 as pure functions: which meeting slots are
-// offered to a visitor on a date, whether a time conflicts with busy time, the iCalendar invite
-// and the confirmation mail text. Nothing here does I/O or reads the clock; callers pass "now"
-// and the busy intervals they got from the calendar provider.
+// Package slots holds the slot arithmetic of spec §4 as pure functions: which meeting slots are
+// offered to a visitor on a date and whether a time conflicts with busy time. Nothing here does
+// I/O or reads the clock; callers pass "now" and the busy intervals they got from the calendar
+// provider. (The invite and mail text live in internal/invite; the use case in internal/booking.)
 //
 // # The slot rules, precisely
 //
@@ -25,7 +25,7 @@
 // Visitor side. The visitor's date is the set of instants whose wall-clock date in the visitor's
 // zone is that date; it may span two (or, between UTC−12 and UTC+14, three) owner dates. Slots
 // whose start lies in it are returned, sorted, without duplicates, in the visitor's location.
-package booking
+package slots
 
 import (
 	"fmt"

@@ -1,5 +1,5 @@
-// Package bookings is the booking use case: it lists free slots, checks conflicts and books
-// meetings by coordinating the pure rules of internal/booking, the calendar provider, the
+// Package booking is the booking use case: it lists free slots, checks conflicts and books
+// meetings by coordinating the pure rules of internal/slots and internal/invite, the calendar provider, the
 // reservations in the database and the mail outbox.
 //
 // # Atomic booking
@@ -22,7 +22,7 @@
 // A concurrent request sees the pending row in phase 1 and gets 409 CONFLICT, so N requests for
 // one slot create exactly one event. A pending row older than PendingTTL (a crash between the
 // phases) no longer holds the slot and is deleted by the next reservation.
-package bookings
+package booking
 
 import (
 	"context"
@@ -38,7 +38,9 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/booking"
+	"github.com/foliohq/folio/internal/invite"
+	"github.com/foliohq/folio/internal/slots"
+
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -95,7 +97,7 @@ func New(db *sqldb.DB, cal folio.Calendar, cfg folio.BookingConfig, provider str
 		return nil, err
 	}
 	if db == nil || cal == nil {
-		return nil, errors.New("bookings: a database and a calendar are required")
+		return nil, errors.New("booking: a database and a calendar are required")
 	}
 	return &Service{DB: db, Calendar: cal, Config: cfg, Provider: provider}, nil
 }
@@ -152,7 +154,7 @@ func (s *Service) Available(ctx context.Context, date string, duration int, time
 	if strings.TrimSpace(date) == "" {
 		return nil, folio.BadRequest("date", "is required (YYYY-MM-DD)")
 	}
-	d, err := booking.ParseDate(date)
+	d, err := slots.ParseDate(date)
 	if err != nil {
 		return nil, folio.BadRequest("date", "must be a calendar date YYYY-MM-DD")
 	}
@@ -169,7 +171,7 @@ func (s *Service) Available(ctx context.Context, date string, duration int, time
 		return nil, s.durationError("duration")
 	}
 	now := s.now()
-	window := booking.BusyWindow(s.Config, d)
+	window := slots.BusyWindow(s.Config, d)
 	// A date wholly before the notice or after the advance window has no slot: skip the provider.
 	if !window.End.After(now.Add(s.Config.MinNotice)) ||
 		(s.Config.AdvanceDays > 0 && window.Start.After(now.AddDate(0, 0, s.Config.AdvanceDays+1))) {
@@ -179,7 +181,7 @@ func (s *Service) Available(ctx context.Context, date string, duration int, time
 	if err != nil {
 		return nil, err
 	}
-	slots := booking.Slots(s.Config, d, loc, duration, now, busy)
+	slots := slots.Slots(s.Config, d, loc, duration, now, busy)
 	if slots == nil {
 		slots = []folio.Slot{}
 	}
@@ -210,7 +212,7 @@ func (s *Service) CheckConflict(ctx context.Context, req folio.ConflictRequest) 
 	if err != nil {
 		return false, err
 	}
-	return booking.Conflicts(busy, iv.Start, iv.End, buf), nil
+	return slots.Conflicts(busy, iv.Start, iv.End, buf), nil
 }
 
 // BookResponse is the body of a successful POST /api/schedule/book.
@@ -262,7 +264,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	now := s.now()
 	dur := time.Duration(req.DurationMinutes) * time.Minute
 	end := start.Add(dur)
-	if !booking.IsOffered(s.Config, start, req.DurationMinutes, now, nil) {
+	if !slots.IsOffered(s.Config, start, req.DurationMinutes, now, nil) {
 		return Answer{}, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
 			Details: []folio.FieldError{{Field: "startISO", Message: "is not an offered slot: pick a start listed by GET /api/schedule/available"}}}
 	}
@@ -271,7 +273,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	if err != nil {
 		return Answer{}, asUpstream(err)
 	}
-	if booking.Conflicts(providerBusy, start, end, buf) {
+	if slots.Conflicts(providerBusy, start, end, buf) {
 		return Answer{}, errTaken()
 	}
 
@@ -334,7 +336,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 		// NB: the event exists at the provider but folio could not record it; the pending row
 		// keeps the slot until it goes stale. Logged with both ids for the owner to reconcile.
 		s.log().Error("booking: event created but not recorded", "booking_id", b.ID, "event_id", created.ID, "error", err.Error())
-		return Answer{}, fmt.Errorf("bookings: confirm %s: %w", b.ID, err)
+		return Answer{}, fmt.Errorf("booking: confirm %s: %w", b.ID, err)
 	}
 	return Answer{Status: 200, Body: body}, nil
 }
@@ -397,7 +399,7 @@ func (s *Service) confirmationItems(ev folio.CalendarEvent, b *sqldb.Booking, vi
 		return nil
 	}
 	ev.ID = b.ID // the invite's UID is the booking's, as on the CalDAV and local calendars
-	ics, err := booking.InviteICS(ev, "REQUEST", now)
+	ics, err := invite.InviteICS(ev, "REQUEST", now)
 	if err != nil {
 		s.log().Error("booking: invite not rendered; no confirmation mails", "booking_id", b.ID, "error", err.Error())
 		return nil
@@ -413,7 +415,7 @@ func (s *Service) confirmationItems(ev folio.CalendarEvent, b *sqldb.Booking, vi
 		if to.Email == "" {
 			continue
 		}
-		c, err := booking.ConfirmationMail(ev, s.Config.Location, visitorLoc, forOwner)
+		c, err := invite.ConfirmationMail(ev, s.Config.Location, visitorLoc, forOwner)
 		if err != nil {
 			s.log().Error("booking: confirmation not rendered", "booking_id", b.ID, "error", err.Error())
 			continue
@@ -448,5 +450,5 @@ func (s *Service) EventICS(ctx context.Context, token string) ([]byte, error) {
 		Organizer: s.Owner, Attendee: folio.Participant{Name: b.AttendeeName, Email: b.AttendeeEmail},
 		MeetLink: b.MeetLink, EventLink: b.EventLink,
 	}
-	return booking.InviteICS(ev, "PUBLISH", b.ConfirmedAt)
+	return invite.InviteICS(ev, "PUBLISH", b.ConfirmedAt)
 }

@@ -1,4 +1,6 @@
-package booking
+// Package invite renders what a booking sends to people: the RFC 5545 iCalendar invite
+// (REQUEST, CANCEL, PUBLISH) and the text of the booking mails. Pure functions, no I/O.
+package invite
 
 import (
 	"bytes"
@@ -34,7 +36,7 @@ func InviteICS(ev folio.CalendarEvent, method string, now time.Time) ([]byte, er
 	}
 	var buf bytes.Buffer
 	if err := ical.NewEncoder(&buf).Encode(cal); err != nil {
-		return nil, fmt.Errorf("booking: encode invite: %w", err)
+		return nil, fmt.Errorf("invite: encode invite: %w", err)
 	}
 	return Fold(buf.Bytes()), nil
 }

@@ -1,4 +1,4 @@
-package booking
+package invite
 
 import (
 	"bytes"
@@ -15,6 +15,24 @@ import (
 	ical "github.com/emersion/go-ical"
 	"github.com/foliohq/folio"
 )
+
+func mustZone(t testing.TB, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatalf("load zone %s: %v", name, err)
+	}
+	return loc
+}
+
+func mustTime(t testing.TB, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatalf("parse %s: %v", s, err)
+	}
+	return v
+}
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
 

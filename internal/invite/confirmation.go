@@ -1,4 +1,4 @@
-package booking
+package invite
 
 import (
 	"bytes"
@@ -67,10 +67,10 @@ func ConfirmationMail(ev folio.CalendarEvent, ownerLoc, visitorLoc *time.Locatio
 
 	var text, html bytes.Buffer
 	if err := confirmationText.Execute(&text, data); err != nil {
-		return Confirmation{}, fmt.Errorf("booking: render confirmation text: %w", err)
+		return Confirmation{}, fmt.Errorf("invite: render confirmation text: %w", err)
 	}
 	if err := confirmationHTML.Execute(&html, data); err != nil {
-		return Confirmation{}, fmt.Errorf("booking: render confirmation html: %w", err)
+		return Confirmation{}, fmt.Errorf("invite: render confirmation html: %w", err)
 	}
 	return Confirmation{Subject: subject, Text: text.String(), HTML: html.String()}, nil
 }
@@ -84,7 +84,7 @@ func FormatRange(start, end time.Time, loc *time.Location) string {
 	_, so := s.Zone()
 	_, eo := e.Zone()
 	switch {
-	case DateOf(s) != DateOf(e):
+	case !sameDate(s, e):
 		out += " " + s.Format("MST") + " – " + e.Format("Monday 2 January 2006, 15:04 MST")
 	case so != eo:
 		out += " " + s.Format("MST") + " – " + e.Format("15:04 MST")
@@ -92,6 +92,13 @@ func FormatRange(start, end time.Time, loc *time.Location) string {
 		out += "–" + e.Format("15:04 MST")
 	}
 	return out + " (UTC" + s.Format("-07:00") + ", " + loc.String() + ")"
+}
+
+// sameDate reports whether a and b (in the same location) show the same calendar date.
+func sameDate(a, b time.Time) bool {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return ay == by && am == bm && ad == bd
 }
 
 func displayName(p folio.Participant) string {
