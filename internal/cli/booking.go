@@ -59,6 +59,9 @@ func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox 
 		return nil, fmt.Errorf("BOOKING_*: %w", err)
 	}
 	svc.Owner = folio.Participant(owner)
+	svc.SiteURL = cfg.SiteURL
+	svc.Reminders = cfg.BookingReminders
+	svc.MaxPerEmailPerDay = cfg.BookingMaxPerEmailPerDay
 	svc.Mail, svc.Outbox = outbox, db
 	svc.Log = log
 	if provider != "caldav" && cfg.CalDAVURL != "" {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/jobs"
@@ -137,6 +138,10 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	sched := jobs.New(db, log)
 	sched.Poll = cfg.JobsPoll
 	sched.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, extblogW.ArticlePublisher(), log))
+	// Booking: reminder mails before meetings (BOOKING_REMINDERS), once across instances.
+	if srv.Bookings != nil {
+		sched.Handle(booking.JobReminder, srv.Bookings.ReminderHandler())
+	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
