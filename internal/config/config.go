@@ -102,17 +102,17 @@ type Config struct {
 	// BookingMaxPerEmailPerDay caps bookings per visitor address in 24 hours; 0: no cap.
 	BookingMaxPerEmailPerDay int
 	// BookingEmbedOrigins may frame /book (CSP frame-ancestors).
-	BookingEmbedOrigins []string
-	CalendarProvider       string
-	ProviderCalendarID     string
-	ProviderSAEmail        string
-	ProviderSAPrivateKey   string
-	ProviderSubject        string
-	ProviderAPIURL         string
-	ProviderTokenURL       string
-	CalDAVURL              string
-	CalDAVUsername         string
-	CalDAVPassword         string
+	BookingEmbedOrigins  []string
+	CalendarProvider     string
+	ProviderCalendarID   string
+	ProviderSAEmail      string
+	ProviderSAPrivateKey string
+	ProviderSubject      string
+	ProviderAPIURL       string
+	ProviderTokenURL     string
+	CalDAVURL            string
+	CalDAVUsername       string
+	CalDAVPassword       string
 
 	AnalyticsSaltRotation string
 	AnalyticsQueueSize    int

@@ -115,9 +115,9 @@ type ReserveLimits struct {
 	// StaleBefore: pending rows created before it no longer hold time and are deleted.
 	StaleBefore time.Time
 	// MaxPerDay > 0 caps the active bookings of b.TypeSlug whose start lies in [DayStart, DayEnd).
-	MaxPerDay      int
-	DayStart       time.Time
-	DayEnd         time.Time
+	MaxPerDay int
+	DayStart  time.Time
+	DayEnd    time.Time
 	// MaxPerEmail > 0 caps the active bookings of b.AttendeeEmail (case-insensitive) created at or
 	// after EmailSince; over it ReserveBooking returns ErrEmailLimit.
 	MaxPerEmail int
@@ -360,4 +360,3 @@ func (db *DB) bookingBusy(ctx context.Context, query string, args ...any) ([]fol
 	}
 	return out, nil
 }
-
