@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -108,20 +109,21 @@ var errExists = errors.New("caldav: object exists")
 // If-Match: *).
 var errGone = errors.New("caldav: object does not exist")
 
-// overwriteKey marks a request context whose PUT replaces an existing object (MoveEvent).
+// overwriteKey carries, in a request context, the ETag of the object a PUT replaces (MoveEvent).
 type overwriteKey struct{}
 
 // noOverwrite adds If-None-Match: * to every PUT that creates (go-webdav v0.6.0 has no option
-// for it) and If-Match: * to one that replaces, so a move never creates a stray object and a
-// create never clobbers one; it turns the 412 answers into errExists / errGone, and a 404 to
-// DELETE into errGone.
+// for it) and If-Match: <etag> to one that replaces, so a move never creates a stray object, never
+// overwrites a change made meanwhile, and a create never clobbers one (Radicale does not accept
+// If-Match: *, hence the ETag read first). It turns the 412 answers into errExists / errGone, and
+// a 404 to GET or DELETE into errGone.
 type noOverwrite struct{ c *http.Client }
 
 func (n noOverwrite) Do(req *http.Request) (*http.Response, error) {
-	replace := req.Context().Value(overwriteKey{}) != nil
+	etag, replace := req.Context().Value(overwriteKey{}).(string)
 	if req.Method == http.MethodPut {
 		if replace {
-			req.Header.Set("If-Match", "*")
+			req.Header.Set("If-Match", strconv.Quote(etag))
 		} else {
 			req.Header.Set("If-None-Match", "*")
 		}
@@ -137,7 +139,7 @@ func (n noOverwrite) Do(req *http.Request) (*http.Response, error) {
 			return nil, errGone
 		}
 		return nil, errExists
-	case req.Method == http.MethodDelete && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone):
+	case (req.Method == http.MethodDelete || req.Method == http.MethodGet) && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone):
 		resp.Body.Close()
 		return nil, errGone
 	}
@@ -350,8 +352,9 @@ func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (fol
 	return ev, nil
 }
 
-// MoveEvent implements folio.CalendarMover: a PUT of the same resource <id>.ics (If-Match: *,
-// so it must exist) with the new times and the raised SEQUENCE; the UID stays.
+// MoveEvent implements folio.CalendarMover: a PUT of the same resource <id>.ics (If-Match with
+// the ETag just read, so it must exist unchanged) with the new times and the raised SEQUENCE;
+// the UID stays.
 func (c *Calendar) MoveEvent(ctx context.Context, ev folio.CalendarEvent) (folio.CalendarEvent, error) {
 	if ev.ID == "" || strings.ContainsAny(ev.ID, "/?#%\\") {
 		return folio.CalendarEvent{}, fmt.Errorf("caldav: event id %q is not a path segment", ev.ID)
@@ -359,7 +362,11 @@ func (c *Calendar) MoveEvent(ctx context.Context, ev folio.CalendarEvent) (folio
 	ev.MeetLink = strings.ReplaceAll(c.meetTpl, "{id}", url.PathEscape(ev.ID))
 	obj := c.base.JoinPath(ev.ID + ".ics")
 	ev.EventLink = obj.String()
-	_, err := c.client.PutCalendarObject(context.WithValue(ctx, overwriteKey{}, true), obj.Path, invite.EventCalendar(ev, c.now()))
+	cur, err := c.client.GetCalendarObject(ctx, obj.Path)
+	if err != nil {
+		return folio.CalendarEvent{}, upstream("GET", err)
+	}
+	_, err = c.client.PutCalendarObject(context.WithValue(ctx, overwriteKey{}, cur.ETag), obj.Path, invite.EventCalendar(ev, c.now()))
 	if err != nil {
 		return folio.CalendarEvent{}, upstream("PUT", err)
 	}
