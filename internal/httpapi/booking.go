@@ -128,6 +128,7 @@ func (s *Server) scheduleBook(w http.ResponseWriter, r *http.Request) error {
 	if !a.Replayed {
 		s.recordBookingOutcome(r, err)
 	}
+	s.refundHelperOnConflict(r, err)
 	if err != nil {
 		return err
 	}

@@ -109,6 +109,7 @@ func (s *Server) manageReschedule(w http.ResponseWriter, r *http.Request) error 
 	}
 	st, err := svc.Reschedule(r.Context(), r.PathValue("token"), in)
 	s.recordLifecycle(r, "reschedule", err)
+	s.refundHelperOnConflict(r, err)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/booking/bookingtest"
@@ -304,5 +305,29 @@ func TestRescheduleRaceTwoInstances(t *testing.T) {
 	}
 	if live != 1 {
 		t.Errorf("%d provider events at the slot", live)
+	}
+}
+
+// TestConflictDoesNotUseHelperBudget: with a helper limit of 2, two lost races (409) leave the
+// visitor's budget intact; only successful or invalid requests count (issue 16).
+func TestConflictDoesNotUseHelperBudget(t *testing.T) {
+	db := foliotest.MustOpenSQLite(t)
+	svc := newBookingService(t, db, &bookingtest.Calendar{})
+	ts := newTestServer(t, db, func(s *Server) { s.Bookings = svc; s.Now = func() time.Time { return bookingNow }; s.Limits.Helper = 2 })
+	other := bookBody("2026-03-04T15:00:00Z")
+	other["attendeeEmail"] = "first@example.org"
+	if res := ts.do("POST", "/api/schedule/book", "", other); res.Status != 200 { // 1 of 2
+		t.Fatalf("first: %d %s", res.Status, res.Body)
+	}
+	for i := 0; i < 3; i++ {
+		if res := ts.do("POST", "/api/schedule/book", "", bookBody("2026-03-04T15:00:00Z")); res.Status != 409 {
+			t.Fatalf("lost race %d: %d %s", i, res.Status, res.Body)
+		}
+	}
+	if res := ts.do("POST", "/api/schedule/book", "", bookBody("2026-03-04T16:00:00Z")); res.Status != 200 { // 2 of 2
+		t.Fatalf("after the conflicts: %d %s (the 409s used up the budget)", res.Status, res.Body)
+	}
+	if res := ts.do("POST", "/api/schedule/book", "", bookBody("2026-03-04T17:00:00Z")); res.Status != 429 {
+		t.Errorf("over the helper limit: %d", res.Status)
 	}
 }
