@@ -2,9 +2,11 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/booking"
 )
 
 // Booking lifecycle routes (contract §7): the visitor's manage link, cancel and reschedule, the
@@ -16,6 +18,9 @@ type (
 	}
 	meetingTypeList struct {
 		Types []folio.MeetingType `json:"types"`
+	}
+	dayList struct {
+		Days []booking.DayAvailability `json:"days"`
 	}
 	overrideList struct {
 		Overrides []folio.AvailabilityOverride `json:"overrides"`
@@ -36,6 +41,14 @@ func (s *Server) bookingLifecycleRoutes() []route {
 		{Method: "POST", Pattern: "/api/schedule/bookings/id/{id}/cancel", Handle: s.adminCancelBooking, Level: folio.LevelAdmin,
 			Tag: "Booking", Summary: "Cancel a booking as the owner (the same effects as the visitor's cancel)",
 			Body: folio.CancelInput{}, Status: http.StatusOK, Resp: cancelAnswer{}, Errors: []int{404, 409, 413, 422, 502, 503}},
+		{Method: "GET", Pattern: "/api/schedule/days", Handle: s.scheduleDays,
+			Tag: "Booking", Summary: "How many free slots each date of a range has (the /book month view), in the visitor's zone",
+			Query: []param{{Name: "from", Type: "string", Required: true, Doc: "YYYY-MM-DD"},
+				{Name: "to", Type: "string", Required: true, Doc: "YYYY-MM-DD, at most 61 days after from"},
+				{Name: "type", Type: "string", Doc: "meeting type slug"},
+				{Name: "duration", Type: "integer", Doc: "minutes, when no type is given"},
+				{Name: "timezone", Type: "string", Doc: "the visitor's IANA zone (default the owner's)"}},
+			Status: http.StatusOK, Resp: dayList{}, Errors: []int{422, 502, 503}},
 		{Method: "GET", Pattern: "/api/schedule/types", Handle: s.listMeetingTypes,
 			Tag: "Booking", Summary: "Meeting types offered on /book (without any defined: one per BOOKING_DURATION_OPTIONS entry, slug <n>min)",
 			Status: http.StatusOK, Resp: meetingTypeList{}, Errors: []int{503}},
@@ -154,6 +167,28 @@ func (s *Server) recordLifecycle(r *http.Request, action string, err error) {
 	if _, cerr := s.Analytics.Collect(r.Context(), in, s.clientIP(r), r.UserAgent()); cerr != nil {
 		s.log(r).Warn("booking outcome not recorded in analytics", "error", cerr.Error())
 	}
+}
+
+func (s *Server) scheduleDays(w http.ResponseWriter, r *http.Request) error {
+	svc, err := s.bookingService()
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	duration := 0
+	if v := strings.TrimSpace(q.Get("duration")); v != "" {
+		if duration, err = strconv.Atoi(v); err != nil || duration <= 0 {
+			return folio.BadRequest("duration", "must be a whole number of minutes")
+		}
+	}
+	if q.Get("from") == "" || q.Get("to") == "" {
+		return folio.BadRequest("from", "from and to are required (YYYY-MM-DD)")
+	}
+	days, err := svc.AvailableDays(r.Context(), q.Get("from"), q.Get("to"), strings.TrimSpace(q.Get("type")), duration, strings.TrimSpace(q.Get("timezone")))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, dayList{Days: days})
 }
 
 func (s *Server) listMeetingTypes(w http.ResponseWriter, r *http.Request) error {

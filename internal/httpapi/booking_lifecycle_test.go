@@ -331,3 +331,41 @@ func TestConflictDoesNotUseHelperBudget(t *testing.T) {
 		t.Errorf("over the helper limit: %d", res.Status)
 	}
 }
+
+func TestScheduleDays(t *testing.T) {
+	db := foliotest.MustOpenSQLite(t)
+	cal := &bookingtest.Calendar{}
+	ts := lifecycleServer(t, db, cal)
+	v := newOpenAPIValidator(t, ts)
+	bookForToken(t, ts, bookBody("2026-03-04T15:00:00Z"))
+	res := ts.do("GET", "/api/schedule/days?from=2026-03-02&to=2026-03-08&timezone=America/New_York", "", nil)
+	v.check("GET", "/api/schedule/days", res)
+	var body struct {
+		Days []struct {
+			Date  string
+			Slots int
+		}
+	}
+	json.Unmarshal(res.Body, &body)
+	got := map[string]int{}
+	for _, d := range body.Days {
+		got[d.Date] = d.Slots
+	}
+	// Monday is inside the 24 h notice; Wednesday has one booking; the weekend is closed.
+	want := map[string]int{"2026-03-02": 0, "2026-03-03": 18, "2026-03-04": 17, "2026-03-05": 18, "2026-03-06": 18, "2026-03-07": 0, "2026-03-08": 0}
+	if res.Status != 200 || len(body.Days) != 7 {
+		t.Fatalf("days: %d %s", res.Status, res.Body)
+	}
+	for d, n := range want {
+		if got[d] != n {
+			t.Errorf("%s: %d slots, want %d", d, got[d], n)
+		}
+	}
+	for _, bad := range []string{"from=2026-03-02", "from=2026-03-10&to=2026-03-02", "from=2026-03-01&to=2026-06-01", "from=x&to=2026-03-02"} {
+		res := ts.do("GET", "/api/schedule/days?"+bad, "", nil)
+		if res.Status != 400 && res.Status != 422 {
+			t.Errorf("%s: %d", bad, res.Status)
+		}
+		v.check("GET", "/api/schedule/days", res)
+	}
+}
