@@ -7,6 +7,9 @@ import * as projects from './projects.js';
 import * as posts from './posts.js';
 import * as media from './media.js';
 import * as bookings from './bookings.js';
+import * as meetingTypes from './meetingtypes.js';
+import * as availability from './availability.js';
+import * as bookingList from './bookinglist.js';
 import * as inbox from './inbox.js';
 import * as keys from './keys.js';
 import * as profile from './profile.js';
@@ -21,6 +24,9 @@ const pages = [
   { path: 'posts', title: 'Posts', view: posts },
   { path: 'media', title: 'Media', view: media },
   { path: 'bookings', title: 'Bookings', view: bookings, owner: true },
+  { path: 'schedule/bookings', title: 'All bookings', view: bookingList, owner: true, group: 'Schedule' },
+  { path: 'schedule/types', title: 'Meeting types', view: meetingTypes, owner: true, group: 'Schedule' },
+  { path: 'schedule/availability', title: 'Days off', view: availability, owner: true, group: 'Schedule' },
   { path: 'inbox', title: 'Inbox', view: inbox, owner: true },
   { path: 'settings/keys', title: 'API keys', view: keys, owner: true, group: 'Settings' },
   { path: 'profile', title: 'Profile', view: profile, group: 'Settings' },
