@@ -161,7 +161,9 @@ function renderTypes() {
   $('types-box').hidden = state.rescheduling || state.types.length < 2;
 }
 
+let monthSeq = 0;
 async function loadMonth() {
+  const seq = ++monthSeq;
   const { first, last } = bounds();
   if (!state.month) state.month = monthStart(first);
   const from = state.month < first ? first : state.month;
@@ -175,8 +177,10 @@ async function loadMonth() {
   if (from <= to) {
     try {
       const res = await api('GET', `/api/schedule/days${query({ from, to, timezone: zone(), ...typeParams() })}`);
+      if (seq !== monthSeq) return;
       for (const d of res.days || []) state.days[d.date] = d.slots;
     } catch (e) {
+      if (seq !== monthSeq) return;
       trackError('api_failure');
       say(apiFailureText(e), 'error');
     }
@@ -212,13 +216,20 @@ function renderDays(loading) {
     cells.push(b);
   }
   replace($('days'), cells);
+  $('days').dataset.loading = String(loading);
   const names = [];
   for (let i = 0; i < 7; i++) names.push(new Intl.DateTimeFormat(undefined, { weekday: 'narrow', timeZone: 'UTC' }).format(new Date(Date.UTC(2024, 0, 1 + i))));
   replace(document.querySelector('.weekdays'), names.map((n) => h('span', {}, n)));
 }
 
+let pickSeq = 0;
+let moveFor = ''; // the time a first tap asked to move to (manage view)
 async function pickDay(date, userChose) {
+  const seq = ++pickSeq; // a slower answer for an earlier pick must not overwrite this one
   state.day = date;
+  moveFor = '';
+  replace($('slots'));
+  $('slots').dataset.date = '';
   for (const b of document.querySelectorAll('#days button')) b.setAttribute('aria-pressed', String(b.dataset.date === date));
   const day = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeZone: 'UTC' }).format(new Date(`${date}T12:00:00Z`));
   $('time-caption').textContent = `${day} · times in ${zone()}`;
@@ -226,9 +237,11 @@ async function pickDay(date, userChose) {
   try {
     res = await api('GET', `/api/schedule/available${query({ date, timezone: zone(), ...typeParams() })}`);
   } catch (e) {
+    if (seq !== pickSeq) return;
     trackError(e instanceof ApiError && e.status === 422 ? 'validation' : 'api_failure');
     return say(apiFailureText(e), 'error');
   }
+  if (seq !== pickSeq) return;
   if (userChose) track('date_selected', { duration: state.type ? state.type.durationMinutes : 0 });
   const slots = res.slots || [];
   replace($('slots'), slots.map((s) => {
@@ -237,9 +250,10 @@ async function pickDay(date, userChose) {
     b.addEventListener('click', () => chooseSlot(s));
     return b;
   }));
+  $('slots').dataset.date = date;
   if (slots.length === 0) say('No free times left on that day. Please choose another day.', 'info');
   else if (userChose) say(`${slots.length} free time${slots.length === 1 ? '' : 's'} on ${day}.`, 'info');
-  else say('');
+  else if (!status.classList.contains('error')) say('');
 }
 
 $('prev-month').addEventListener('click', () => { state.month = addMonths(state.month, -1); state.day = ''; loadMonth(); });
@@ -305,7 +319,8 @@ $('details-form').addEventListener('submit', async (ev) => {
       state.slot = null;
       show('when');
       say('Sorry — someone else just booked that time. Please choose another time.', 'error');
-      loadMonth();
+      await loadMonth();
+      if (state.day) pickDay(state.day, false);
       return;
     }
     if (e instanceof ApiError && (e.status === 400 || e.status === 422)) {
@@ -433,7 +448,6 @@ $('manage-reschedule').addEventListener('click', () => {
   loadMonth();
 });
 
-let moveFor = '';
 function confirmMove(slot) {
   // A second tap on the same time confirms: the first one asks.
   const when = fmt(slot.start, { dateStyle: 'full', timeStyle: 'short' });
@@ -460,7 +474,8 @@ async function move(slot, when) {
     if (e instanceof ApiError && e.status === 409) {
       trackError('conflict');
       say(e.code === 'CONFLICT' && /cancel|started|progress/.test(e.message) ? e.message : 'Sorry — that time was just taken. Please choose another.', 'error');
-      loadMonth();
+      await loadMonth();
+      if (state.day) pickDay(state.day, false);
       return;
     }
     trackError(e instanceof ApiError && e.status === 422 ? 'validation' : 'api_failure');
