@@ -96,9 +96,6 @@ type Service struct {
 	// MaxPerEmailPerDay caps the bookings of one visitor address in 24 hours
 	// (BOOKING_MAX_PER_EMAIL_PER_DAY); 0: no cap.
 	MaxPerEmailPerDay int
-	// Emit, when set, is told about booking.created, booking.cancelled and booking.rescheduled
-	// (outgoing webhooks) after the change is recorded.
-	Emit func(ctx context.Context, event string, data any)
 }
 
 // New returns a Service after checking cfg.
@@ -378,8 +375,6 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 		s.log().Error("booking: event created but not recorded", "booking_id", b.ID, "event_id", created.ID, "error", err.Error())
 		return Answer{}, fmt.Errorf("booking: confirm %s: %w", b.ID, err)
 	}
-	b.Status, b.ProviderEventID, b.MeetLink, b.EventLink = sqldb.BookingConfirmed, created.ID, created.MeetLink, created.EventLink
-	s.emit(cctx, "booking.created", b)
 	return Answer{Status: 200, Body: body}, nil
 }
 

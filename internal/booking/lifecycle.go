@@ -16,8 +16,9 @@ package booking
 //     resource) or deleted. On failure the hold is dropped and the change ends: 502, and the
 //     booking stays exactly as it was.
 //  3. Record. One transaction moves (or cancels) the row, raises its SEQUENCE, deletes the hold,
-//     queues the mails (METHOD:REQUEST or CANCEL, same UID) and re-plans (or drops) the
-//     reminder jobs. If that fails after a move, the provider event is moved back.
+//     queues the mails (METHOD:REQUEST or CANCEL, same UID) and the webhook event
+//     (booking.rescheduled or booking.cancelled) and re-plans (or drops) the reminder jobs. If
+//     that fails after a move, the provider event is moved back.
 
 import (
 	"context"
@@ -76,16 +77,6 @@ func (s *Service) manageURL(token string) string {
 		return ""
 	}
 	return strings.TrimRight(s.SiteURL, "/") + ManagePath + token
-}
-
-func (s *Service) emit(ctx context.Context, event string, b *sqldb.Booking) {
-	if s.Emit == nil {
-		return
-	}
-	s.Emit(context.WithoutCancel(ctx), event, map[string]any{
-		"id": b.ID, "status": b.Status, "startTime": b.Start.UTC().Format(time.RFC3339), "endTime": b.End.UTC().Format(time.RFC3339),
-		"type": b.TypeSlug, "attendeeName": b.AttendeeName, "attendeeEmail": b.AttendeeEmail, "timezone": b.TimeZone,
-	})
 }
 
 func notOffered(field string) error {
@@ -443,7 +434,6 @@ func (s *Service) cancel(ctx context.Context, id string, in folio.CancelInput, b
 	if err != nil {
 		return folio.BookingStatus{}, err
 	}
-	s.emit(cctx, "booking.cancelled", cur)
 	return s.Status(cur), nil
 }
 
@@ -566,7 +556,6 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 	if err != nil {
 		return folio.BookingStatus{}, err
 	}
-	s.emit(cctx, "booking.rescheduled", cur)
 	return s.Status(cur), nil
 }
 

@@ -63,6 +63,13 @@ var contractRoutes = []contractRoute{
 	{"GET", "/api/keys", adminAccess, limitTier},
 	{"POST", "/api/keys", adminAccess, limitTier},
 	{"DELETE", "/api/keys/{}", adminAccess, limitTier},
+	// §10: webhooks and the export are admin routes (folio decision, docs/api.md).
+	{"POST", "/api/webhooks", adminAccess, limitTier},
+	{"GET", "/api/webhooks", adminAccess, limitTier},
+	{"DELETE", "/api/webhooks/{}", adminAccess, limitTier},
+	{"POST", "/api/webhooks/{}/test", adminAccess, limitTier},
+	{"GET", "/api/webhooks/{}/deliveries", adminAccess, limitTier},
+	{"GET", "/api/export", adminAccess, limitTier},
 	{"GET", "/api/contact/messages", adminAccess, limitTier},
 	// Extblog dashboard routes: manage:articles session or admin key.
 	{"*", "/api/extblog/publish", manageArticles, limitTier},
@@ -95,6 +102,19 @@ var contractRoutes = []contractRoute{
 	{"GET", "/api/schedule/events/{}", public, limitTier},
 	// The owner's list of confirmed bookings (dashboard), like the contact inbox.
 	{"GET", "/api/schedule/bookings", adminAccess, limitTier},
+	// Contract §7: the manage token is the visitor's credential; helper-limited like book.
+	{"GET", "/api/schedule/bookings/{}", public, limitHelperIP},
+	{"POST", "/api/schedule/bookings/{}/cancel", public, limitHelperIP},
+	{"POST", "/api/schedule/bookings/{}/reschedule", public, limitHelperIP},
+	{"POST", "/api/schedule/bookings/id/{}/cancel", adminAccess, limitTier},
+	{"GET", "/api/schedule/days", public, limitTier},
+	{"GET", "/api/schedule/types", public, limitTier},
+	{"POST", "/api/schedule/types", adminAccess, limitTier},
+	{"PUT", "/api/schedule/types/{}", adminAccess, limitTier},
+	{"DELETE", "/api/schedule/types/{}", adminAccess, limitTier},
+	{"GET", "/api/schedule/overrides", adminAccess, limitTier},
+	{"PUT", "/api/schedule/overrides/{}", adminAccess, limitTier},
+	{"DELETE", "/api/schedule/overrides/{}", adminAccess, limitTier},
 }
 
 // callers are the six kinds of caller the walk tries on every route.

@@ -85,6 +85,12 @@ type Server struct {
 	// publishes one with crossPlatformPublishing.extblog on (blog.go); nil reports "skipped".
 	ArticlePublisher folio.ArticlePublisher
 
+	// WebhookAllowPrivate lets webhooks point at loopback, private and link-local addresses
+	// (WEBHOOK_ALLOW_PRIVATE); the delivery client is configured the same way (internal/webhook).
+	WebhookAllowPrivate bool
+	// MediaStore, when set, is where GET /api/export reads the media files from (export.go).
+	MediaStore folio.BlobStore
+
 	// UI, when set, serves the admin dashboard at /admin/ and the booking page at /book
 	// (internal/webui); both use only the /api routes.
 	UI http.Handler

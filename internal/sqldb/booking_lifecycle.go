@@ -140,6 +140,9 @@ func (db *DB) FinishReschedule(ctx context.Context, id string, r Reschedule, als
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound("Confirmed booking", id)
 		}
+		if err := db.emitBooking(ctx, tx, folio.EventBookingRescheduled, id); err != nil {
+			return err
+		}
 		if also != nil {
 			return also(tx)
 		}
@@ -165,6 +168,9 @@ func (db *DB) FinishCancel(ctx context.Context, id, reason, by string, at time.T
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound("Confirmed booking", id)
 		}
+		if err := db.emitBooking(ctx, tx, folio.EventBookingCancelled, id); err != nil {
+			return err
+		}
 		if also != nil {
 			return also(tx)
 		}
@@ -175,6 +181,16 @@ func (db *DB) FinishCancel(ctx context.Context, id, reason, by string, at time.T
 		return fmt.Errorf("sqldb.FinishCancel: %w", err)
 	}
 	return err
+}
+
+// emitBooking queues the webhook event typ for booking id as it is now, inside tx, so the
+// delivery exists exactly when the change commits.
+func (db *DB) emitBooking(ctx context.Context, tx *sql.Tx, typ, id string) error {
+	b, err := scanBooking(tx.QueryRowContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE id = $1`, id))
+	if err != nil {
+		return err
+	}
+	return db.EmitTx(ctx, tx, BookingEvent(typ, b))
 }
 
 // EnqueueJobTx is EnqueueJob inside the caller's transaction.

@@ -12,6 +12,7 @@ import * as availability from './availability.js';
 import * as bookingList from './bookinglist.js';
 import * as inbox from './inbox.js';
 import * as keys from './keys.js';
+import * as webhooks from './webhooks.js';
 import * as profile from './profile.js';
 
 const app = document.getElementById('app');
@@ -29,6 +30,7 @@ const pages = [
   { path: 'schedule/availability', title: 'Days off', view: availability, owner: true, group: 'Schedule' },
   { path: 'inbox', title: 'Inbox', view: inbox, owner: true },
   { path: 'settings/keys', title: 'API keys', view: keys, owner: true, group: 'Settings' },
+  { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, group: 'Settings' },
   { path: 'profile', title: 'Profile', view: profile, group: 'Settings' },
 ];
 
