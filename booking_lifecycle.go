@@ -98,13 +98,19 @@ func (h HoursRange) Minutes() (from, to int, err error) {
 	return from, to, nil
 }
 
+// hhmm parses a strict "HH:MM" (two digits each, 00:00–24:00) into minutes past midnight.
 func hhmm(s string) (int, error) {
-	var h, m int
 	if len(s) != 5 || s[2] != ':' {
 		return 0, fmt.Errorf("%q is not HH:MM", s)
 	}
-	if _, err := fmt.Sscanf(s, "%02d:%02d", &h, &m); err != nil || h > 24 || m > 59 || (h == 24 && m != 0) || h < 0 || m < 0 {
-		return 0, fmt.Errorf("%q is not a time HH:MM", s)
+	for _, i := range []int{0, 1, 3, 4} {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, fmt.Errorf("%q is not HH:MM", s)
+		}
+	}
+	h, m := int(s[0]-'0')*10+int(s[1]-'0'), int(s[3]-'0')*10+int(s[4]-'0')
+	if h > 24 || m > 59 || (h == 24 && m != 0) {
+		return 0, fmt.Errorf("%q is not a time of day HH:MM", s)
 	}
 	return h*60 + m, nil
 }
