@@ -87,7 +87,11 @@ func notOffered(field string) error {
 // emailLimitError is the 429 of BOOKING_MAX_PER_EMAIL_PER_DAY, retryAfter when the oldest
 // counted booking leaves the 24-hour window.
 func (s *Service) emailLimitError(ctx context.Context, email string, now time.Time) error {
-	return &folio.Error{Code: folio.ERATELIMIT, RetryAfter: 3600,
+	retry := 3600
+	if oldest, err := s.DB.OldestBookingOfEmail(ctx, email, now.Add(-24*time.Hour), now.Add(-s.pendingTTL())); err == nil && !oldest.IsZero() {
+		retry = max(int(oldest.Add(24*time.Hour).Sub(now)/time.Second)+1, 1)
+	}
+	return &folio.Error{Code: folio.ERATELIMIT, RetryAfter: retry,
 		Message: fmt.Sprintf("This email address has booked %d meetings in the last 24 hours, the most allowed; try again later or cancel one.", s.MaxPerEmailPerDay)}
 }
 
@@ -739,84 +743,4 @@ func (s *Service) ReminderHandler() func(ctx context.Context, j sqldb.Job) error
 		_, err = s.DB.RecordReminder(ctx, j.Key, s.now(), func(tx *sql.Tx) error { return s.insertMails(ctx, tx, items) })
 		return err
 	}
-}
-
-// ParseReminders parses BOOKING_REMINDERS: a comma list of Go durations ("24h,1h"); empty: none.
-func ParseReminders(v string) ([]time.Duration, error) {
-	var out []time.Duration
-	for _, f := range strings.Split(v, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		d, err := time.ParseDuration(f)
-		if err != nil || d <= 0 || d > 30*24*time.Hour {
-			return nil, fmt.Errorf("%q is not a duration between 1s and 720h (like 24h or 30m)", f)
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}
-
-// DayAvailability is one date of GET /api/schedule/days.
-type DayAvailability struct {
-	Date  string `json:"date" doc:"YYYY-MM-DD in the visitor's zone"`
-	Slots int    `json:"slots" doc:"free slots that day"`
-}
-
-// MaxDaysRange bounds GET /api/schedule/days.
-const MaxDaysRange = 62
-
-// AvailableDays counts the free slots of each visitor date in [from, to] (at most MaxDaysRange
-// days) with one free/busy query: what the /book page's month view marks.
-func (s *Service) AvailableDays(ctx context.Context, from, to, typeSlug string, duration int, timezone string) ([]DayAvailability, error) {
-	f, err := slots.ParseDate(from)
-	if err != nil {
-		return nil, folio.BadRequest("from", "must be a calendar date YYYY-MM-DD")
-	}
-	last, err := slots.ParseDate(to)
-	if err != nil {
-		return nil, folio.BadRequest("to", "must be a calendar date YYYY-MM-DD")
-	}
-	loc := s.Config.Location
-	if timezone != "" {
-		if loc, err = folio.LoadZone(timezone); err != nil {
-			return nil, folio.BadRequest("timezone", "must be an IANA time zone name, like Europe/Berlin")
-		}
-	}
-	n := 0
-	for d := f; d != last; d = d.AddDays(1) {
-		if n++; n >= MaxDaysRange || d.String() > last.String() {
-			return nil, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
-				Details: []folio.FieldError{{Field: "to", Message: fmt.Sprintf("must be on or after from and at most %d days later", MaxDaysRange-1)}}}
-		}
-	}
-	mt, err := s.resolveType(ctx, typeSlug, duration, "duration")
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := s.configFor(ctx, mt, f.AddDays(-2), last.AddDays(3))
-	if err != nil {
-		return nil, err
-	}
-	now := s.now()
-	out := make([]DayAvailability, 0, n+1)
-	first, end := slots.BusyWindow(cfg, f), slots.BusyWindow(cfg, last)
-	var busy []folio.Interval
-	if end.End.After(now.Add(cfg.MinNotice)) {
-		if busy, err = s.busy(ctx, first.Start, end.End); err != nil {
-			return nil, err
-		}
-	}
-	for d := f; ; d = d.AddDays(1) {
-		day := slots.Slots(cfg, d, loc, mt.DurationMinutes, now, busy)
-		if day, err = s.dropFullDays(ctx, mt, day); err != nil {
-			return nil, err
-		}
-		out = append(out, DayAvailability{Date: d.String(), Slots: len(day)})
-		if d == last {
-			break
-		}
-	}
-	return out, nil
 }

@@ -505,8 +505,9 @@ func TestMeetingTypesOverridesAndLimits(t *testing.T) {
 		book(t, svc, req)
 		req.StartISO = "2026-03-09T17:00:00+01:00"
 		req.AttendeeEmail = "VERA@example.org"
-		if _, err := svc.Book(ctx, req, ""); errorCode(err) != folio.ERATELIMIT {
-			t.Errorf("third booking of one address: %v", err)
+		_, err = svc.Book(ctx, req, "")
+		if fe, ok := err.(*folio.Error); !ok || fe.Code != folio.ERATELIMIT || fe.RetryAfter != 24*3600+1 {
+			t.Errorf("third booking of one address: %v (retryAfter: when the first leaves the 24 hours)", err)
 		}
 	})
 }

@@ -443,3 +443,15 @@ func (db *DB) CountTypeBookings(ctx context.Context, slug string, start, end, st
 	}
 	return n, nil
 }
+
+// OldestBookingOfEmail returns when the oldest active booking of email (case-insensitive) created
+// at or after since was made (zero when there is none): when the per-address cap frees a place.
+func (db *DB) OldestBookingOfEmail(ctx context.Context, email string, since, staleBefore time.Time) (time.Time, error) {
+	var t Time
+	err := db.R.QueryRowContext(ctx, `SELECT MIN(created_at) FROM bookings WHERE LOWER(attendee_email) = LOWER($1) AND created_at >= $2
+		AND `+activeBooking("$3")+` AND moves_booking_id IS NULL`, email, db.ts(since), db.ts(staleBefore)).Scan(&t)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("sqldb.OldestBookingOfEmail: %w", err)
+	}
+	return t.Time, nil
+}
