@@ -744,3 +744,66 @@ func (s *Service) ReminderHandler() func(ctx context.Context, j sqldb.Job) error
 		return err
 	}
 }
+
+// DayAvailability is one date of GET /api/schedule/days.
+type DayAvailability struct {
+	Date  string `json:"date" doc:"YYYY-MM-DD in the visitor's zone"`
+	Slots int    `json:"slots" doc:"free slots that day"`
+}
+
+// MaxDaysRange bounds GET /api/schedule/days.
+const MaxDaysRange = 62
+
+// AvailableDays counts the free slots of each visitor date in [from, to] (at most MaxDaysRange
+// days) with one free/busy query: what the /book page's month view marks.
+func (s *Service) AvailableDays(ctx context.Context, from, to, typeSlug string, duration int, timezone string) ([]DayAvailability, error) {
+	f, err := slots.ParseDate(from)
+	if err != nil {
+		return nil, folio.BadRequest("from", "must be a calendar date YYYY-MM-DD")
+	}
+	last, err := slots.ParseDate(to)
+	if err != nil {
+		return nil, folio.BadRequest("to", "must be a calendar date YYYY-MM-DD")
+	}
+	loc := s.Config.Location
+	if timezone != "" {
+		if loc, err = folio.LoadZone(timezone); err != nil {
+			return nil, folio.BadRequest("timezone", "must be an IANA time zone name, like Europe/Berlin")
+		}
+	}
+	n := 0
+	for d := f; d != last; d = d.AddDays(1) {
+		if n++; n >= MaxDaysRange || d.String() > last.String() {
+			return nil, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+				Details: []folio.FieldError{{Field: "to", Message: fmt.Sprintf("must be on or after from and at most %d days later", MaxDaysRange-1)}}}
+		}
+	}
+	mt, err := s.resolveType(ctx, typeSlug, duration, "duration")
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.configFor(ctx, mt, f.AddDays(-2), last.AddDays(3))
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	out := make([]DayAvailability, 0, n+1)
+	first, end := slots.BusyWindow(cfg, f), slots.BusyWindow(cfg, last)
+	var busy []folio.Interval
+	if end.End.After(now.Add(cfg.MinNotice)) {
+		if busy, err = s.busy(ctx, first.Start, end.End); err != nil {
+			return nil, err
+		}
+	}
+	for d := f; ; d = d.AddDays(1) {
+		day := slots.Slots(cfg, d, loc, mt.DurationMinutes, now, busy)
+		if day, err = s.dropFullDays(ctx, mt, day); err != nil {
+			return nil, err
+		}
+		out = append(out, DayAvailability{Date: d.String(), Slots: len(day)})
+		if d == last {
+			break
+		}
+	}
+	return out, nil
+}

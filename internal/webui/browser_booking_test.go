@@ -68,7 +68,7 @@ func TestBrowserBookingLifecycle(t *testing.T) {
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()), chromedp.UserAgent(chromeUA))
+		chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
 	defer cancelAlloc()
 	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
 	defer cancelBrowser()
@@ -147,6 +147,67 @@ func TestBrowserBookingLifecycle(t *testing.T) {
 	if !strings.Contains(owner, "METHOD:CANCEL") {
 		t.Error("the owner's cancel mail has no METHOD:CANCEL invite")
 	}
+	// The owner's screens: a meeting type, a day off, and the bookings list with cancel.
+	desk := newTab(t, browserCtx, ownerZone)
+	desk.do(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
+		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
+		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
+		chromedp.Click(css("#login-form button[type=submit]")), chromedp.WaitVisible(css("#stat-views")))
+	desk.do(t, "meeting types", chromedp.Navigate(s.base+"/admin/#/schedule/types"), chromedp.WaitVisible(css("#types-table")))
+	desk.waitText(t, "#types-table", "30min")
+	desk.do(t, "new type", chromedp.SendKeys(css("#type-form input[name=title]"), "Quick intro"),
+		chromedp.SetValue(css("#type-form input[name=durationMinutes]"), "15"),
+		chromedp.SetValue(css("#type-form input[name=maxPerDay]"), "2"),
+		chromedp.Click(css("#type-form button[type=submit]")))
+	desk.waitText(t, "#types-table", "quick-intro")
+	desk.screenshot(t, s, "33-meeting-types")
+	var types struct{ Types []struct{ Slug string } }
+	s.api(t, "GET", "/api/schedule/types", nil, nil).decode(t, &types)
+	if len(types.Types) != 1 || types.Types[0].Slug != "quick-intro" {
+		t.Errorf("types after the dashboard created one: %+v", types)
+	}
+	desk.do(t, "days off", chromedp.Navigate(s.base+"/admin/#/schedule/availability"), chromedp.WaitVisible(css("#overrides-calendar")))
+	day := eval[string](t, desk, `document.querySelectorAll('#overrides-calendar button')[14].dataset.date`)
+	desk.do(t, "pick a day", chromedp.Click(css(fmt.Sprintf(`#overrides-calendar button[data-date=%s]`, jsString(day)))), chromedp.WaitVisible(css("#override-form")),
+		chromedp.Click(css("#override-closed")))
+	desk.waitText(t, "main .status", "day off")
+	desk.waitFor(t, "the day marked closed", fmt.Sprintf(`document.querySelector('#overrides-calendar button[data-date=%s]').classList.contains('closed')`, jsString(day)))
+	desk.screenshot(t, s, "34-days-off")
+	var ovs struct {
+		Overrides []struct {
+			Date   string
+			Closed bool
+		}
+	}
+	s.api(t, "GET", "/api/schedule/overrides?from="+day+"&to="+day, nil, nil).decode(t, &ovs)
+	if len(ovs.Overrides) != 1 || !ovs.Overrides[0].Closed {
+		t.Errorf("override of %s: %+v", day, ovs)
+	}
+	// A booking made through the API, cancelled from the list.
+	s.api(t, "DELETE", "/api/schedule/types/quick-intro", nil, nil)
+	res := s.api(t, "POST", "/api/schedule/book", map[string]any{"startISO": target, "durationMinutes": 30, "timeZone": visitorZone,
+		"attendeeName": "Otto Other", "attendeeEmail": "otto@example.com"}, nil)
+	if res.status != 200 {
+		t.Fatalf("API booking: %d %s", res.status, res.body)
+	}
+	desk.do(t, "all bookings", chromedp.Navigate(s.base+"/admin/#/schedule/bookings"), chromedp.WaitVisible(css("#booking-list")))
+	desk.waitText(t, "#booking-list", "Otto Other")
+	// newTab accepts every dialog: the prompt for a reason is answered with an empty one.
+	desk.do(t, "cancel Otto", chromedp.Click(css("#booking-list tbody tr button")))
+	desk.waitText(t, "main .status", "Cancelled the meeting with Otto Other")
+	desk.screenshot(t, s, "35-all-bookings")
+	var list struct {
+		Bookings []struct{ AttendeeName, CancelReason, CancelledBy string }
+	}
+	s.api(t, "GET", "/api/schedule/bookings?status=cancelled", nil, nil).decode(t, &list)
+	found := false
+	for _, b := range list.Bookings {
+		found = found || (b.AttendeeName == "Otto Other" && b.CancelledBy == "owner")
+	}
+	if !found {
+		t.Errorf("cancelled bookings after the dashboard cancel: %+v", list)
+	}
+
 	// Opening the link again shows the cancelled booking, with no actions.
 	phone.do(t, "reload", chromedp.Reload(), chromedp.WaitVisible(css("#step-manage")))
 	phone.waitText(t, "#manage-note", "was cancelled")
