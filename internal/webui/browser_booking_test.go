@@ -108,6 +108,9 @@ func TestBrowserBookingLifecycle(t *testing.T) {
 	token := link[strings.LastIndex(link, "/")+1:]
 	phone.do(t, "open the manage link", chromedp.Navigate(link), chromedp.WaitVisible(css("#step-manage")))
 	phone.waitText(t, "#manage-summary", "Mia Mover")
+	if vis := eval[bool](t, phone, `getComputedStyle(document.querySelector('#steps')).display !== 'none'`); vis {
+		t.Error("the manage view shows the booking steps")
+	}
 	phone.screenshot(t, s, "31-book-manage-phone")
 
 	// Move it to the next day with the same picker: a tap asks, a second tap confirms.
@@ -211,7 +214,7 @@ func TestBrowserBookingLifecycle(t *testing.T) {
 	// Opening the link again shows the cancelled booking, with no actions.
 	phone.do(t, "reload", chromedp.Reload(), chromedp.WaitVisible(css("#step-manage")))
 	phone.waitText(t, "#manage-note", "was cancelled")
-	if vis := eval[bool](t, phone, `!document.querySelector('#manage-actions').hidden`); vis {
+	if vis := eval[bool](t, phone, `getComputedStyle(document.querySelector('#manage-actions')).display !== 'none'`); vis {
 		t.Error("a cancelled booking still offers cancel and reschedule")
 	}
 }

@@ -1,8 +1,8 @@
 // Embed folio's booking page in another site:
 //
-//   <script src="https://folio.example.com/book/embed.js" async></script>
+//   <script src="<folio's origin>/book/embed.js" async></script>
 //
-// puts an iframe of https://folio.example.com/book where the script tag is (or inside the
+// puts an iframe of <folio's origin>/book where the script tag is (or inside the
 // element named by data-target="#id"), and keeps its height equal to the page's, which the
 // booking page reports with postMessage. The embedding site's origin must be listed in folio's
 // BOOKING_EMBED_ORIGINS, or the browser refuses to show the frame (CSP frame-ancestors).
