@@ -13,6 +13,7 @@ import (
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/imagegen"
 	"github.com/foliohq/folio/internal/media"
+	"github.com/foliohq/folio/internal/netguard"
 )
 
 // openMediaStore opens the configured media storage (MEDIA_STORAGE); files serves it under
@@ -50,10 +51,11 @@ func wireMedia(ctx context.Context, cfg *config.Config, srv *httpapi.Server) err
 		return fmt.Errorf("media temp directory (FOLIO_DATA_DIR): %w", err)
 	}
 	srv.Uploader = &media.Uploader{Store: store, MaxBytes: cfg.MediaMaxBytes, Allowed: media.AllowedTypes(cfg.MediaAllowSVG),
-		TempDir: tmp}
+		TempDir: tmp, MaxPixels: cfg.MediaMaxPixels}
 	srv.ImageStudio = &media.ImageStudio{Uploader: srv.Uploader, Model: cfg.ImageModel, Sizes: cfg.ImageAllowedSizes}
 	if cfg.ImageAPIKey != "" {
-		gen, err := imagegen.New(imagegen.Config{BaseURL: cfg.ImageAPIBaseURL, APIKey: cfg.ImageAPIKey, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout})
+		gen, err := imagegen.New(imagegen.Config{BaseURL: cfg.ImageAPIBaseURL, APIKey: cfg.ImageAPIKey, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout,
+			Download: netguard.Policy{AllowPrivate: cfg.ImageAllowPrivate}})
 		if err != nil {
 			return fmt.Errorf("image generation (IMAGE_*): %w", err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/httpapi"
@@ -27,6 +28,9 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return helpOK(err)
 	}
 	log := newLogger(cfg, env.Stderr)
+	for _, w := range cfg.Warnings() {
+		log.Warn(w)
+	}
 	db, err := openDB(ctx, cfg, cfg.AutoMigrate, log)
 	if err != nil {
 		return err
@@ -38,11 +42,17 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		RequestTimeout:      cfg.RequestTimeout,
 		SiteURL:             cfg.SiteURL,
 		PublicCacheSize:     cfg.PublicCacheSize,
+		PublicCacheBytes:    cfg.PublicCacheBytes,
+		MetricsToken:        cfg.MetricsToken,
+		MetricsSeparate:     cfg.MetricsAddr != "",
 		ClientIP:            clientip.New(cfg.TrustedProxies),
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
 		Limiter:             ratelimit.NewMemory(time.Now),
 		Limits: httpapi.Limits{Public: cfg.RateLimitPublic, Authenticated: cfg.RateLimitAuthenticated,
 			Admin: cfg.RateLimitAdmin, Helper: cfg.RateLimitHelper, Window: cfg.RateLimitWindow},
+	}
+	if cfg.PublicCacheBytes == 0 {
+		srv.PublicCacheSize = 0 // FOLIO_PUBLIC_CACHE_BYTES=0 turns the cache off
 	}
 	if err := wireMedia(ctx, cfg, srv); err != nil {
 		return err
@@ -97,7 +107,12 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		}
 	}()
 
-	// Writes drop this instance's cached responses at once and tell the other instances.
+	// Audit log: entries are written in batches off the request path; Run writes what is left
+	// when bg ends, after the HTTP server has shut down.
+	srv.Audit = audit.New(db, audit.Options{RetentionDays: cfg.AuditRetention, Logger: log})
+
+	// Writes drop this instance's cached responses (and cached users, for a revocation) at once
+	// and tell the other instances.
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	var wg sync.WaitGroup
@@ -133,6 +148,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		srv.Audit.Run(bg) // and once more at shutdown
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
 		extblogW.run(bg, log) // SIGHUP token reload
 	}()
 	// Blog: the durable job scheduler publishes scheduled posts, locally and through the platform
@@ -164,6 +184,21 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on FOLIO_ADDR %s: %w", cfg.Addr, err)
+	}
+	// METRICS_ADDR: /metrics on a listener of its own (an internal network or localhost), and
+	// nowhere else.
+	var metricsSrv *http.Server
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("listen on METRICS_ADDR %s: %w", cfg.MetricsAddr, err)
+		}
+		metricsSrv = &http.Server{Handler: srv.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 10, ErrorLog: slogErrorLog(log)}
+		log.Info("metrics listening", "addr", mln.Addr().String(), "token", cfg.MetricsToken != "")
+		go metricsSrv.Serve(mln)
+		defer metricsSrv.Close()
 	}
 	hs := &http.Server{
 		Handler:           handler,

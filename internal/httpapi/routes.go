@@ -13,6 +13,8 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.projectRoutes()...)
 	rs = append(rs, s.docsRoutes()...)
 	rs = append(rs, s.identityRoutes()...)
+	rs = append(rs, s.signInRoutes()...)
+	rs = append(rs, s.auditRoutes()...)
 	rs = append(rs, s.mediaRoutes()...)
 	rs = append(rs, s.contactRoutes()...)
 	rs = append(rs, s.extblogRoutes()...)
@@ -20,6 +22,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.bookingRoutes()...)
 	rs = append(rs, s.bookingLifecycleRoutes()...)
 	rs = append(rs, s.blogRoutes()...)
+	rs = append(rs, s.searchRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.exportRoutes()...)
 	return rs

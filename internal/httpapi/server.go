@@ -14,6 +14,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/mail"
@@ -42,6 +43,12 @@ type Server struct {
 	ClientIP *clientip.Resolver
 	Limits   Limits
 
+	// MetricsToken (METRICS_TOKEN), when set, is a bearer token that may read /metrics; an admin
+	// key may too. MetricsSeparate (METRICS_ADDR set) leaves /metrics off this handler: it is
+	// served by MetricsHandler on a listener of its own.
+	MetricsToken    string
+	MetricsSeparate bool
+
 	// AccessLog writes one log line per request.
 	AccessLog bool
 	// RequestTimeout bounds the work of one request.
@@ -50,6 +57,8 @@ type Server struct {
 	SiteURL string
 	// PublicCacheSize is how many rendered public responses are kept (0 disables the cache).
 	PublicCacheSize int
+	// PublicCacheBytes bounds the memory of the kept responses (0: DefaultPublicCacheBytes).
+	PublicCacheBytes int64
 
 	// Uploader stores uploads; ImageStudio generates images (nil Generator: 503); MediaFiles
 	// serves local media under /media/ (nil when media lives in S3).
@@ -85,6 +94,8 @@ type Server struct {
 	// publishes one with crossPlatformPublishing.extblog on (blog.go); nil reports "skipped".
 	ArticlePublisher folio.ArticlePublisher
 
+	// Audit, when set, receives the audit log's entries (audit.go); nil records nothing.
+	Audit *audit.Writer
 	// WebhookAllowPrivate lets webhooks point at loopback, private and link-local addresses
 	// (WEBHOOK_ALLOW_PRIVATE); the delivery client is configured the same way (internal/webhook).
 	WebhookAllowPrivate bool
@@ -136,6 +147,12 @@ type route struct {
 	// ErrorResp, when set, is the route's own failure body (the contact route's {error: string});
 	// rate-limit and permission failures keep the envelope.
 	ErrorResp any
+
+	// Audit names the audit-log action of the route ("-": never recorded); empty derives it
+	// from the method and pattern. Unsafe requests by a key or session are recorded, and every
+	// request of an AuditAlways route (sign-in) is, whoever sends it (audit.go).
+	Audit       string
+	AuditAlways bool
 }
 
 // param documents a query parameter.
@@ -156,7 +173,8 @@ func (s *Server) Handler() http.Handler {
 		s.Limits.Window = time.Hour
 	}
 	s.metrics = newMetrics()
-	s.cache = newResponseCache(max(s.PublicCacheSize, 1))
+	s.cache = newResponseCache(s.PublicCacheSize, s.PublicCacheBytes)
+	s.metrics.watchCache(s.cache)
 	s.routes = s.routeTable()
 
 	mux := http.NewServeMux()
@@ -172,15 +190,27 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux.Handle("GET /sitemap.xml", s.adapt(route{Handle: s.sitemap}))
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", s.metrics.handler())
+	if !s.MetricsSeparate {
+		mux.HandleFunc("GET /metrics", s.serveMetrics)
+	}
 	if s.MediaFiles != nil {
 		mux.Handle("GET /media/", s.MediaFiles)
 	}
 	return s.outer(s.cors(mux))
 }
 
-// Invalidate drops cached public responses of the given scopes on this instance.
-func (s *Server) Invalidate(scopes ...string) { s.cache.Invalidate(scopes...) }
+// Invalidate drops cached public responses of the given scopes on this instance, and the cached
+// user of a user scope (sqldb.ScopeUser: revocation, password, role, TOTP change, removal).
+func (s *Server) Invalidate(scopes ...string) {
+	for _, sc := range scopes {
+		if s.Identity != nil && (sc == "*" || strings.HasPrefix(sc, sqldb.ScopeUserPrefix)) {
+			s.Identity.UserChanged(sc)
+		}
+		if !strings.HasPrefix(sc, sqldb.ScopeUserPrefix) {
+			s.cache.Invalidate(sc)
+		}
+	}
+}
 
 func (s *Server) now() time.Time {
 	if s.Now == nil {
@@ -193,9 +223,15 @@ func (s *Server) now() time.Time {
 // handler (through the response cache for public GETs) and render a returned error.
 func (s *Server) adapt(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		note := recordOf(r.Context())
+		if note == nil { // a handler served without outer (tests)
+			note = &requestRecord{}
+			r = r.WithContext(withRequestRecord(r.Context(), note))
+		}
 		if err := s.serve(w, r, rt); err != nil {
 			s.writeError(w, r, err)
 		}
+		s.recordAudit(w, r, rt, note)
 	})
 }
 
@@ -205,6 +241,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		actor, authErr = s.Auth.Authenticate(r)
 	}
 	r = r.WithContext(folio.WithActor(r.Context(), actor))
+	noteActor(r.Context(), actor)
 	if rt.Limit != limitExempt {
 		if err := s.rateLimit(w, r, actor, rt.Limit); err != nil {
 			return err
@@ -227,7 +264,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		return folio.Errorf(folio.EFORBIDDEN, "This route needs the %s permission.", rt.Perm)
 	}
 	if rt.Cache != "" && s.PublicCacheSize > 0 && (r.Method == http.MethodGet || r.Method == http.MethodHead) && !actor.AtLeast(folio.LevelWrite) {
-		return s.serveCached(w, r, rt.Cache, rt.Handle)
+		return s.serveCached(w, r, &rt)
 	}
 	return rt.Handle(w, r)
 }
@@ -302,10 +339,16 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 			limit int
 		}{"helper:" + r.Pattern + ":" + s.clientIP(r), s.Limits.Helper})
 	case limitHelperLogin:
-		checks = append(checks, struct {
-			key   string
-			limit int
-		}{"helper:" + r.Pattern + ":" + s.loginLimitKey(r), s.Limits.Helper})
+		// Sign-in: only failed attempts count (contract §6). The budget is peeked here and the
+		// handler counts a failure (countFailedSignIn), so a correct password never locks its
+		// owner out.
+		key := "helper:signin:" + s.loginLimitKey(r)
+		if n := recordOf(r.Context()); n != nil {
+			n.signInKey = key
+		}
+		if err := s.peekSignIn(w, r, key); err != nil {
+			return err
+		}
 	case limitHelperKey:
 		checks = append(checks, struct {
 			key   string

@@ -14,6 +14,9 @@ import * as inbox from './inbox.js';
 import * as keys from './keys.js';
 import * as webhooks from './webhooks.js';
 import * as profile from './profile.js';
+import * as security from './security.js';
+import * as auditLog from './audit.js';
+import { totpStep, signInErrorText } from './signin.js';
 
 const app = document.getElementById('app');
 const live = document.getElementById('live');
@@ -32,6 +35,8 @@ const pages = [
   { path: 'settings/keys', title: 'API keys', view: keys, owner: true, group: 'Settings' },
   { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, group: 'Settings' },
   { path: 'profile', title: 'Profile', view: profile, group: 'Settings' },
+  { path: 'settings/security', title: 'Security', view: security, group: 'Settings' },
+  { path: 'settings/audit', title: 'Audit log', view: auditLog, owner: true, group: 'Settings' },
 ];
 
 let session = null;
@@ -69,11 +74,15 @@ function renderLogin(message) {
     }
     submit.disabled = true;
     try {
-      await api('POST', '/api/auth/login', { email: email.value.trim(), password: password.value });
+      const res = await api('POST', '/api/auth/login', { email: email.value.trim(), password: password.value });
       password.value = '';
+      if (res && res.mfaRequired) {
+        replace(app, h('main', { id: 'main' }, totpStep(res.ticket, { onDone: start, onCancel: () => renderLogin() })));
+        return;
+      }
       await start();
     } catch (e) {
-      status.textContent = e instanceof ApiError && e.status === 401 ? 'Wrong email or password.' : (e.describe ? e.describe() : String(e));
+      status.textContent = signInErrorText(e);
       submit.disabled = false;
       password.focus();
     }

@@ -5,6 +5,7 @@ import { api, query } from './shared/api.js';
 import { h, field, formatDateTime, replace } from './shared/dom.js';
 import { pageHead, statusBox, errorText, badge, pager, busy, markFields, setFlash } from './ui.js';
 import { render as renderMarkdown } from './markdown.js';
+import { searchBox } from './search.js';
 
 export async function render({ rest, navigate, announce }) {
   if (rest === 'new') return editor(null, navigate, announce);
@@ -47,7 +48,8 @@ async function list(announce) {
   };
   filter.addEventListener('change', () => load(1).catch((e) => status.set(errorText(e), 'error')));
   await load();
-  return h('div', {}, pageHead('Posts', filter, h('a', { class: 'button', href: '#/posts/new' }, 'New post')), status, h('section', { class: 'panel' }, body));
+  return h('div', {}, pageHead('Posts', filter, h('a', { class: 'button', href: '#/posts/new' }, 'New post')), status,
+    searchBox('post', (r) => `#/posts/${encodeURIComponent(r.id)}`), h('section', { class: 'panel' }, body));
 }
 
 /** toLocalInput turns an ISO time into a datetime-local value in the viewer's zone. */

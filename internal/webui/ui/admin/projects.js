@@ -2,6 +2,7 @@
 import { api, query } from './shared/api.js';
 import { h, field, formatDateTime, replace } from './shared/dom.js';
 import { pageHead, statusBox, errorText, badge, pager, busy, markFields, setFlash } from './ui.js';
+import { searchBox } from './search.js';
 
 const STATUSES = ['draft', 'published', 'archived'];
 const IMAGE_TYPES = ['screenshot', 'logo', 'diagram'];
@@ -42,7 +43,8 @@ async function list(navigate, announce) {
     pager({ page: res.page, limit: res.limit, total: res.total }, load));
   };
   await load();
-  return h('div', {}, pageHead('Projects', h('a', { class: 'button', href: '#/projects/new' }, 'New project')), status, h('section', { class: 'panel' }, body));
+  return h('div', {}, pageHead('Projects', h('a', { class: 'button', href: '#/projects/new' }, 'New project')), status,
+    searchBox('project', (r) => `#/projects/${encodeURIComponent(r.id)}`), h('section', { class: 'panel' }, body));
 }
 
 function imageRow(img = {}) {
