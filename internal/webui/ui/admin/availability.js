@@ -59,6 +59,10 @@ export async function render() {
   const draw = () => {
     label.textContent = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(month);
     const cells = [];
+    for (let i = 0; i < 7; i++) {
+      cells.push(h('span', { class: 'cal-weekday', 'aria-hidden': 'true' },
+        new Intl.DateTimeFormat(undefined, { weekday: 'short', timeZone: 'UTC' }).format(new Date(Date.UTC(2024, 0, 1 + i)))));
+    }
     const offset = (month.getUTCDay() + 6) % 7;
     for (let i = 0; i < offset; i++) cells.push(h('span', {}));
     const days = new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 0)).getUTCDate();
