@@ -3,6 +3,7 @@
 import { api, ApiError } from './shared/api.js';
 import { h, replace, field } from './shared/dom.js';
 import * as overview from './overview.js';
+import * as analytics from './analytics.js';
 import * as projects from './projects.js';
 import * as posts from './posts.js';
 import * as media from './media.js';
@@ -24,6 +25,7 @@ const live = document.getElementById('live');
 // Pages: hash prefix, title, module, and whether only owners (admin level) may open them.
 const pages = [
   { path: 'overview', title: 'Overview', view: overview, owner: true },
+  { path: 'analytics', title: 'Analytics', view: analytics, owner: true },
   { path: 'projects', title: 'Projects', view: projects },
   { path: 'posts', title: 'Posts', view: posts },
   { path: 'media', title: 'Media', view: media },
