@@ -33,8 +33,8 @@ const (
 type Extras struct {
 	// OldStart and OldEnd are the time a rescheduled meeting moved away from.
 	OldStart, OldEnd time.Time
-	// Reason is the cancel reason (shown to the owner only: it is the requester's free text
-	// when the visitor cancelled).
+	// Reason is the cancel reason: shown to the owner, and to the visitor only when the owner
+	// cancelled (a visitor's reason is the requester's free text, contract §6).
 	Reason string
 	// By is who cancelled: "visitor" or "owner".
 	By string
@@ -75,10 +75,14 @@ func BookingMail(kind Kind, ev folio.CalendarEvent, ownerLoc, visitorLoc *time.L
 		By:          x.By,
 	}
 	if forOwner {
-		data.Reason = strings.TrimSpace(x.Reason)
 		data.ManageURL = "" // the visitor's link: the owner manages from the dashboard
 	} else {
 		data.Description = ""
+	}
+	// A reason is the canceller's text: the visitor's goes to the owner only (contract §6), the
+	// owner's to both.
+	if forOwner || x.By == "owner" {
+		data.Reason = strings.TrimSpace(x.Reason)
 	}
 	// The reader's own zone comes first.
 	first, second := visitorLoc, ownerLoc

@@ -385,6 +385,9 @@ func TestBookingMailKinds(t *testing.T) {
 			}
 		}
 	}
+	if m, _ := BookingMail(Cancelled, ev, ny, ny, false, Extras{Reason: "Double-booked", By: "owner"}); !strings.Contains(m.Text, "Reason given: Double-booked") {
+		t.Errorf("the owner's reason is not told to the visitor:\n%s", m.Text)
+	}
 	v := ForVisitor(folio.CalendarEvent{Summary: "secret plan", Description: "call me at 555", Organizer: ev.Organizer})
 	if v.Summary != "Meeting with Olivia Owner" || v.Description != "" {
 		t.Errorf("ForVisitor = %q / %q", v.Summary, v.Description)

@@ -30,7 +30,7 @@ export async function render() {
           h('td', { 'data-label': 'Status' }, badge(b.status), b.cancelReason ? h('div', { class: 'muted' }, `“${b.cancelReason}” (${b.cancelledBy})`) : null),
           h('td', {}, b.status === 'confirmed' && new Date(b.start) > new Date()
             ? h('button', { type: 'button', class: 'link', onclick: async () => {
-              const reason = prompt(`Cancel the meeting with ${b.attendeeName}? A reason for them (optional):`, '');
+              const reason = prompt(`Cancel the meeting with ${b.attendeeName}? A reason, sent to them (optional):`, '');
               if (reason === null) return;
               try {
                 await api('POST', `/api/schedule/bookings/id/${encodeURIComponent(b.id)}/cancel`, reason.trim() ? { reason: reason.trim() } : {});
