@@ -3,10 +3,14 @@
 import { api, ApiError } from './shared/api.js';
 import { h, replace, field } from './shared/dom.js';
 import * as overview from './overview.js';
+import * as analytics from './analytics.js';
 import * as projects from './projects.js';
 import * as posts from './posts.js';
 import * as media from './media.js';
 import * as bookings from './bookings.js';
+import * as meetingTypes from './meetingtypes.js';
+import * as availability from './availability.js';
+import * as bookingList from './bookinglist.js';
 import * as inbox from './inbox.js';
 import * as keys from './keys.js';
 import * as webhooks from './webhooks.js';
@@ -21,10 +25,14 @@ const live = document.getElementById('live');
 // Pages: hash prefix, title, module, and whether only owners (admin level) may open them.
 const pages = [
   { path: 'overview', title: 'Overview', view: overview, owner: true },
+  { path: 'analytics', title: 'Analytics', view: analytics, owner: true },
   { path: 'projects', title: 'Projects', view: projects },
   { path: 'posts', title: 'Posts', view: posts },
   { path: 'media', title: 'Media', view: media },
   { path: 'bookings', title: 'Bookings', view: bookings, owner: true },
+  { path: 'schedule/bookings', title: 'All bookings', view: bookingList, owner: true, group: 'Schedule' },
+  { path: 'schedule/types', title: 'Meeting types', view: meetingTypes, owner: true, group: 'Schedule' },
+  { path: 'schedule/availability', title: 'Days off', view: availability, owner: true, group: 'Schedule' },
   { path: 'inbox', title: 'Inbox', view: inbox, owner: true },
   { path: 'settings/keys', title: 'API keys', view: keys, owner: true, group: 'Settings' },
   { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, group: 'Settings' },
