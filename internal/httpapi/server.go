@@ -15,7 +15,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
 	"github.com/foliohq/folio/internal/audit"
-	"github.com/foliohq/folio/internal/bookings"
+	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
@@ -88,7 +88,7 @@ type Server struct {
 	Analytics *analytics.Service
 
 	// Bookings serves the booking routes (booking.go); nil answers 503.
-	Bookings *bookings.Service
+	Bookings *booking.Service
 
 	// ArticlePublisher sends articles to the external blog platform when publishing-options
 	// publishes one with crossPlatformPublishing.extblog on (blog.go); nil reports "skipped".
@@ -111,6 +111,9 @@ type Server struct {
 type Limits struct {
 	Public, Authenticated, Admin, Helper int
 	Window                               time.Duration
+	// IPv6Prefix is the prefix length an IPv6 client is counted by in per-IP limits (contract
+	// §6, RATE_LIMIT_IPV6_PREFIX); 0 means 64.
+	IPv6Prefix int
 }
 
 // limitClass says which rate limits a route takes beyond the caller's tier.
@@ -324,7 +327,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 	if s.Limiter == nil {
 		return nil
 	}
-	tierKey, tierLimit := "public:"+s.clientIP(r), s.Limits.Public
+	tierKey, tierLimit := "public:"+s.limitIP(r), s.Limits.Public
 	switch {
 	case actor.AtLeast(folio.LevelAdmin):
 		tierKey, tierLimit = "admin:"+credentialID(actor), s.Limits.Admin
@@ -340,7 +343,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 		checks = append(checks, struct {
 			key   string
 			limit int
-		}{"helper:" + r.Pattern + ":" + s.clientIP(r), s.Limits.Helper})
+		}{"helper:" + r.Pattern + ":" + s.limitIP(r), s.Limits.Helper})
 	case limitHelperLogin:
 		// Sign-in: only failed attempts count (contract §6). The budget is peeked here and the
 		// handler counts a failure (countFailedSignIn), so a correct password never locks its
