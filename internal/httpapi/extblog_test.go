@@ -829,6 +829,7 @@ func TestExtblogWebhookWithoutSecret(t *testing.T) {
 		id := e.fake.AddPost(extblogfake.Post{Title: "Open", Slug: "open", ContentMarkdown: "Open."})
 		body := specEvent("POST_PUBLISHED", id, "open", "Open")
 		v := newOpenAPIValidator(t, e.testServer)
+		remaining := ""
 		for name, headers := range map[string][]string{
 			"unsigned":          nil,
 			"signed with a key": {"X-Extblog-Signature", extblog.SignWebhook("guessed", body, e.clock.Now())},
@@ -839,6 +840,17 @@ func TestExtblogWebhookWithoutSecret(t *testing.T) {
 			v.check("POST", "/api/extblog/webhook", res)
 			if res.Status != 401 || res.errorCode(t) != "AUTHENTICATION_REQUIRED" || !strings.Contains(string(res.Body), "EXTBLOG_WEBHOOK_SECRET") {
 				t.Errorf("%s delivery without a secret: %d %s", name, res.Status, res.Body)
+			}
+			// Exempt from the limits, yet it carries the headers every /api response has
+			// (contract §3), and deliveries spend nothing of the caller's budget.
+			rem := res.Header.Get("X-RateLimit-Remaining")
+			if res.Header.Get("X-RateLimit-Limit") == "" || rem == "" || res.Header.Get("X-RateLimit-Reset") == "" {
+				t.Errorf("%s delivery: no X-RateLimit-* headers: %v", name, res.Header)
+			}
+			if remaining == "" {
+				remaining = rem
+			} else if rem != remaining {
+				t.Errorf("%s delivery: X-RateLimit-Remaining %s after %s: a delivery spent the budget", name, rem, remaining)
 			}
 		}
 		if _, total, _ := db.Posts(context.Background(), folio.PostFilter{Page: 1, Limit: 10}); total != 0 {

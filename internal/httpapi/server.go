@@ -249,6 +249,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		if err := s.rateLimit(w, r, actor, rt.Limit); err != nil {
 			return err
 		}
+	} else {
+		s.exemptRateHeaders(w, r)
 	}
 	if authErr != nil {
 		return authErr
@@ -384,19 +386,36 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 	if shown == nil {
 		return nil
 	}
-	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(shown.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(shown.Remaining))
-	reset := shown.Reset.Unix()
-	if shown.Reset.Nanosecond() > 0 {
-		reset++
-	}
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+	setRateHeaders(w.Header(), *shown)
 	if !shown.Allowed {
 		secs := int((shown.RetryAfter + time.Second - 1) / time.Second)
 		return &folio.Error{Code: folio.ERATELIMIT, Message: "Too many requests; try again later.", RetryAfter: max(secs, 1)}
 	}
 	return nil
+}
+
+// exemptRateHeaders gives a route exempt from the limits (the signed webhook) the X-RateLimit-*
+// headers every /api response carries (contract §3): the caller's public-tier budget, read
+// with Peek so that deliveries never spend it.
+func (s *Server) exemptRateHeaders(w http.ResponseWriter, r *http.Request) {
+	if s.Limiter == nil || s.Limits.Public <= 0 {
+		return
+	}
+	d, err := s.Limiter.Peek(r.Context(), "public:"+s.limitIP(r), folio.RateLimit{Limit: s.Limits.Public, Window: s.Limits.Window})
+	if err != nil {
+		return
+	}
+	setRateHeaders(w.Header(), d)
+}
+
+func setRateHeaders(h http.Header, d folio.RateDecision) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	reset := d.Reset.Unix()
+	if d.Reset.Nanosecond() > 0 {
+		reset++
+	}
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
 }
 
 // needLevel is the in-handler form of a route row's level, for a part of a route that needs
