@@ -8,6 +8,9 @@ import * as projects from './projects.js';
 import * as posts from './posts.js';
 import * as media from './media.js';
 import * as bookings from './bookings.js';
+import * as meetingTypes from './meetingtypes.js';
+import * as availability from './availability.js';
+import * as bookingList from './bookinglist.js';
 import * as inbox from './inbox.js';
 import * as keys from './keys.js';
 import * as webhooks from './webhooks.js';
@@ -27,6 +30,9 @@ const pages = [
   { path: 'posts', title: 'Posts', view: posts },
   { path: 'media', title: 'Media', view: media },
   { path: 'bookings', title: 'Bookings', view: bookings, owner: true },
+  { path: 'schedule/bookings', title: 'All bookings', view: bookingList, owner: true, group: 'Schedule' },
+  { path: 'schedule/types', title: 'Meeting types', view: meetingTypes, owner: true, group: 'Schedule' },
+  { path: 'schedule/availability', title: 'Days off', view: availability, owner: true, group: 'Schedule' },
   { path: 'inbox', title: 'Inbox', view: inbox, owner: true },
   { path: 'settings/keys', title: 'API keys', view: keys, owner: true, group: 'Settings' },
   { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, group: 'Settings' },
