@@ -69,6 +69,7 @@ func main() {
 	pgURL := flag.String("postgres", os.Getenv("FOLIO_TEST_POSTGRES_URL"), "PostgreSQL URL")
 	cacheDir := flag.String("cache", "", "directory of the cached SQLite database (default: the user cache directory)")
 	regenerate := flag.Bool("regenerate", false, "regenerate the cached data")
+	pgSchema := flag.String("schema", "", "PostgreSQL schema of the query data (default: bench_analytics_<generator>_<n>_<days>); a copy of it, say, to try a migration")
 	rawLimit := flag.Int("rawlimit", 0, "Options.RawLimit of the query runs (0: the default)")
 	doIngest := flag.Bool("ingest", true, "run the ingestion measurement")
 	doQueries := flag.Bool("queries", true, "run the query measurements")
@@ -138,6 +139,9 @@ func main() {
 				continue
 			}
 			schema := fmt.Sprintf("bench_analytics_%s_%d_%d", strings.ReplaceAll(generatorVersion, "-", "_"), *pageviews, *days)
+			if *pgSchema != "" {
+				schema = *pgSchema
+			}
 			if *regenerate {
 				dropSchema(ctx, *pgURL, schema)
 			}
@@ -482,6 +486,35 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 			}
 			return fmt.Sprintf("[%d values, raw page views, exact]", b.Total), nil
 		})
+	}
+	// Breakdowns of a visit attribute filtered by visit attributes: from analytics_daily_visit_attrs
+	// (migration 0018) above RawLimit page views.
+	for _, rg := range []struct {
+		name string
+		r    analytics.Range
+	}{{"1 day", oneDay}, {fmt.Sprintf("%d days", days), whole}} {
+		for _, c := range []struct {
+			dim     string
+			filters map[string]string
+			label   string
+		}{
+			{"source", map[string]string{"country": "US", "device": "mobile"}, "country=US&device=mobile"},
+			{"country", map[string]string{"source": "Google"}, "source=Google"},
+			{"browser", map[string]string{"device": "mobile"}, "device=mobile"},
+			{"date", map[string]string{"utm_campaign": "spring-launch"}, "utm_campaign=spring-launch"},
+		} {
+			measure(fmt.Sprintf("breakdown %s, %s, %s", c.dim, c.label, rg.name), func() (string, error) {
+				b, err := s.Breakdown(ctx, analytics.BreakdownParams{Dimension: c.dim, Range: rg.r, Page: 1, Limit: 10, Filters: c.filters})
+				if err != nil {
+					return "", err
+				}
+				top := ""
+				if len(b.Rows) > 0 {
+					top = fmt.Sprintf(", top %q %d visits %d page views", b.Rows[0].Value, b.Rows[0].Visits, b.Rows[0].PageViews)
+				}
+				return fmt.Sprintf("[%d values%s, exact visitors %v]", b.Total, top, b.VisitorsExact), nil
+			})
+		}
 	}
 	measure("realtime", func() (string, error) {
 		rt, err := s.Realtime(ctx)

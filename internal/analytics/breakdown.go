@@ -96,7 +96,9 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 	q := sqldb.BreakdownQuery{Dim: p.Dimension, From: r.From, To: r.To, Filters: p.Filters, Limit: p.Limit, Offset: (p.Page - 1) * p.Limit}
 	rollup := false
 	var totals sqldb.AnalyticsTotals
-	if len(p.Filters) == 0 {
+	// Unfiltered breakdowns, and those of a visit attribute filtered by visit attributes, have a
+	// rollup; the others (a page, entry/exit page or event involved) read the raw rows.
+	if len(p.Filters) == 0 || sqldb.VisitAttrBreakdown(p.Dimension, p.Filters) {
 		var err error
 		if totals, err = s.db.AnalyticsTotals(ctx, r.From, r.To); err != nil {
 			return nil, err
@@ -128,7 +130,7 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 			return nil, err
 		}
 	}
-	out := &folio.BreakdownPeriod{Rows: make([]folio.BreakdownRow, 0, len(rows)), Total: total, VisitorsExact: !rollup || len(p.Filters) == 0 && totals.Views == 0, TimeRange: r.TimeRange()}
+	out := &folio.BreakdownPeriod{Rows: make([]folio.BreakdownRow, 0, len(rows)), Total: total, VisitorsExact: !rollup || totals.Views == 0, TimeRange: r.TimeRange()}
 	for _, row := range rows {
 		br := folio.BreakdownRow{Value: row.Value, Visitors: row.Visitors, PageViews: row.PageViews, Visits: row.Visits}
 		switch {

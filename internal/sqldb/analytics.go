@@ -183,6 +183,12 @@ const maxVisitPages = 32
 type dimKey struct{ dim, day, value string }
 type dimDelta struct{ visits, pageviews, bounces int }
 
+// comboKey is a row of analytics_daily_visit_attrs: a day and a whole set of visit attributes.
+type comboKey struct {
+	day   string
+	attrs VisitAttrs
+}
+
 type dayPath struct{ day, path string }
 
 // uniqueKey is a row of analytics_daily_uniques: the visitors whose active day is day and whose
@@ -250,6 +256,19 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		d.pageviews += views
 		d.bounces += bounces
 	}
+	// The visit-attribute combinations (migration 0018), with the same accounting as dims.
+	combos := map[comboKey]*dimDelta{}
+	addCombo := func(day string, a VisitAttrs, visits, views, bounces int) {
+		k := comboKey{day, a}
+		d := combos[k]
+		if d == nil {
+			d = &dimDelta{}
+			combos[k] = d
+		}
+		d.visits += visits
+		d.pageviews += views
+		d.bounces += bounces
+	}
 	newVisit := make([]bool, len(pvs))
 	visitStart := make([]time.Time, len(pvs))
 	for i := range pvs {
@@ -277,6 +296,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 			for k, v := range st.attrs.values() {
 				addDim(visitAttrDims[k], pv.Day, v, 1, 1, 1)
 			}
+			addCombo(pv.Day, st.attrs, 1, 1, 1)
 			addDim("entry_page", pv.Day, pv.Path, 1, 1, 1)
 			addDim("exit_page", pv.Day, pv.Path, 1, 1, 1)
 		} else {
@@ -291,6 +311,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 				for k, v := range st.attrs.values() {
 					addDim(visitAttrDims[k], pv.Day, v, 1, 0, 0)
 				}
+				addCombo(pv.Day, st.attrs, 1, 0, 0)
 				addDim("entry_page", pv.Day, pv.Path, 1, 0, 0)
 				bounce = 0
 			} else {
@@ -299,6 +320,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 			for k, v := range st.attrs.values() {
 				addDim(visitAttrDims[k], st.visitDay, v, 0, 1, bounce)
 			}
+			addCombo(st.visitDay, st.attrs, 0, 1, bounce)
 			addDim("entry_page", st.visitDay, st.visitEntry, 0, 1, bounce)
 			st.visitViews++
 			addDim("exit_page", st.visitDay, pv.Path, 1, st.visitViews, 0)
@@ -420,6 +442,33 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		q := `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces) VALUES ` + db.anBatchValues(n, 6) + `
 			ON CONFLICT (dim, day, value) DO UPDATE SET visits = analytics_daily_dims.visits + excluded.visits,
 			pageviews = analytics_daily_dims.pageviews + excluded.pageviews, bounces = analytics_daily_dims.bounces + excluded.bounces`
+		if err := tx.exec(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+
+	comboKeys := anMapKeys(combos)
+	for chunk := range anChunks(comboKeys, 300) {
+		args := make([]any, 0, 15*len(chunk))
+		n := 0
+		for _, k := range chunk {
+			d := combos[k]
+			if d.visits == 0 && d.pageviews == 0 && d.bounces == 0 {
+				continue
+			}
+			a := k.attrs
+			args = append(args, k.day, a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device,
+				a.Browser, a.BrowserVersion, a.OS, a.OSVersion, d.visits, d.pageviews, d.bounces)
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		q := `INSERT INTO analytics_daily_visit_attrs (day, source, referrer, utm_source, utm_medium, utm_campaign, country, device,
+			browser, browser_version, os, os_version, visits, pageviews, bounces) VALUES ` + db.anBatchValues(n, 15) + `
+			ON CONFLICT (day, source, referrer, utm_source, utm_medium, utm_campaign, country, device, browser, browser_version, os, os_version)
+			DO UPDATE SET visits = analytics_daily_visit_attrs.visits + excluded.visits,
+			pageviews = analytics_daily_visit_attrs.pageviews + excluded.pageviews, bounces = analytics_daily_visit_attrs.bounces + excluded.bounces`
 		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}

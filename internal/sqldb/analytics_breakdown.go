@@ -226,6 +226,9 @@ func scanBreakdown(rows *sql.Rows, err error) ([]BreakdownRow, int, error) {
 // in the rollup (they are not additive over days) and come back 0, except for events, whose rows
 // carry the sum of each day's distinct visitors (an upper bound of the range's).
 func (db *DB) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
+	if len(q.Filters) > 0 {
+		return db.analyticsBreakdownVisitAttrs(ctx, q)
+	}
 	var args argList
 	if q.Dim == "date" {
 		// Every visit has exactly one device, so the device rows of a day sum to its visits.
@@ -253,6 +256,59 @@ func (db *DB) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([
 	}
 	stmt := `SELECT value, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
 		FROM analytics_daily_dims WHERE dim = ` + args.add(q.Dim) + ` AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
+		GROUP BY value HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, value
+		LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+	rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
+	}
+	return rows, total, nil
+}
+
+// visitAttrColumn is the column (or expression) of analytics_daily_visit_attrs of each dimension
+// it can group or filter by: the visit attributes and date (the day visits start).
+var visitAttrColumn = map[string]string{
+	"source": "source", "referrer": "referrer", "utm_source": "utm_source", "utm_medium": "utm_medium",
+	"utm_campaign": "utm_campaign", "country": "country", "device": "device", "browser": "browser",
+	"browser_version": "CASE WHEN browser_version = '' THEN browser ELSE browser || ' ' || browser_version END",
+	"os":              "os",
+	"os_version":      "CASE WHEN os_version = '' THEN os ELSE os || ' ' || os_version END",
+	"date":            "day",
+}
+
+// VisitAttrBreakdown reports whether the rollup answers a breakdown of dim filtered by filters:
+// dim and every filter are visit attributes or date (not page, entry_page, exit_page or event,
+// which the visit-attribute rollup does not key).
+func VisitAttrBreakdown(dim string, filters map[string]string) bool {
+	if _, ok := visitAttrColumn[dim]; !ok {
+		return false
+	}
+	for f := range filters {
+		if _, ok := visitAttrColumn[f]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// analyticsBreakdownVisitAttrs computes a filtered breakdown from analytics_daily_visit_attrs:
+// it reads the rows of the days in range (a day has at most one row per distinct combination of
+// visit attributes that started a visit that day, whatever its page views). Visits, page views and
+// bounces are exact; visitors are not in the rollup and come back 0.
+func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
+	if !VisitAttrBreakdown(q.Dim, q.Filters) {
+		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %s filtered by %v is not in the rollup", q.Dim, q.Filters)
+	}
+	var args argList
+	var where strings.Builder
+	fmt.Fprintf(&where, `day >= %s AND day <= %s`, args.add(q.From), args.add(q.To))
+	for _, dim := range BreakdownDims { // a fixed order keeps the statement text stable
+		if val, ok := q.Filters[dim]; ok {
+			fmt.Fprintf(&where, ` AND %s = %s`, visitAttrColumn[dim], args.add(val))
+		}
+	}
+	stmt := `SELECT ` + visitAttrColumn[q.Dim] + ` AS value, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
+		FROM analytics_daily_visit_attrs WHERE ` + where.String() + `
 		GROUP BY value HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, value
 		LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
 	rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
