@@ -95,6 +95,12 @@ var contractRoutes = []contractRoute{
 	{"GET", "/api/schedule/events/{}", public, limitTier},
 	// The owner's list of confirmed bookings (dashboard), like the contact inbox.
 	{"GET", "/api/schedule/bookings", adminAccess, limitTier},
+	// The dashboard's helpers (docs/api.md, Dashboard): the sign-in form's "no user yet" signal is
+	// public; which features are configured needs any credentials; the Markdown preview needs
+	// write, like saving the post it previews.
+	{"GET", "/api/setup", public, limitTier},
+	{"GET", "/api/features", anyCredential, limitTier},
+	{"POST", "/api/blog/preview", writeAccess, limitTier},
 }
 
 // callers are the six kinds of caller the walk tries on every route.

@@ -19,6 +19,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.analyticsRoutes()...)
 	rs = append(rs, s.bookingRoutes()...)
 	rs = append(rs, s.blogRoutes()...)
+	rs = append(rs, s.dashboardRoutes()...)
 	return rs
 }
 

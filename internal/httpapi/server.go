@@ -85,6 +85,10 @@ type Server struct {
 	// publishes one with crossPlatformPublishing.extblog on (blog.go); nil reports "skipped".
 	ArticlePublisher folio.ArticlePublisher
 
+	// Features lists the optional features and their configuration state for GET /api/features
+	// (built by internal/cli from the configuration).
+	Features []Feature
+
 	// UI, when set, serves the admin dashboard at /admin/ and the booking page at /book
 	// (internal/webui); both use only the /api routes.
 	UI http.Handler
@@ -160,9 +164,13 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/api/", s.adapt(route{Handle: s.unmatched}))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	if s.UI != nil {
-		for _, p := range []string{"GET /admin", "GET /admin/", "GET /book", "GET /book/"} {
+		for _, p := range []string{"GET /admin", "GET /admin/", "GET /book", "GET /book/", "GET /favicon.ico"} {
 			mux.Handle(p, s.UI)
 		}
+		// The bare site root has no page of its own: a person opening it wants the dashboard.
+		mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/admin/", http.StatusFound)
+		})
 	}
 	mux.Handle("GET /sitemap.xml", s.adapt(route{Handle: s.sitemap}))
 	mux.HandleFunc("GET /readyz", s.readyz)
