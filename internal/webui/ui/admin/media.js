@@ -1,7 +1,7 @@
 // Media library: upload a file, generate an image from a prompt, and browse what is stored.
 import { api, query } from './shared/api.js';
 import { h, field, formatBytes, formatDateTime, replace, safeURL } from './shared/dom.js';
-import { pageHead, statusBox, errorText, pager, busy } from './ui.js';
+import { pageHead, statusBox, errorText, pager, busy, button, toast, emptyState, features, featureNote } from './ui.js';
 
 const SIZES = ['1024x1024', '1024x1536', '1536x1024'];
 
@@ -27,15 +27,21 @@ function tile(m) {
 
 export async function render({ announce }) {
   const status = statusBox();
+  const feats = await features().catch(() => ({}));
+  const ai = feats.imageGeneration;
+  const aiReady = !ai || ai.configured;
   const library = h('div', {});
   const load = async (page = 1) => {
     const res = await api('GET', `/api/media${query({ page, limit: 24 })}`);
-    replace(library, res.media.length === 0 ? h('p', { class: 'muted' }, 'Nothing uploaded yet.')
+    replace(library, res.media.length === 0 ? emptyState({
+      id: 'media-empty', iconName: 'image', title: 'Nothing uploaded yet',
+      text: 'Upload an image or a PDF above; its URL is ready to use in posts and projects.',
+    })
       : h('div', { class: 'media-grid', id: 'media-grid' }, res.media.map(tile)), pager(res.pagination, load));
   };
 
   const file = h('input', { type: 'file', name: 'file', id: 'upload-file', accept: 'image/png,image/jpeg,image/gif,image/webp,image/avif,application/pdf' });
-  const upload = h('button', { type: 'submit' }, 'Upload');
+  const upload = button('Upload', { type: 'submit', iconName: 'upload' });
   const upForm = h('form', { class: 'panel', id: 'upload-form' }, h('h2', {}, 'Upload'), field('File', file, 'PNG, JPEG, GIF, WebP, AVIF or PDF'), upload);
   upForm.addEventListener('submit', (ev) => {
     ev.preventDefault();
@@ -49,7 +55,8 @@ export async function render({ announce }) {
       fd.append('file', file.files[0]);
       try {
         const res = await api('POST', '/api/media/upload', fd);
-        status.set(`Uploaded ${res.filename} (${formatBytes(res.size)}).`, 'ok');
+        status.clear();
+        toast(`Uploaded ${res.filename} (${formatBytes(res.size)}).`);
         announce('Upload finished');
         upForm.reset();
         await load();
@@ -59,10 +66,11 @@ export async function render({ announce }) {
 
   const prompt = h('textarea', { name: 'prompt', id: 'ai-prompt', rows: 3, maxlength: 4000, required: true });
   const size = h('select', { name: 'size', id: 'ai-size' }, SIZES.map((s) => h('option', { value: s }, s)));
-  const gen = h('button', { type: 'submit' }, 'Generate');
+  const gen = button('Generate', { type: 'submit', iconName: 'sparkles' });
   const result = h('div', { id: 'ai-result' });
+  const aiFields = h('fieldset', { class: 'plain', disabled: !aiReady }, field('Prompt', prompt), field('Size', size), gen);
   const aiForm = h('form', { class: 'panel', id: 'ai-form', novalidate: true }, h('h2', {}, 'Generate an image'),
-    field('Prompt', prompt), field('Size', size), gen, result);
+    aiReady ? null : featureNote(ai, 'ai-note'), aiFields, result);
   aiForm.addEventListener('submit', (ev) => {
     ev.preventDefault();
     if (!prompt.value.trim()) {
@@ -76,7 +84,8 @@ export async function render({ announce }) {
         const res = await api('POST', '/api/ai/generate-image', { prompt: prompt.value.trim(), size: size.value });
         const url = safeURL(res.imageUrl);
         replace(result, url ? h('img', { src: url, alt: res.prompt, class: 'generated' }) : null);
-        status.set('Image generated and saved to the library.', 'ok');
+        status.clear();
+        toast('Image generated and saved to the library.');
         announce('Image generated');
         await load();
       } catch (e) { status.set(`Generation failed: ${errorText(e)}`, 'error'); }
