@@ -61,13 +61,10 @@ export function labelIndexes(n, slot, labelWidth) {
   const last = n - 1;
   if (out[out.length - 1] !== last) {
     // Show the last day too when it does not collide with the previous label; else replace it.
-    if ((last - out[out.length - 1]) * slot >= labelWidth * 1.5) out.push(last);
+    if ((last - out[out.length - 1]) * slot >= labelWidth) out.push(last);
     else out[out.length - 1] = last;
   }
-  // The first and last labels are anchored at their ends (start, end), so they reach half a
-  // label further towards their neighbours than centred ones do.
-  if (out.length >= 2 && (out[1] - out[0]) * slot < labelWidth * 1.5 && out.length > 2) out.splice(1, 1);
-  if (out.length >= 2 && (out[out.length - 1] - out[out.length - 2]) * slot < labelWidth * 1.5) out.splice(out.length - 2, 1);
+  if (out.length >= 2 && (out[out.length - 1] - out[out.length - 2]) * slot < labelWidth) out.splice(out.length - 2, 1);
   return out;
 }
 
@@ -86,7 +83,10 @@ function dayLabel(iso, long) {
 export function lineChart({ title, labels, series, compact = window.matchMedia('(max-width: 600px)').matches }) {
   const W = compact ? 360 : 760; const H = compact ? 220 : 260;
   const FONT = 12;
-  const L = 40; const R = 14; const T = 14; const B = 30;
+  // A label like "Nov 12" is about 3.6 font sizes wide; keep a gap of one more. The margins
+  // leave room for half a label at each end, so every label can be centred on its day.
+  const labelWidth = FONT * 4.6;
+  const L = 40; const R = Math.ceil(labelWidth / 2); const T = 14; const B = 30;
   const ticks = niceTicks(Math.max(0, ...series.flatMap((x) => x.values)));
   const max = ticks[ticks.length - 1];
   const plotW = W - L - R;
@@ -99,11 +99,8 @@ export function lineChart({ title, labels, series, compact = window.matchMedia('
     svg.append(s('line', { class: 'grid', x1: L, x2: W - R, y1: y(v), y2: y(v) }));
     svg.append(s('text', { x: L - 8, y: y(v) + 4, 'text-anchor': 'end', 'font-size': FONT, class: 'y-tick' }, formatCount(v)));
   }
-  // A label like "Nov 12" is about 3.6 font sizes wide; keep a gap of one more.
-  const labelWidth = FONT * 4.6;
   for (const i of labelIndexes(labels.length, slot, labelWidth)) {
-    const anchor = labels.length > 1 && i === 0 ? 'start' : labels.length > 1 && i === labels.length - 1 ? 'end' : 'middle';
-    svg.append(s('text', { x: x(i), y: H - 9, 'text-anchor': anchor, 'font-size': FONT, class: 'x-tick' }, dayLabel(labels[i], false)));
+    svg.append(s('text', { x: x(i), y: H - 9, 'text-anchor': 'middle', 'font-size': FONT, class: 'x-tick' }, dayLabel(labels[i], false)));
   }
   const cursor = s('line', { class: 'cursor', x1: 0, x2: 0, y1: T, y2: H - B, visibility: 'hidden' });
   svg.append(cursor);

@@ -14,16 +14,18 @@ export async function render({ announce }) {
     const rows = res.keys.map((k) => {
       const revoke = button('Revoke', { iconName: 'trash-2', kind: 'quiet-danger', ariaLabel: `Revoke ${k.name}` });
       revoke.dataset.keyId = k.id;
-      revoke.addEventListener('click', () => busy(revoke, async () => {
-        const ok = await confirmDialog({ title: 'Revoke this key?', message: `Anything using “${k.name}” stops working at once.`, confirmLabel: 'Revoke key' });
-        if (!ok) return;
-        try {
-          await api('DELETE', `/api/keys/${encodeURIComponent(k.id)}`);
-          toast(`Revoked “${k.name}”.`);
-          announce(`Revoked ${k.name}`);
-          await load();
-        } catch (e) { status.set(errorText(e), 'error'); }
-      }));
+      revoke.addEventListener('click', async () => {
+        // Ask first; the button shows it is working only once the answer is yes.
+        if (!await confirmDialog({ title: 'Revoke this key?', message: `Anything using “${k.name}” stops working at once.`, confirmLabel: 'Revoke key' })) return;
+        await busy(revoke, async () => {
+          try {
+            await api('DELETE', `/api/keys/${encodeURIComponent(k.id)}`);
+            toast(`Revoked “${k.name}”.`);
+            announce(`Revoked ${k.name}`);
+            await load();
+          } catch (e) { status.set(errorText(e), 'error'); }
+        });
+      });
       const expired = k.expiresAt && new Date(k.expiresAt) < new Date();
       return h('tr', { 'data-key-name': k.name },
         h('td', { 'data-label': 'Name' }, k.name),

@@ -27,16 +27,18 @@ async function list(announce) {
     const res = await api('GET', `/api/blog${query({ page, limit: 20, status: filter.value })}`);
     const rows = res.posts.map((p) => {
       const del = button('Delete', { iconName: 'trash-2', kind: 'quiet-danger', ariaLabel: `Delete ${p.title}` });
-      del.addEventListener('click', () => busy(del, async () => {
-        const ok = await confirmDialog({ title: 'Delete this post?', message: `“${p.title}” will be deleted. This cannot be undone.`, confirmLabel: 'Delete post' });
-        if (!ok) return;
-        try {
-          await api('DELETE', `/api/posts/${encodeURIComponent(p.id)}`);
-          toast(`Deleted “${p.title}”.`);
-          announce(`Deleted ${p.title}`);
-          await load(page);
-        } catch (e) { status.set(errorText(e), 'error'); }
-      }));
+      del.addEventListener('click', async () => {
+        // Ask first; the button shows it is working only once the answer is yes.
+        if (!await confirmDialog({ title: 'Delete this post?', message: `“${p.title}” will be deleted. This cannot be undone.`, confirmLabel: 'Delete post' })) return;
+        await busy(del, async () => {
+          try {
+            await api('DELETE', `/api/posts/${encodeURIComponent(p.id)}`);
+            toast(`Deleted “${p.title}”.`);
+            announce(`Deleted ${p.title}`);
+            await load(page);
+          } catch (e) { status.set(errorText(e), 'error'); }
+        });
+      });
       const state = p.archivedAt ? 'archived' : p.status;
       return h('tr', {},
         h('td', { 'data-label': 'Title' }, h('a', { href: `#/posts/${encodeURIComponent(p.id)}` }, p.title), h('div', { class: 'muted mono small' }, `/${p.slug}`)),

@@ -21,16 +21,18 @@ async function list(navigate, announce) {
     const res = await api('GET', `/api/projects${query({ page, limit: 20, status: 'published,draft,archived' })}`);
     const rows = res.projects.map((p) => {
       const del = button('Delete', { iconName: 'trash-2', kind: 'quiet-danger', ariaLabel: `Delete ${p.title}` });
-      del.addEventListener('click', () => busy(del, async () => {
-        const ok = await confirmDialog({ title: 'Delete this project?', message: `“${p.title}” will be deleted from your portfolio. This cannot be undone.`, confirmLabel: 'Delete project' });
-        if (!ok) return;
-        try {
-          await api('DELETE', `/api/projects/${encodeURIComponent(p.id)}`);
-          toast(`Deleted “${p.title}”.`);
-          announce(`Deleted ${p.title}`);
-          await load(page);
-        } catch (e) { status.set(errorText(e), 'error'); }
-      }));
+      del.addEventListener('click', async () => {
+        // Ask first; the button shows it is working only once the answer is yes.
+        if (!await confirmDialog({ title: 'Delete this project?', message: `“${p.title}” will be deleted from your portfolio. This cannot be undone.`, confirmLabel: 'Delete project' })) return;
+        await busy(del, async () => {
+          try {
+            await api('DELETE', `/api/projects/${encodeURIComponent(p.id)}`);
+            toast(`Deleted “${p.title}”.`);
+            announce(`Deleted ${p.title}`);
+            await load(page);
+          } catch (e) { status.set(errorText(e), 'error'); }
+        });
+      });
       return h('tr', {},
         h('td', { 'data-label': 'Title' }, h('a', { href: `#/projects/${encodeURIComponent(p.id)}` }, p.title)),
         h('td', { 'data-label': 'Status' }, badge(p.status)),
