@@ -176,8 +176,9 @@ func features(cfg *config.Config) []httpapi.Feature {
 	add("externalBlog", "External blog (Hashnode-compatible)", extMissing,
 		"Cross-publishes posts and lists the publication's posts at GET /api/posts.")
 
-	smtpNote := "Without it, mail is written as .eml files to " + strings.TrimRight(cfg.DataDir, "/") + "/outbox."
-	add("smtp", "Outgoing mail (SMTP)", missing("SMTP_HOST", cfg.SMTPHost), smtpNote)
+	// Notes name variables, never values or paths: a read key must not learn the server's layout.
+	add("smtp", "Outgoing mail (SMTP)", missing("SMTP_HOST", cfg.SMTPHost),
+		"Without it, mail is written as .eml files to the outbox folder of FOLIO_DATA_DIR.")
 
 	provider := calendarProvider(cfg)
 	var calMissing []string
@@ -203,7 +204,7 @@ func features(cfg *config.Config) []httpapi.Feature {
 		s3Missing = missing("S3_BUCKET", cfg.S3Bucket, "S3_ACCESS_KEY_ID", cfg.S3AccessKeyID, "S3_SECRET_ACCESS_KEY", cfg.S3SecretAccessKey)
 	}
 	add("s3", "S3-compatible media storage", s3Missing,
-		"Without it, media is stored under "+strings.TrimRight(cfg.DataDir, "/")+"/media and served at /media/.")
+		"Without it, media is stored in FOLIO_DATA_DIR and served at /media/.")
 
 	add("redis", "Redis (shared limits and cache for several instances)", missing("REDIS_URL", cfg.RedisURL),
 		"Without it, rate limits and caches live in this instance's memory (fine for one instance).")
@@ -212,6 +213,6 @@ func features(cfg *config.Config) []httpapi.Feature {
 	if !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
 		pg = []string{"DATABASE_URL"}
 	}
-	add("postgres", "PostgreSQL database", pg, "Without it, folio uses the embedded SQLite file in "+strings.TrimRight(cfg.DataDir, "/")+".")
+	add("postgres", "PostgreSQL database", pg, "Without it, folio uses the embedded SQLite file in FOLIO_DATA_DIR.")
 	return fs
 }

@@ -203,7 +203,7 @@ func TestFeaturesFollowTheConfiguration(t *testing.T) {
 	}
 	fs := features(cfg)
 	b, _ := json.Marshal(fs)
-	if strings.Contains(string(b), "sk-secret-value") || strings.Contains(string(b), "smtp.example.com") {
+	if strings.Contains(string(b), "sk-secret-value") || strings.Contains(string(b), "smtp.example.com") || strings.Contains(string(b), cfg.DataDir) {
 		t.Fatalf("a configured value leaked into the feature list: %s", b)
 	}
 	state := map[string]bool{}
