@@ -139,10 +139,14 @@ func announceStart(ctx context.Context, cfg *config.Config, db *sqldb.DB, listen
 	if window == 0 {
 		window = time.Hour
 	}
+	per := window.String()
+	if window == time.Hour {
+		per = "hour"
+	}
 	log.Info(fmt.Sprintf("development: rate limits per %s — public %d per IP (RATE_LIMIT_PUBLIC_PER_HOUR), "+
 		"keys and editor sessions %d (RATE_LIMIT_AUTHENTICATED_PER_HOUR), owner sessions and admin keys %d (RATE_LIMIT_ADMIN_PER_HOUR), "+
 		"and %d for sign-in, contact and booking per IP (RATE_LIMIT_HELPER_PER_HOUR); the window is RATE_LIMIT_WINDOW_SECONDS; "+
-		"raise them in the environment or .env while you test", window, cfg.RateLimitPublic, cfg.RateLimitAuthenticated,
+		"raise them in the environment or .env while you test", per, cfg.RateLimitPublic, cfg.RateLimitAuthenticated,
 		cfg.RateLimitAdmin, cfg.RateLimitHelper),
 		"public", cfg.RateLimitPublic, "authenticated", cfg.RateLimitAuthenticated, "admin", cfg.RateLimitAdmin,
 		"helper", cfg.RateLimitHelper, "window", window.String())
