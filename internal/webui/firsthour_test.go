@@ -187,6 +187,8 @@ func TestFirstHour(t *testing.T) {
 	f := startFresh(t, nil) // the default rate limits: the walk must not lock anybody out
 	browser := newBrowser(t)
 	desk := newTab(t, browser, visitorZone)
+	phone := newTab(t, browser, visitorZone, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	darkMode(t, phone)
 
 	t.Run("first start", func(t *testing.T) {
 		logs := f.logs()
@@ -206,6 +208,11 @@ func TestFirstHour(t *testing.T) {
 			t.Error("no favicon link")
 		}
 		desk.screenshot(t, f.site, "30-first-start-no-owner")
+		phone.do(t, "open the site on a phone", chromedp.Navigate(f.base+"/"), chromedp.WaitVisible(css("#setup-notice")))
+		if w := eval[int](t, phone, `document.documentElement.scrollWidth`); w > 390 {
+			t.Errorf("sign-in page width on a 390 px phone: %d px", w)
+		}
+		phone.screenshot(t, f.site, "30-first-start-no-owner-phone-dark")
 
 		// Someone guessing at an address runs into the login limit, and the form says when to
 		// try again; that address's limit does not touch the owner's.
@@ -249,6 +256,13 @@ func TestFirstHour(t *testing.T) {
 			t.Errorf("tracking snippet: %q, want %q", snippet, want)
 		}
 		desk.screenshot(t, f.site, "32-overview-empty")
+		phone.do(t, "overview on a phone", chromedp.Navigate(f.base+"/admin/#/overview"), chromedp.Reload(), chromedp.WaitVisible(css("#overview-empty")))
+		if w := eval[int](t, phone, `document.documentElement.scrollWidth`); w > 390 {
+			t.Errorf("empty overview width on a 390 px phone: %d px", w)
+		}
+		phone.screenshot(t, f.site, "32-overview-empty-phone-dark")
+		phone.do(t, "media on a phone", chromedp.Navigate(f.base+"/admin/#/media"), chromedp.WaitVisible(css("#ai-note")))
+		phone.screenshot(t, f.site, "38-media-not-configured-phone-dark")
 		for _, c := range []struct{ hash, sel, want, shot string }{
 			{"#/posts", "#posts-empty", "Write a post", "33-posts-empty"},
 			{"#/projects", "#projects-empty", "Add a project", "34-projects-empty"},
@@ -300,11 +314,8 @@ func TestFirstHour(t *testing.T) {
 		desk.screenshot(t, f.site, "40-overview-demo")
 	})
 
-	phone := newTab(t, browser, visitorZone, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
-	darkMode(t, phone)
-
 	t.Run("phone, dark", func(t *testing.T) {
-		phone.do(t, "overview on a phone", chromedp.Navigate(f.base+"/admin/#/overview/30"), chromedp.WaitVisible(css(".chart svg")))
+		phone.do(t, "overview on a phone", chromedp.Navigate(f.base+"/admin/#/overview/30"), chromedp.Reload(), chromedp.WaitVisible(css(".chart svg")))
 		if bg := eval[string](t, phone, `getComputedStyle(document.body).backgroundColor`); bg != "rgb(14, 17, 22)" {
 			t.Errorf("dark mode background: %s, want the dark theme's rgb(14, 17, 22)", bg)
 		}
@@ -346,8 +357,13 @@ func TestFirstHour(t *testing.T) {
 		if ok := evalAwait[bool](t, desk, `fetch('/api/auth/logout', { method: 'POST', credentials: 'same-origin' }).then((r) => r.ok)`); !ok {
 			t.Fatal("signing out from the page failed")
 		}
-		desk.do(t, "keep writing and publish with one save",
-			chromedp.SendKeys(css("#post-content"), "\nWritten before the session ended."),
+		desk.do(t, "keep writing", chromedp.SendKeys(css("#post-content"), "\nWritten before the session ended."))
+		// The live preview notices quietly; the sign-in dialog waits for an action of the writer's.
+		desk.waitText(t, "#post-preview", "session has ended")
+		if eval[bool](t, desk, `!!document.querySelector('#reauth-dialog')`) {
+			t.Error("the sign-in dialog opened while the writer was typing")
+		}
+		desk.do(t, "publish with one save",
 			chromedp.SetValue(css("#publish-status"), "published"),
 			chromedp.Click(css("#save-post")),
 			chromedp.WaitVisible(css("#reauth-dialog")))

@@ -2,7 +2,7 @@
 // options: status, schedule, SEO, series, settings, cross-publish flag), a preview rendered by
 // the server's own renderer (POST /api/blog/preview, so it equals the published page), and the
 // external platform's publish, unpublish and delete.
-import { api, query } from './shared/api.js';
+import { api, ApiError, query } from './shared/api.js';
 import { htmlToNodes } from './safehtml.js';
 import { h, field, formatDateTime, replace } from './shared/dom.js';
 import {
@@ -95,12 +95,14 @@ function serverPreview(el) {
     const mine = ++seq;
     el.setAttribute('aria-busy', 'true');
     try {
-      const res = await api('POST', '/api/blog/preview', { content: markdown });
+      const res = await api('POST', '/api/blog/preview', { content: markdown }, {}, { background: true });
       if (mine !== seq) return;
       el.replaceChildren(htmlToNodes(res.html));
       if (!markdown.trim()) el.replaceChildren(h('p', { class: 'muted' }, 'The preview of your post appears here.'));
     } catch (e) {
-      if (mine === seq) el.replaceChildren(h('p', { class: 'status error' }, `Preview unavailable: ${errorText(e)}`));
+      if (mine !== seq) return;
+      const why = e instanceof ApiError && e.status === 401 ? 'your session has ended; it comes back once you save and sign in again' : errorText(e);
+      el.replaceChildren(h('p', { class: 'status error' }, `Preview unavailable: ${why}.`));
     } finally {
       if (mine === seq) el.removeAttribute('aria-busy');
     }
@@ -192,7 +194,7 @@ function editor(post, navigate, announce, feats) {
         h('div', { class: 'tabs', role: 'group', 'aria-label': 'Editor view' }, tabWrite, tabPreview), edit),
       side),
     h('div', { class: 'sticky-actions' }, save, h('a', { href: '#/posts' }, 'Back to posts'),
-      h('span', { class: 'muted small' }, h('kbd', {}, 'Ctrl'), ' + ', h('kbd', {}, 'S'), ' saves')));
+      h('span', { class: 'muted small kbd-hint' }, h('kbd', {}, 'Ctrl'), ' + ', h('kbd', {}, 'S'), ' saves')));
 
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
@@ -250,6 +252,7 @@ function editor(post, navigate, announce, feats) {
         return;
       }
       Object.assign(post, a);
+      render(content.value); // the preview may have failed while the session was gone
       slug.value = a.slug;
       replace(state, stateLine(a));
       syncLabel();

@@ -34,12 +34,14 @@ export function setUnauthorizedHandler(fn) {
 /**
  * api calls method path with an optional JSON body (or FormData) and returns the parsed JSON
  * (null for 204). Failures throw ApiError; network failures throw ApiError with status 0.
+ * opts.background marks a call the person did not ask for (a live preview): its 401 is thrown
+ * as is instead of opening the sign-in handler over what they are typing.
  */
-export async function api(method, path, body, extraHeaders = {}) {
+export async function api(method, path, body, extraHeaders = {}, opts = {}) {
   try {
     return await call(method, path, body, extraHeaders);
   } catch (e) {
-    if (onUnauthorized && e instanceof ApiError && e.status === 401 && e.code === 'AUTHENTICATION_REQUIRED' && !path.startsWith('/api/auth/')) {
+    if (onUnauthorized && !opts.background && e instanceof ApiError && e.status === 401 && e.code === 'AUTHENTICATION_REQUIRED' && !path.startsWith('/api/auth/')) {
       if (await onUnauthorized(e)) return call(method, path, body, extraHeaders);
     }
     throw e;
