@@ -93,6 +93,10 @@ func SeedDemoAnalytics(ctx context.Context, db *sqldb.DB, loc *time.Location, si
 				id = fmt.Sprintf("demo-regular-%d", rng.IntN(12))
 			}
 			at := day.Add(time.Duration(7*60+rng.IntN(15*60)) * time.Minute)
+			if d == 0 {
+				// Today: spread the visits over the hours already past, so the chart does not end in a drop.
+				at = day.Add(time.Duration(rng.Int64N(int64(now.Sub(day)) + 1)))
+			}
 			if at.After(now) {
 				continue
 			}

@@ -47,7 +47,7 @@ function barList(title, rows, empty) {
   return h('section', { class: 'panel' }, h('h2', {}, title),
     rows.length === 0 ? h('p', { class: 'muted' }, empty)
       : h('ol', { class: 'bars' }, rows.map((r) => h('li', {},
-        h('div', { class: 'row' }, h('span', { class: 'mono' }, r.label), h('span', { class: 'spacer' }), h('strong', {}, String(r.n))),
+        h('div', { class: 'bar-row' }, h('span', { class: 'bar-label' }, r.label, r.sub ? h('span', { class: 'muted mono small' }, r.sub) : null), h('strong', {}, String(r.n))),
         h('div', { class: 'bar', style: { width: `${Math.round((100 * r.n) / max)}%` } })))));
 }
 
@@ -84,6 +84,6 @@ export async function render({ rest }) {
       ],
     }),
     h('div', { class: 'grid' },
-      barList('Top pages', report.topPages.map((p) => ({ label: p.title ? `${p.path} — ${p.title}` : p.path, n: p.views })), 'No page views in this range.'),
+      barList('Top pages', report.topPages.map((p) => ({ label: p.title || p.path, sub: p.title ? p.path : '', n: p.views })), 'No page views in this range.'),
       barList('Referrers', report.referrers.map((r) => ({ label: r.domain, n: r.visits })), 'No referrers in this range: visitors came directly or from links that send none.')));
 }
