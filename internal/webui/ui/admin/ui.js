@@ -160,7 +160,9 @@ export function toast(text, kind = 'ok') {
     h('span', { class: 'toast-text' }, text), close);
   const remove = () => t.remove();
   close.addEventListener('click', remove);
-  toastRegion().append(t);
+  const region = toastRegion();
+  while (region.children.length >= 3) region.firstElementChild.remove(); // the newest three are enough
+  region.append(t);
   setTimeout(remove, kind === 'error' ? 9000 : 5000);
   return t;
 }
