@@ -39,4 +39,9 @@ type Limiter interface {
 	// unreachable); callers fail open. A non-positive Limit or Window is a configuration bug and
 	// also gives an error.
 	Allow(ctx context.Context, key string, rl RateLimit) (RateDecision, error)
+	// Peek says whether a request for key under rl would be allowed now, without counting it.
+	// With Allow it makes a limit that counts only some outcomes: the sign-in limit peeks before
+	// checking a password and counts only a failed attempt (contract §6), so a correct password
+	// never locks its owner out. Remaining is what Allow would leave after counting one more.
+	Peek(ctx context.Context, key string, rl RateLimit) (RateDecision, error)
 }

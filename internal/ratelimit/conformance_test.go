@@ -67,6 +67,37 @@ func TestRedisConformance(t *testing.T) {
 func runConformance(t *testing.T, newHarness func(t *testing.T) *harness) {
 	ctx := context.Background()
 
+	// Peek is Allow's decision without the count: it never spends the budget, and it denies
+	// exactly when Allow would.
+	t.Run("peek counts nothing", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		rl := folio.RateLimit{Limit: 3, Window: time.Hour}
+		for range 10 {
+			d, err := h.limiter.Peek(ctx, "p", rl)
+			if err != nil || !d.Allowed || d.Remaining != 2 || d.Limit != 3 {
+				t.Fatalf("peek on an empty key: %+v %v", d, err)
+			}
+		}
+		for i := range rl.Limit {
+			mustAllow(t, h.limiter, "p", rl)
+			d, err := h.limiter.Peek(ctx, "p", rl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantAllowed := i+1 < rl.Limit
+			if d.Allowed != wantAllowed || (wantAllowed && d.Remaining != rl.Limit-i-2) {
+				t.Fatalf("after %d counted: peek %+v", i+1, d)
+			}
+			if !wantAllowed && (d.RetryAfter <= 0 || d.RetryAfter > rl.Window) {
+				t.Fatalf("denied peek without a sane RetryAfter: %+v", d)
+			}
+		}
+		if d := mustAllow(t, h.limiter, "p", rl); d.Allowed {
+			t.Fatal("Allow allowed what Peek denied")
+		}
+	})
+
 	t.Run("allows limit then denies", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)

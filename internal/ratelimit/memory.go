@@ -88,6 +88,33 @@ func (m *Memory) Allow(_ context.Context, key string, rl folio.RateLimit) (folio
 	return d, nil
 }
 
+// Peek implements folio.Limiter: Allow's decision without recording the request.
+func (m *Memory) Peek(_ context.Context, key string, rl folio.RateLimit) (folio.RateDecision, error) {
+	if err := checkRule(rl); err != nil {
+		return folio.RateDecision{}, err
+	}
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := folio.RateDecision{Limit: rl.Limit}
+	w := m.keys[key]
+	if w != nil {
+		w.expire(now.Add(-rl.Window))
+	}
+	if w == nil || len(w.times) == 0 {
+		d.Allowed, d.Remaining, d.Reset = true, rl.Limit-1, now.Add(rl.Window)
+		return d, nil
+	}
+	if len(w.times) < rl.Limit {
+		d.Allowed, d.Remaining = true, rl.Limit-len(w.times)-1
+		d.Reset = time.Unix(0, w.times[0]).In(now.Location()).Add(rl.Window)
+		return d, nil
+	}
+	d.Reset = time.Unix(0, w.times[len(w.times)-rl.Limit]).In(now.Location()).Add(rl.Window)
+	d.RetryAfter = d.Reset.Sub(now)
+	return d, nil
+}
+
 // expire drops the times at or before cutoff (a time exactly Window old is out of the window).
 func (w *window) expire(cutoff time.Time) {
 	c := cutoff.UnixNano()

@@ -39,6 +39,27 @@ local freeing = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCO
 return {0, 0, tonumber(freeing[2]) + window, now}
 `)
 
+// peekScript is slidingLogScript without the ZADD: the decision a request would get, with
+// nothing recorded. Returns {allowed 0|1, remaining after one more, reset µs (0: empty), now µs}.
+var peekScript = redis.NewScript(`
+local key = KEYS[1]
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+if count == 0 then
+  return {1, limit - 1, now + window, now}
+end
+if count < limit then
+  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  return {1, limit - count - 1, tonumber(oldest[2]) + window, now}
+end
+local freeing = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
+return {0, 0, tonumber(freeing[2]) + window, now}
+`)
+
 // Redis is a folio.Limiter whose counts live in Redis and are shared by every instance using the
 // same server and prefix. It is safe for concurrent use.
 type Redis struct {
@@ -67,6 +88,20 @@ func (r *Redis) Allow(ctx context.Context, key string, rl folio.RateLimit) (foli
 
 	res, err := slidingLogScript.Run(ctx, r.client, []string{r.prefix + key},
 		rl.Limit, windowMicros, hex.EncodeToString(nonce[:])).Int64Slice()
+	return decision(res, err, rl)
+}
+
+// Peek implements folio.Limiter: Allow's decision, computed by Redis, with nothing recorded.
+func (r *Redis) Peek(ctx context.Context, key string, rl folio.RateLimit) (folio.RateDecision, error) {
+	if err := checkRule(rl); err != nil {
+		return folio.RateDecision{}, err
+	}
+	res, err := peekScript.Run(ctx, r.client, []string{r.prefix + key}, rl.Limit, max(rl.Window.Microseconds(), 1)).Int64Slice()
+	return decision(res, err, rl)
+}
+
+// decision reads a script's {allowed, remaining, reset µs, now µs}.
+func decision(res []int64, err error, rl folio.RateLimit) (folio.RateDecision, error) {
 	if err != nil {
 		return folio.RateDecision{}, fmt.Errorf("ratelimit: redis: %w", err)
 	}
