@@ -134,6 +134,11 @@ type route struct {
 	// ErrorResp, when set, is the route's own failure body (the contact route's {error: string});
 	// rate-limit and permission failures keep the envelope.
 	ErrorResp any
+
+	// HelperFree lists answers that do not use up the helper limit per client IP: the budget is
+	// checked (peeked) before the handler and counted after it, unless the answer's status is
+	// one of these. Booking: a lost race (409) is not the visitor's fault (helperlimit.go).
+	HelperFree []int
 }
 
 // param documents a query parameter.
@@ -194,6 +199,9 @@ func (s *Server) now() time.Time {
 // adapt applies a route's row: authenticate, rate-limit, check the permission, then run the
 // handler (through the response cache for public GETs) and render a returned error.
 func (s *Server) adapt(rt route) http.Handler {
+	if len(rt.HelperFree) > 0 {
+		return s.adaptHelperFree(rt)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := s.serve(w, r, rt); err != nil {
 			s.writeError(w, r, err)
@@ -282,11 +290,12 @@ func matchPattern(pattern, path string) bool {
 // takes it), sets the X-RateLimit-* headers and answers 429 when a budget is spent. When the
 // limiter cannot decide (Redis down), the request is served: a limiter outage must not take the
 // site down. It is logged and counted.
-func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.Actor, class limitClass) error {
+func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.Actor, class limitClass) (err error) {
 	if s.Limiter == nil {
 		return nil
 	}
 	tierKey, tierLimit := "public:"+s.clientIP(r), s.Limits.Public
+	peekKey := "" // a helper budget checked without counting (HelperFree routes)
 	switch {
 	case actor.AtLeast(folio.LevelAdmin):
 		tierKey, tierLimit = "admin:"+credentialID(actor), s.Limits.Admin
@@ -299,10 +308,16 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 	}{{tierKey, tierLimit}}
 	switch class {
 	case limitHelperIP:
+		key := "helper:" + r.Pattern + ":" + s.clientIP(r)
+		if d := deferredHelperOf(r); d != nil {
+			// Peeked below, counted after the answer unless the route declares it free (HelperFree).
+			d.key, peekKey = key, key
+			break
+		}
 		checks = append(checks, struct {
 			key   string
 			limit int
-		}{"helper:" + r.Pattern + ":" + s.clientIP(r), s.Limits.Helper})
+		}{key, s.Limits.Helper})
 	case limitHelperLogin:
 		checks = append(checks, struct {
 			key   string
@@ -315,6 +330,11 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 		}{"helper:" + r.Pattern + ":" + credentialID(actor), s.Limits.Helper})
 	}
 	var shown *folio.RateDecision
+	defer func() {
+		if peekKey != "" && err == nil {
+			err = s.peekHelper(w, r, peekKey)
+		}
+	}()
 	for _, c := range checks {
 		if c.limit <= 0 {
 			continue
