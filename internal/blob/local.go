@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/foliohq/folio"
@@ -84,7 +85,11 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader, size int64, me
 		return err
 	}
 	tmpName := path.Join(localTmpDir, rand.Text())
-	f, err := l.root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	perm := os.FileMode(0o644)
+	if strings.HasPrefix(key, PrivatePrefix) {
+		perm = 0o600 // database snapshots hold password hashes and secrets
+	}
+	f, err := l.root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return fmt.Errorf("blob.Local.Put: %w", err)
 	}
@@ -232,7 +237,7 @@ func (l *Local) Handler() http.Handler {
 			return
 		}
 		key, ok := strings.CutPrefix(r.URL.Path, l.MountPath)
-		if !ok || ValidateKey(key) != nil {
+		if !ok || ValidateKey(key) != nil || strings.HasPrefix(key, PrivatePrefix) {
 			http.NotFound(w, r)
 			return
 		}
@@ -262,6 +267,36 @@ func (l *Local) Handler() http.Handler {
 		}
 		http.ServeContent(w, r, "", fi.ModTime(), f)
 	})
+}
+
+// PrivatePrefix starts the keys of objects that are never served to visitors: database
+// snapshots (BACKUP_INTERVAL) live under it, beside the media but not public.
+const PrivatePrefix = "backups/"
+
+// List returns the keys that start with prefix (a directory path ending in "/"), sorted.
+func (l *Local) List(ctx context.Context, prefix string) ([]string, error) {
+	dir := strings.TrimSuffix(prefix, "/")
+	if err := ValidateKey(dir); err != nil {
+		return nil, err
+	}
+	var out []string
+	err := fs.WalkDir(l.root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == dir {
+			return fs.SkipDir
+		}
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("blob.Local.List: %w", err)
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // joinURL appends key, each segment path-escaped, to base.

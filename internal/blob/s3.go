@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -220,6 +221,23 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 		return fmt.Errorf("blob.S3.Delete: %w", err)
 	}
 	return nil
+}
+
+// List returns the keys that start with prefix, sorted.
+func (s *S3) List(ctx context.Context, prefix string) ([]string, error) {
+	var out []string
+	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: aws.String(s.bucket), Prefix: aws.String(prefix)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("blob.S3.List: %w", err)
+		}
+		for _, o := range page.Contents {
+			out = append(out, aws.ToString(o.Key))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // Exists asks for the object's headers.

@@ -40,6 +40,10 @@ Usage:
   folio seed --demo                     fill an empty database with demo content and a few
                                         weeks of sample analytics
   folio backup [--out FILE]             copy the SQLite database safely while serving
+  folio export --out FILE.zip           write posts, projects, profile and media into one zip
+  folio import FILE.zip                 restore such a zip into this database (idempotent)
+  folio restore SNAPSHOT                replace the SQLite database by a snapshot (backups/…)
+  folio extblog import                  copy every post of the external blog into local posts
   folio user create --email E --name N --role owner|editor [--password P]
                                         add a user (password from stdin or a prompt)
   folio apikey create --name N --level read|write|admin [--user E] [--expires 720h]
@@ -76,6 +80,14 @@ func Run(ctx context.Context, args []string, env Env) error {
 		return runSeed(ctx, args, env)
 	case "backup":
 		return runBackup(ctx, args, env)
+	case "export":
+		return runExport(ctx, args, env)
+	case "import":
+		return runImport(ctx, args, env)
+	case "restore":
+		return runRestore(ctx, args, env)
+	case "extblog":
+		return runExtblog(ctx, args, env)
 	case "user":
 		return runUser(ctx, args, env)
 	case "apikey":

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 
@@ -14,30 +15,36 @@ import (
 	"github.com/foliohq/folio/internal/media"
 )
 
-// wireMedia gives srv its media storage, upload pipeline and image generation.
-func wireMedia(ctx context.Context, cfg *config.Config, srv *httpapi.Server) error {
-	var store folio.BlobStore
-	switch cfg.MediaStorage {
-	case "s3":
+// openMediaStore opens the configured media storage (MEDIA_STORAGE); files serves it under
+// /media/ when it is local, nil otherwise. Export, import and backups use it too.
+func openMediaStore(ctx context.Context, cfg *config.Config) (folio.BlobStore, http.Handler, error) {
+	if cfg.MediaStorage == "s3" {
 		s3, err := blob.NewS3(ctx, blob.S3Config{Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, Region: cfg.S3Region,
 			AccessKeyID: cfg.S3AccessKeyID, SecretAccessKey: cfg.S3SecretAccessKey, PublicBaseURL: cfg.S3PublicBaseURL,
 			PathStyle: cfg.S3ForcePathStyle})
 		if err != nil {
-			return fmt.Errorf("media storage (S3_*): %w", err)
+			return nil, nil, fmt.Errorf("media storage (S3_*): %w", err)
 		}
-		store = s3
-	default:
-		base := cfg.MediaPublicURL
-		if base == "" {
-			base = cfg.SiteURL + "/media"
-		}
-		local, err := blob.NewLocal(filepath.Join(cfg.DataDir, "media"), base)
-		if err != nil {
-			return fmt.Errorf("media storage (FOLIO_DATA_DIR): %w", err)
-		}
-		store = local
-		srv.MediaFiles = local.Handler()
+		return s3, nil, nil
 	}
+	base := cfg.MediaPublicURL
+	if base == "" {
+		base = cfg.SiteURL + "/media"
+	}
+	local, err := blob.NewLocal(filepath.Join(cfg.DataDir, "media"), base)
+	if err != nil {
+		return nil, nil, fmt.Errorf("media storage (FOLIO_DATA_DIR): %w", err)
+	}
+	return local, local.Handler(), nil
+}
+
+// wireMedia gives srv its media storage, upload pipeline and image generation.
+func wireMedia(ctx context.Context, cfg *config.Config, srv *httpapi.Server) error {
+	store, files, err := openMediaStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	srv.MediaStore, srv.MediaFiles = store, files
 	tmp := filepath.Join(cfg.DataDir, "tmp")
 	if err := os.MkdirAll(tmp, 0o750); err != nil {
 		return fmt.Errorf("media temp directory (FOLIO_DATA_DIR): %w", err)

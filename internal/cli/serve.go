@@ -17,6 +17,7 @@ import (
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/ratelimit"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/webhook"
 )
 
 func runServe(ctx context.Context, args []string, env Env) error {
@@ -33,11 +34,12 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 	srv := &httpapi.Server{
 		DB: db, Logger: log, AccessLog: true,
-		RequestTimeout:  cfg.RequestTimeout,
-		SiteURL:         cfg.SiteURL,
-		PublicCacheSize: cfg.PublicCacheSize,
-		ClientIP:        clientip.New(cfg.TrustedProxies),
-		Limiter:         ratelimit.NewMemory(time.Now),
+		RequestTimeout:      cfg.RequestTimeout,
+		SiteURL:             cfg.SiteURL,
+		PublicCacheSize:     cfg.PublicCacheSize,
+		ClientIP:            clientip.New(cfg.TrustedProxies),
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
+		Limiter:             ratelimit.NewMemory(time.Now),
 		Limits: httpapi.Limits{Public: cfg.RateLimitPublic, Authenticated: cfg.RateLimitAuthenticated,
 			Admin: cfg.RateLimitAdmin, Helper: cfg.RateLimitHelper, Window: cfg.RateLimitWindow},
 	}
@@ -138,6 +140,17 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	sched := jobs.New(db, log)
 	sched.Poll = cfg.JobsPoll
 	sched.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, extblogW.ArticlePublisher(), log))
+	// Outgoing webhooks: deliveries queued with the writes that caused them (internal/webhook).
+	sched.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(db, cfg.WebhookAllowPrivate, log).Handle)
+	pruner := &webhook.Pruner{DB: db, Log: log} // settled deliveries leave the log after 30 days
+	sched.Handle(webhook.PruneJob, pruner.Handle)
+	if err := pruner.Schedule(ctx); err != nil {
+		return err
+	}
+	// Scheduled SQLite snapshots into the media storage (BACKUP_INTERVAL; restore.go).
+	if err := wireBackups(ctx, cfg, db, srv, func(kind string, h func(context.Context, sqldb.Job) error) { sched.Handle(kind, h) }); err != nil {
+		return err
+	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

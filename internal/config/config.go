@@ -111,6 +111,11 @@ type Config struct {
 	AnalyticsSaltRotation string
 	AnalyticsQueueSize    int
 	AnalyticsRetention    int // days of raw page views and events kept; 0 keeps them all
+
+	// Outgoing webhooks and backups (CONTRACT §10).
+	WebhookAllowPrivate bool          // webhooks may target loopback, private and link-local addresses
+	BackupInterval      time.Duration // 0: no scheduled SQLite snapshots
+	BackupKeep          int           // snapshots kept under backups/ in the media storage
 }
 
 // Production reports whether FOLIO_ENV=production.
@@ -240,7 +245,7 @@ var options = []option{
 	{name: "FOLIO_WRITE_TIMEOUT", def: "120s", help: "time allowed to write a response (uploads and AI generation take the longest)", set: duration(func(c *Config) *time.Duration { return &c.WriteTimeout })},
 	{name: "FOLIO_REQUEST_TIMEOUT", def: "60s", help: "deadline of a request's work (database and upstream calls)", set: duration(func(c *Config) *time.Duration { return &c.RequestTimeout })},
 	{name: "FOLIO_SHUTDOWN_TIMEOUT", def: "20s", help: "how long a SIGTERM waits for in-flight requests to finish", set: duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
-	{name: "FOLIO_JOBS_POLL_SECONDS", def: "1", help: "how often each instance looks for due background jobs (scheduled publishing)", set: func(c *Config, v string) error {
+	{name: "FOLIO_JOBS_POLL_SECONDS", def: "1", help: "how often each instance looks for due background jobs (scheduled publishing, webhook deliveries, snapshots)", set: func(c *Config, v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 1 || n > 3600 {
 			return fmt.Errorf("not a whole number of seconds from 1 to 3600: %q", v)
@@ -407,6 +412,21 @@ var options = []option{
 	// Analytics
 	{name: "ANALYTICS_SALT_ROTATION", def: "day", help: "how often the visitor-hash salt rotates: day, week or month", set: oneOf(func(c *Config) *string { return &c.AnalyticsSaltRotation }, "day", "week", "month")},
 	{name: "ANALYTICS_QUEUE_SIZE", def: "65536", help: "events buffered for batched writes before new ones are dropped (and counted)", set: integer(16, 1<<24, func(c *Config) *int { return &c.AnalyticsQueueSize })},
+	{name: "WEBHOOK_ALLOW_PRIVATE", def: "false", help: "let outgoing webhooks reach loopback, private and link-local addresses (a receiver on your own network)", set: boolean(func(c *Config) *bool { return &c.WebhookAllowPrivate })},
+	{name: "BACKUP_INTERVAL", def: "", help: "how often to snapshot the SQLite database into the media storage under backups/ (e.g. 24h); empty: never", set: func(c *Config, v string) error {
+		v = strings.TrimSpace(v)
+		if v == "" || v == "0" {
+			c.BackupInterval = 0
+			return nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Minute {
+			return fmt.Errorf("not a duration of at least 1m: %q", v)
+		}
+		c.BackupInterval = d
+		return nil
+	}},
+	{name: "BACKUP_KEEP", def: "7", help: "how many scheduled snapshots to keep (older ones are deleted)", set: integer(1, 10000, func(c *Config) *int { return &c.BackupKeep })},
 	{name: "ANALYTICS_RETENTION_DAYS", def: "0", help: "days of raw page views and events kept (older ones are deleted hourly; the daily totals stay); 0 keeps everything", set: integer(0, 36500, func(c *Config) *int { return &c.AnalyticsRetention })},
 }
 

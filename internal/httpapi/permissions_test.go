@@ -63,6 +63,13 @@ var contractRoutes = []contractRoute{
 	{"GET", "/api/keys", adminAccess, limitTier},
 	{"POST", "/api/keys", adminAccess, limitTier},
 	{"DELETE", "/api/keys/{}", adminAccess, limitTier},
+	// §10: webhooks and the export are admin routes (folio decision, docs/api.md).
+	{"POST", "/api/webhooks", adminAccess, limitTier},
+	{"GET", "/api/webhooks", adminAccess, limitTier},
+	{"DELETE", "/api/webhooks/{}", adminAccess, limitTier},
+	{"POST", "/api/webhooks/{}/test", adminAccess, limitTier},
+	{"GET", "/api/webhooks/{}/deliveries", adminAccess, limitTier},
+	{"GET", "/api/export", adminAccess, limitTier},
 	{"GET", "/api/contact/messages", adminAccess, limitTier},
 	// Extblog dashboard routes: manage:articles session or admin key.
 	{"*", "/api/extblog/publish", manageArticles, limitTier},

@@ -88,6 +88,11 @@ type Server struct {
 	// Features lists the optional features and their configuration state for GET /api/features
 	// (built by internal/cli from the configuration).
 	Features []Feature
+	// WebhookAllowPrivate lets webhooks point at loopback, private and link-local addresses
+	// (WEBHOOK_ALLOW_PRIVATE); the delivery client is configured the same way (internal/webhook).
+	WebhookAllowPrivate bool
+	// MediaStore, when set, is where GET /api/export reads the media files from (export.go).
+	MediaStore folio.BlobStore
 
 	// UI, when set, serves the admin dashboard at /admin/ and the booking page at /book
 	// (internal/webui); both use only the /api routes.

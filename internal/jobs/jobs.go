@@ -110,6 +110,20 @@ func (p permanent) Unwrap() error { return p.err }
 // Permanent wraps err so the job fails at once instead of being retried.
 func Permanent(err error) error { return permanent{err} }
 
+// retryAfter carries a handler's own retry schedule.
+type retryAfter struct {
+	err   error
+	delay time.Duration
+}
+
+func (r retryAfter) Error() string { return r.err.Error() }
+func (r retryAfter) Unwrap() error { return r.err }
+
+// RetryAfter wraps err so the job runs again after delay, whatever the scheduler's Backoff and
+// MaxAttempts say: for handlers with a schedule of their own (webhook deliveries follow the
+// Standard Webhooks one) that end it themselves with Permanent.
+func RetryAfter(err error, delay time.Duration) error { return retryAfter{err, delay} }
+
 // Run starts the workers and blocks until ctx ends and every worker has finished its job.
 func (s *Scheduler) Run(ctx context.Context) {
 	var wg sync.WaitGroup
@@ -193,9 +207,12 @@ func (s *Scheduler) runOne(ctx context.Context) (bool, error) {
 			maxAttempts = DefaultMaxAttempts
 		}
 		var perm permanent
+		var ra retryAfter
 		switch {
 		case ctx.Err() != nil:
 			retryAt = done // interrupted by shutdown: another worker may take it at once
+		case errors.As(herr, &ra) && !errors.As(herr, &perm):
+			retryAt = done.Add(max(ra.delay, 0))
 		case errors.As(herr, &perm) || j.Attempts >= maxAttempts:
 		default:
 			backoff := s.Backoff

@@ -7,6 +7,7 @@ package publishing
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -412,25 +413,35 @@ func (s *Service) apply(ctx context.Context, ev extblog.WebhookEvent) (bool, err
 	if ev.Kind == extblog.EventPostDeleted {
 		return s.DB.ApplyExtblogDeleted(ctx, ev.PostID, s.now())
 	}
-	if gone, err := s.DB.ExtblogTombstoned(ctx, ev.PostID); err != nil || gone {
+	up, ok, err := s.mirrorOf(ctx, ev)
+	if err != nil || !ok {
 		return false, err
+	}
+	return s.DB.UpsertExtblogPost(ctx, up)
+}
+
+// mirrorOf reads the platform post of a published/updated event and returns what to store
+// locally; ok is false when there is nothing to store (tombstoned, gone, or without content).
+func (s *Service) mirrorOf(ctx context.Context, ev extblog.WebhookEvent) (up sqldb.ExtblogUpsert, ok bool, err error) {
+	if gone, err := s.DB.ExtblogTombstoned(ctx, ev.PostID); err != nil || gone {
+		return up, false, err
 	}
 	post, err := s.Blog.GetPost(ctx, ev.PostID)
 	if err != nil {
 		var e *folio.ExtBlogError
 		if errors.As(err, &e) {
 			if e.NotFound {
-				return false, nil // nothing left to mirror
+				return up, false, nil // nothing left to mirror
 			}
 			s.log().Warn("extblog webhook: reading the post failed", "error", e.Error())
 			if e.Kind == folio.ExtBlogRateLimit || e.Kind == folio.ExtBlogNetwork {
-				return false, folio.Errorf(folio.EUNAVAILABLE, "The external blog platform is temporarily unavailable; deliver the event again later.")
+				return up, false, folio.Errorf(folio.EUNAVAILABLE, "The external blog platform is temporarily unavailable; deliver the event again later.")
 			}
-			return false, folio.Errorf(folio.EUPSTREAM, "The external blog platform failed to return the post (%s).", e.Kind)
+			return up, false, folio.Errorf(folio.EUPSTREAM, "The external blog platform failed to return the post (%s).", e.Kind)
 		}
-		return false, err
+		return up, false, err
 	}
-	up := sqldb.ExtblogUpsert{
+	up = sqldb.ExtblogUpsert{
 		ExtblogID: post.ID, Title: post.Title, Slug: post.Slug, Content: post.ContentMarkdown,
 		Excerpt: post.Brief, LinkSlug: s.ourSlug(post.CanonicalURL), Now: s.now(),
 	}
@@ -447,9 +458,9 @@ func (s *Service) apply(ctx context.Context, ev extblog.WebhookEvent) (bool, err
 		up.Tags = append(up.Tags, t.Name)
 	}
 	if post.ContentMarkdown == "" {
-		return false, nil // nothing to store: a post always has content on the platform
+		return up, false, nil // nothing to store: a post always has content on the platform
 	}
-	return s.DB.UpsertExtblogPost(ctx, up)
+	return up, true, nil
 }
 
 // ourSlug returns the slug of one of our articles when canonical points at it.
@@ -471,4 +482,52 @@ func (s *Service) ourSlug(canonical string) string {
 func notFound(err error) bool {
 	var e *folio.ExtBlogError
 	return errors.As(err, &e) && e.NotFound
+}
+
+// ImportSummary counts what ImportAll did.
+type ImportSummary struct {
+	Seen, Changed int
+}
+
+// ImportAll copies every published post of the configured publication into local posts (folio
+// extblog import): page by page through the platform's cursor, each post read whole and mirrored
+// as a platform webhook would — linked by its platform id, so running it again changes nothing;
+// a post whose canonical URL names one of our articles is linked to that article instead of
+// duplicated. Posts the platform reported deleted (tombstoned) are not brought back.
+func (s *Service) ImportAll(ctx context.Context) (ImportSummary, error) {
+	var sum ImportSummary
+	if s.Blog == nil {
+		return sum, folio.Errorf(folio.EUNAVAILABLE, "The external blog is not configured (set %s).", strings.Join(s.Missing, ", "))
+	}
+	after := ""
+	for {
+		page, err := s.Blog.ListPosts(ctx, extblog.MaxFirst, after)
+		if err != nil {
+			return sum, err
+		}
+		for _, p := range page.Posts {
+			sum.Seen++
+			up, ok, err := s.mirrorOf(ctx, extblog.WebhookEvent{Kind: extblog.EventPostPublished, PostID: p.ID, Title: p.Title})
+			if err != nil {
+				return sum, fmt.Errorf("post %s: %w", p.ID, err)
+			}
+			changed := false
+			// Twice: a post linked to one of our articles by its canonical URL is linked by the
+			// first upsert and mirrored by the second, so a later run finds nothing to change.
+			for i := 0; ok && i < 2; i++ {
+				c, err := s.DB.UpsertExtblogPost(ctx, up)
+				if err != nil {
+					return sum, fmt.Errorf("post %s: %w", p.ID, err)
+				}
+				changed = changed || c
+			}
+			if changed {
+				sum.Changed++
+			}
+		}
+		if !page.HasNext || page.EndCursor == "" || page.EndCursor == after {
+			return sum, nil
+		}
+		after = page.EndCursor
+	}
 }

@@ -170,6 +170,13 @@ func (db *DB) ConfirmBooking(ctx context.Context, id string, c BookingConfirmati
 		} else if n == 0 {
 			return notFound("Pending booking", id)
 		}
+		b, err := scanBooking(tx.QueryRowContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE id = $1`, id))
+		if err != nil {
+			return err
+		}
+		if err := db.EmitTx(ctx, tx, BookingEvent(folio.EventBookingCreated, b)); err != nil {
+			return err
+		}
 		if also != nil {
 			return also(tx)
 		}

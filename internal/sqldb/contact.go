@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/mail"
 )
 
@@ -30,7 +31,11 @@ func (db *DB) InsertContactMessage(ctx context.Context, m ContactMessage, item m
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO contact_messages (id, name, email, subject, message, outbox_id, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)`, m.ID, m.Name, m.Email, m.Subject, m.Message, item.ID, db.ts(m.CreatedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventContactReceived, Data: ContactEventData{ID: m.ID, Name: m.Name,
+			Email: m.Email, Subject: m.Subject, Message: m.Message, CreatedAt: m.CreatedAt.UTC()}})
 	})
 	if err != nil {
 		return fmt.Errorf("sqldb.InsertContactMessage: %w", err)

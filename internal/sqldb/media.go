@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -19,9 +20,18 @@ type MediaRecord struct {
 // RecordMedia remembers a stored object. The same bytes uploaded again keep their first record
 // (the key is content-addressed).
 func (db *DB) RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error {
-	_, err := db.W.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (key) DO NOTHING`,
-		obj.Key, obj.URL, obj.Filename, obj.Size, obj.ContentType, obj.Width, obj.Height, source, prompt, createdBy, db.ts(db.Now()))
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (key) DO NOTHING`,
+			obj.Key, obj.URL, obj.Filename, obj.Size, obj.ContentType, obj.Width, obj.Height, source, prompt, createdBy, db.ts(db.Now()))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil // the same bytes again: nothing new was uploaded
+		}
+		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventMediaUploaded, Data: obj})
+	})
 	if err != nil {
 		return fmt.Errorf("sqldb.RecordMedia: %w", err)
 	}

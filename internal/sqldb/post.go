@@ -190,7 +190,10 @@ func (db *DB) CreatePost(ctx context.Context, in *folio.PostInput, author folio.
 				$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`, db.postValues(p)...); err != nil {
 				return err
 			}
-			return setPostTags(ctx, tx, p)
+			if err := setPostTags(ctx, tx, p); err != nil {
+				return err
+			}
+			return db.emitPostTransition(ctx, tx, "", p)
 		})
 		if !isUniqueViolation(err) || given != "" {
 			break
@@ -222,6 +225,7 @@ func (db *DB) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*
 		if err != nil {
 			return err
 		}
+		before := p.Status
 		in.Apply(p)
 		if p.Excerpt == "" {
 			p.Excerpt = folio.Excerpt(p.Content, folio.AutoExcerptLen)
@@ -247,7 +251,10 @@ func (db *DB) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*
 		if err := db.writePost(ctx, tx, p); err != nil {
 			return err
 		}
-		return setPostTags(ctx, tx, p)
+		if err := setPostTags(ctx, tx, p); err != nil {
+			return err
+		}
+		return db.emitPostTransition(ctx, tx, before, p)
 	})
 	switch {
 	case isUniqueViolation(err):
@@ -299,6 +306,7 @@ func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingP
 		if err != nil {
 			return err
 		}
+		before := p.Status
 		if plan.CrossPlatformPublishing != nil {
 			c := *plan.CrossPlatformPublishing
 			p.CrossPlatformPublishing = &c
@@ -336,7 +344,10 @@ func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingP
 		if err := cancelPublishJobs(ctx, tx, p.ID, keep); err != nil {
 			return err
 		}
-		return db.writePost(ctx, tx, p)
+		if err := db.writePost(ctx, tx, p); err != nil {
+			return err
+		}
+		return db.emitPostTransition(ctx, tx, before, p)
 	})
 	if folio.ErrorCode(err) != folio.EINTERNAL {
 		return nil, err
@@ -401,6 +412,7 @@ func (db *DB) PublishScheduledPost(ctx context.Context, id string, at time.Time)
 		if n, _ := res.RowsAffected(); n == 1 {
 			published = true
 			p.Status, p.PublishedAt, p.ArchivedAt, p.UpdatedAt = folio.PostPublished, &pub, nil, now
+			return db.EmitTx(ctx, tx, postEvent(folio.EventPostPublished, p))
 		}
 		return nil
 	})

@@ -108,7 +108,10 @@ func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio
 			db.ts(p.CreatedAt), db.ts(p.UpdatedAt)); err != nil {
 			return err
 		}
-		return db.setTechnologies(ctx, tx, p)
+		if err := db.setTechnologies(ctx, tx, p); err != nil {
+			return err
+		}
+		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectCreated, Data: p})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.CreateProject: %w", err)
@@ -139,7 +142,10 @@ func (db *DB) UpdateProject(ctx context.Context, id string, in *folio.ProjectInp
 			db.ts(p.UpdatedAt), p.ID); err != nil {
 			return err
 		}
-		return db.setTechnologies(ctx, tx, p)
+		if err := db.setTechnologies(ctx, tx, p); err != nil {
+			return err
+		}
+		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectUpdated, Data: p})
 	})
 	if folio.IsNotFound(err) {
 		return nil, err
@@ -153,12 +159,21 @@ func (db *DB) UpdateProject(ctx context.Context, id string, in *folio.ProjectInp
 
 // DeleteProject removes a project, or returns ENOTFOUND.
 func (db *DB) DeleteProject(ctx context.Context, id string) error {
-	res, err := db.W.ExecContext(ctx, `DELETE FROM projects WHERE id = $1`, id)
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id = $1`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("Project", id)
+		}
+		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]string{"id": id}})
+	})
+	if folio.IsNotFound(err) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("sqldb.DeleteProject: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("Project", id)
 	}
 	db.changed(ScopeProjects)
 	return nil

@@ -13,6 +13,7 @@ import * as bookings from './bookings.js';
 import * as inbox from './inbox.js';
 import * as keys from './keys.js';
 import * as featuresPage from './features.js';
+import * as webhooks from './webhooks.js';
 import * as profile from './profile.js';
 
 const app = document.getElementById('app');
@@ -28,6 +29,7 @@ const pages = [
   { path: 'bookings', title: 'Bookings', view: bookings, owner: true, icon: 'calendar', key: 'b' },
   { path: 'inbox', title: 'Inbox', view: inbox, owner: true, icon: 'inbox', key: 'i' },
   { path: 'settings/keys', title: 'API keys', view: keys, owner: true, group: 'Settings', icon: 'key-round', key: 'k' },
+  { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, group: 'Settings', icon: 'webhook', key: 'w' },
   { path: 'settings/features', title: 'Features', view: featuresPage, owner: true, group: 'Settings', icon: 'plug', key: 'f' },
   { path: 'profile', title: 'Profile', view: profile, group: 'Settings', icon: 'user', key: 'u' },
 ];
@@ -172,7 +174,7 @@ function signInAgain() {
 const shortcuts = [
   ['?', 'Show these shortcuts'],
   ['g then o / r / p / m / b / i', 'Go to Overview, Projects, Posts, Media, Bookings, Inbox'],
-  ['g then k / f / u', 'Go to API keys, Features, Profile'],
+  ['g then k / w / f / u', 'Go to API keys, Webhooks, Features, Profile'],
   ['n', 'New project or post (on those pages)'],
   ['/', 'Focus the page\'s first filter or search field'],
   ['Ctrl + S  or  ⌘ + S', 'Save the form you are editing'],

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/foliohq/folio/internal/archive"
+)
+
+// positional splits a leading non-flag argument (FILE in "folio import FILE --flag") from args.
+func positional(args []string) (string, []string) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return args[0], args[1:]
+	}
+	return "", args
+}
+
+// runExport writes the content archive (posts, projects, profile, media) to --out.
+func runExport(ctx context.Context, args []string, env Env) error {
+	var out string
+	cfg, err := loadConfig("export", args, env, func(fs *flag.FlagSet) {
+		fs.StringVar(&out, "out", "", "zip file to create (required)")
+	})
+	if err != nil {
+		return helpOK(err)
+	}
+	if out == "" {
+		fmt.Fprintln(env.Stderr, "folio export: --out FILE.zip is required")
+		return ErrUsage
+	}
+	db, err := openDB(ctx, cfg, false, newLogger(cfg, env.Stderr))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store, _, err := openMediaStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := ensureDir(out); err != nil {
+		return err
+	}
+	// Written beside the target and renamed, so a failed export never leaves a partial archive
+	// under the requested name.
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".folio-export-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := archive.Export(ctx, db, store, tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, out)
+	return nil
+}
+
+// runImport restores an archive made by export (or GET /api/export) into the configured
+// database and media storage; importing it again changes nothing.
+func runImport(ctx context.Context, args []string, env Env) error {
+	file, args := positional(args)
+	cfg, err := loadConfig("import FILE.zip", args, env, nil)
+	if err != nil {
+		return helpOK(err)
+	}
+	if file == "" {
+		fmt.Fprintln(env.Stderr, "folio import: name the archive: folio import FILE.zip")
+		return ErrUsage
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	a, err := archive.Read(f, st.Size())
+	if err != nil {
+		return err
+	}
+	db, err := openDB(ctx, cfg, true, newLogger(cfg, env.Stderr))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store, _, err := openMediaStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	sum, err := a.Apply(ctx, db, store, cfg.MediaMaxBytes)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "imported %d posts, %d projects, %d media files, profile: %v\n", sum.Posts, sum.Projects, sum.Media, sum.Profile)
+	return nil
+}

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/foliohq/folio/internal/httpapi"
+)
+
+// runExtblog runs "folio extblog import": every post of the configured publication copied into
+// local posts, idempotently.
+func runExtblog(ctx context.Context, args []string, env Env) error {
+	sub, args := positional(args)
+	if sub != "import" {
+		fmt.Fprintln(env.Stderr, "folio extblog: the subcommand is import")
+		return ErrUsage
+	}
+	cfg, err := loadConfig("extblog import", args, env, nil)
+	if err != nil {
+		return helpOK(err)
+	}
+	log := newLogger(cfg, env.Stderr)
+	db, err := openDB(ctx, cfg, true, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	w, err := wireExtblog(cfg, db, log, &httpapi.Server{}, nil)
+	if err != nil {
+		return err
+	}
+	sum, err := w.Publisher.ImportAll(ctx)
+	if err != nil {
+		return fmt.Errorf("extblog import: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "%d posts on the platform, %d imported or updated\n", sum.Seen, sum.Changed)
+	return nil
+}

@@ -1,0 +1,203 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/foliohq/folio"
+)
+
+// The export and import of a site's content (internal/archive): every row as stored, ids,
+// slugs and times kept. Imports are upserts by id, so importing one archive twice leaves the
+// same rows; they emit no webhook events (a restore is not news).
+
+// AllPosts returns every post with its content, by id.
+func (db *DB) AllPosts(ctx context.Context) ([]*folio.Post, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT `+postColumns+` FROM posts ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AllPosts: %w", err)
+	}
+	defer rows.Close()
+	var out []*folio.Post
+	for rows.Next() {
+		p, err := scanPost(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqldb.AllPosts: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// AllProjects returns every project, by id.
+func (db *DB) AllProjects(ctx context.Context) ([]*folio.Project, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AllProjects: %w", err)
+	}
+	defer rows.Close()
+	out := []*folio.Project{}
+	for rows.Next() {
+		p, err := scanProject(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqldb.AllProjects: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// OwnerProfile returns the first owner (the site's profile), or ENOTFOUND when there is none.
+func (db *DB) OwnerProfile(ctx context.Context) (*folio.User, error) {
+	u, err := scanUser(db.R.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE role = 'owner' ORDER BY created_at, id LIMIT 1`))
+	if err == sql.ErrNoRows {
+		return nil, notFound("Owner", "")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.OwnerProfile: %w", err)
+	}
+	return u, nil
+}
+
+// MediaEntry is one media row as an archive carries it (media.json), the storage key included.
+type MediaEntry struct {
+	Key         string    `json:"key"`
+	URL         string    `json:"url"`
+	Filename    string    `json:"filename"`
+	Size        int64     `json:"size"`
+	ContentType string    `json:"contentType"`
+	Width       int       `json:"width,omitempty"`
+	Height      int       `json:"height,omitempty"`
+	Source      string    `json:"source"`
+	Prompt      string    `json:"prompt,omitempty"`
+	CreatedBy   string    `json:"createdBy,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// AllMedia returns every media row, by key.
+func (db *DB) AllMedia(ctx context.Context) ([]MediaEntry, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at
+		FROM media ORDER BY key`)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.AllMedia: %w", err)
+	}
+	defer rows.Close()
+	out := []MediaEntry{}
+	for rows.Next() {
+		var m MediaEntry
+		var created Time
+		if err := rows.Scan(&m.Key, &m.URL, &m.Filename, &m.Size, &m.ContentType, &m.Width, &m.Height, &m.Source, &m.Prompt,
+			&m.CreatedBy, &created); err != nil {
+			return nil, fmt.Errorf("sqldb.AllMedia: %w", err)
+		}
+		m.CreatedAt = created.Time
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// ImportPost stores p exactly (id, slug, times, author), replacing the post with its id. A slug
+// that another post holds is ECONFLICT.
+func (db *DB) ImportPost(ctx context.Context, p *folio.Post) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var owner string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM posts WHERE slug = $1`, p.Slug).Scan(&owner)
+		if err == nil && owner != p.ID {
+			return folio.Errorf(folio.ECONFLICT, "The slug %q is used by another post (%s).", p.Slug, owner)
+		}
+		if err != nil && err != sql.ErrNoRows {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO posts (`+postColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+			$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) ON CONFLICT (id) DO NOTHING`, db.postValues(p)...); err != nil {
+			return err
+		}
+		v := db.postValues(p)
+		if _, err := tx.ExecContext(ctx, `UPDATE posts SET slug = $1, title = $2, content = $3, excerpt = $4, category = $5, tags = $6,
+			status = $7, published_at = $8, created_at = $9, updated_at = $10, author_id = $11, author_name = $12, author_email = $13,
+			extblog_id = $14, series = $15, seo = $16, settings = $17, scheduled_at = $18, cross_platform = $19, archived_at = $20
+			WHERE id = $21`, append(v[1:], p.ID)...); err != nil {
+			return err
+		}
+		// A draft scheduled for later gets its publish job, as SavePublishingOptions gives it.
+		if p.Status == folio.PostDraft && p.ScheduledAt != nil && p.ScheduledAt.After(db.Now()) {
+			payload, _ := json.Marshal(PublishJobPayload{PostID: p.ID, ScheduledAt: *p.ScheduledAt})
+			if err := db.enqueueJob(ctx, tx, JobPublishPost, publishJobKey(p.ID, *p.ScheduledAt), string(payload), *p.ScheduledAt); err != nil {
+				return err
+			}
+		}
+		return setPostTags(ctx, tx, p)
+	})
+	if err != nil && folio.ErrorCode(err) == folio.EINTERNAL {
+		return fmt.Errorf("sqldb.ImportPost: %w", err)
+	}
+	if err == nil {
+		db.changed(ScopePosts)
+	}
+	return err
+}
+
+// ImportProject stores p exactly, replacing the project with its id.
+func (db *DB) ImportProject(ctx context.Context, p *folio.Project) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		techs, _ := json.Marshal(p.Technologies)
+		images, _ := json.Marshal(p.Images)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO projects (`+projectColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+			ON CONFLICT (id) DO UPDATE SET title = excluded.title, description = excluded.description,
+			long_description = excluded.long_description, technologies = excluded.technologies, status = excluded.status,
+			demo_url = excluded.demo_url, source_url = excluded.source_url, images = excluded.images,
+			created_at = excluded.created_at, updated_at = excluded.updated_at`,
+			p.ID, p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL, string(images),
+			db.ts(p.CreatedAt), db.ts(p.UpdatedAt)); err != nil {
+			return err
+		}
+		return db.setTechnologies(ctx, tx, p)
+	})
+	if err != nil {
+		return fmt.Errorf("sqldb.ImportProject: %w", err)
+	}
+	db.changed(ScopeProjects)
+	return nil
+}
+
+// ImportProfile applies an exported profile: to the user with its id, else to the user with its
+// email, else as a new owner with that id and no password (set one with folio user passwd).
+func (db *DB) ImportProfile(ctx context.Context, u *folio.User) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET name = $1, bio = $2, location = $3, website = $4, updated_at = $5
+			WHERE id = $6 OR (email_key = $7 AND NOT EXISTS (SELECT 1 FROM users WHERE id = $6))`,
+			u.Name, u.Bio, u.Location, u.Website, db.ts(u.UpdatedAt), u.ID, folio.EmailKey(u.Email))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			return nil
+		}
+		role := u.Role
+		if role == "" {
+			role = folio.RoleOwner
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, email, email_key, name, role, password_hash, bio, location, website, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8, $9, $10)`, u.ID, u.Email, folio.EmailKey(u.Email), u.Name, string(role),
+			u.Bio, u.Location, u.Website, db.ts(u.CreatedAt), db.ts(u.UpdatedAt))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqldb.ImportProfile: %w", err)
+	}
+	return nil
+}
+
+// ImportMedia records a media object as exported (its first record wins, as with uploads).
+func (db *DB) ImportMedia(ctx context.Context, m MediaEntry) error {
+	_, err := db.W.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (key) DO NOTHING`,
+		m.Key, m.URL, m.Filename, m.Size, m.ContentType, m.Width, m.Height, m.Source, m.Prompt, m.CreatedBy, db.ts(m.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("sqldb.ImportMedia: %w", err)
+	}
+	return nil
+}

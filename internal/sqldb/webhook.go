@@ -1,0 +1,383 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/foliohq/folio"
+)
+
+// JobWebhookDelivery is the job kind that sends one webhook delivery (internal/webhook); the
+// job's key is JobWebhookDelivery + ":" + the delivery id and its payload the delivery id.
+const JobWebhookDelivery = "webhook.deliver"
+
+// The DB is the folio.EventEmitter of the service: deliveries are rows beside the data.
+var _ folio.EventEmitter = (*DB)(nil)
+
+// WebhookJobPayload is the payload of a JobWebhookDelivery job.
+type WebhookJobPayload struct {
+	DeliveryID string `json:"deliveryId"`
+}
+
+// WebhookBody is the JSON body of every delivery (Standard Webhooks: type, timestamp, data).
+type WebhookBody struct {
+	Type      string          `json:"type"`
+	Timestamp time.Time       `json:"timestamp"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// CreateWebhook stores a webhook endpoint with its signing secret.
+func (db *DB) CreateWebhook(ctx context.Context, h folio.Webhook, secret string) error {
+	events, _ := json.Marshal(h.Events)
+	_, err := db.W.ExecContext(ctx, `INSERT INTO webhooks (id, url, events, description, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		h.ID, h.URL, string(events), h.Description, secret, db.ts(h.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("sqldb.CreateWebhook: %w", err)
+	}
+	return nil
+}
+
+const webhookColumns = `id, url, events, description, created_at`
+
+func scanWebhook(row interface{ Scan(...any) error }, secret *string) (folio.Webhook, error) {
+	var h folio.Webhook
+	var events string
+	var created Time
+	dest := []any{&h.ID, &h.URL, &events, &h.Description, &created}
+	if secret != nil {
+		dest = append(dest, secret)
+	}
+	if err := row.Scan(dest...); err != nil {
+		return h, err
+	}
+	h.CreatedAt = created.Time
+	if err := json.Unmarshal([]byte(events), &h.Events); err != nil || h.Events == nil {
+		h.Events = []string{}
+	}
+	return h, nil
+}
+
+// Webhooks lists every webhook, oldest first.
+func (db *DB) Webhooks(ctx context.Context) ([]folio.Webhook, error) {
+	rows, err := db.R.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.Webhooks: %w", err)
+	}
+	defer rows.Close()
+	out := []folio.Webhook{}
+	for rows.Next() {
+		h, err := scanWebhook(rows, nil)
+		if err != nil {
+			return nil, fmt.Errorf("sqldb.Webhooks: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// Webhook returns one webhook and its secret, or ENOTFOUND.
+func (db *DB) Webhook(ctx context.Context, id string) (folio.Webhook, string, error) {
+	var secret string
+	h, err := scanWebhook(db.R.QueryRowContext(ctx, `SELECT `+webhookColumns+`, secret FROM webhooks WHERE id = $1`, id), &secret)
+	if err == sql.ErrNoRows {
+		return h, "", notFound("Webhook", id)
+	}
+	if err != nil {
+		return h, "", fmt.Errorf("sqldb.Webhook: %w", err)
+	}
+	return h, secret, nil
+}
+
+// DeleteWebhook removes a webhook, its delivery log and its queued deliveries, or returns
+// ENOTFOUND.
+func (db *DB) DeleteWebhook(ctx context.Context, id string) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = $1 AND status = 'pending' AND key IN
+			(SELECT CAST($2 AS TEXT) || id FROM webhook_deliveries WHERE webhook_id = $3)`, JobWebhookDelivery, JobWebhookDelivery+":", id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM webhooks WHERE id = $1`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("Webhook", id)
+		}
+		return nil
+	})
+	if err != nil && !folio.IsNotFound(err) {
+		return fmt.Errorf("sqldb.DeleteWebhook: %w", err)
+	}
+	return err
+}
+
+// Emit implements folio.EventEmitter for callers without a transaction of their own.
+func (db *DB) Emit(ctx context.Context, ev folio.Event) error {
+	if err := db.tx(ctx, func(tx *sql.Tx) error { return db.EmitTx(ctx, tx, ev) }); err != nil {
+		return fmt.Errorf("sqldb.Emit: %w", err)
+	}
+	return nil
+}
+
+// EmitTx queues one delivery of ev for every webhook subscribed to its type, inside tx: the
+// deliveries commit (and so will be sent) exactly when the caller's change does. This is the
+// call to use for new events (booking.cancelled and booking.rescheduled, say) from inside a
+// write's transaction.
+func (db *DB) EmitTx(ctx context.Context, tx *sql.Tx, ev folio.Event) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, events FROM webhooks`)
+	if err != nil {
+		return err
+	}
+	var targets []string
+	for rows.Next() {
+		var id, events string
+		if err := rows.Scan(&id, &events); err != nil {
+			rows.Close()
+			return err
+		}
+		var types []string
+		_ = json.Unmarshal([]byte(events), &types)
+		for _, t := range types {
+			if t == ev.Type {
+				targets = append(targets, id)
+				break
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(targets) == 0 {
+		return err
+	}
+	body, err := db.webhookBody(ev)
+	if err != nil {
+		return err
+	}
+	for _, hook := range targets {
+		if _, err := db.queueDelivery(ctx, tx, hook, ev.Type, body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) webhookBody(ev folio.Event) ([]byte, error) {
+	data, err := json.Marshal(ev.Data)
+	if err != nil {
+		return nil, fmt.Errorf("event %s data: %w", ev.Type, err)
+	}
+	return json.Marshal(WebhookBody{Type: ev.Type, Timestamp: db.Now().UTC().Truncate(time.Millisecond), Data: data})
+}
+
+func (db *DB) queueDelivery(ctx context.Context, tx *sql.Tx, hookID, eventType string, body []byte) (string, error) {
+	id := "msg_" + folio.NewID()
+	now := db.Now()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, webhook_id, event_type, body, status, next_attempt_at, created_at)
+		VALUES ($1, $2, $3, $4, 'pending', $5, $6)`, id, hookID, eventType, string(body), db.ts(now), db.ts(now)); err != nil {
+		return "", err
+	}
+	payload, _ := json.Marshal(WebhookJobPayload{DeliveryID: id})
+	return id, db.enqueueJob(ctx, tx, JobWebhookDelivery, JobWebhookDelivery+":"+id, string(payload), now)
+}
+
+// QueueTestDelivery queues a webhook.test delivery to one webhook, subscribed or not, and
+// returns its id; ENOTFOUND when there is no such webhook.
+func (db *DB) QueueTestDelivery(ctx context.Context, hookID string, data any) (string, error) {
+	var id string
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhooks WHERE id = $1`, hookID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound("Webhook", hookID)
+		}
+		body, err := db.webhookBody(folio.Event{Type: folio.EventTest, Data: data})
+		if err != nil {
+			return err
+		}
+		id, err = db.queueDelivery(ctx, tx, hookID, folio.EventTest, body)
+		return err
+	})
+	if err != nil && !folio.IsNotFound(err) {
+		return "", fmt.Errorf("sqldb.QueueTestDelivery: %w", err)
+	}
+	return id, err
+}
+
+// OutgoingDelivery is what the delivery worker needs to send one attempt.
+type OutgoingDelivery struct {
+	folio.WebhookDelivery
+	URL    string
+	Secret string
+	Body   []byte
+}
+
+const deliveryColumns = `d.id, d.webhook_id, d.event_type, d.status, d.attempts, d.response_status, d.last_error,
+	d.next_attempt_at, d.created_at, d.last_attempt_at, d.delivered_at`
+
+func scanDelivery(row interface{ Scan(...any) error }, extra ...any) (folio.WebhookDelivery, error) {
+	var d folio.WebhookDelivery
+	var next, created, last, delivered Time
+	err := row.Scan(append([]any{&d.ID, &d.WebhookID, &d.EventType, &d.Status, &d.Attempts, &d.ResponseStatus, &d.LastError,
+		&next, &created, &last, &delivered}, extra...)...)
+	d.CreatedAt = created.Time
+	d.NextAttemptAt, d.LastAttemptAt, d.DeliveredAt = optTime(next), optTime(last), optTime(delivered)
+	if d.Status != folio.DeliveryPending {
+		d.NextAttemptAt = nil
+	}
+	return d, err
+}
+
+func optTime(t Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	v := t.Time
+	return &v
+}
+
+// OutgoingDelivery returns a delivery with its webhook's URL and secret, or ENOTFOUND (the
+// webhook was deleted).
+func (db *DB) OutgoingDelivery(ctx context.Context, id string) (OutgoingDelivery, error) {
+	var o OutgoingDelivery
+	var body string
+	d, err := scanDelivery(db.R.QueryRowContext(ctx, `SELECT `+deliveryColumns+`, w.url, w.secret, d.body
+		FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = $1`, id), &o.URL, &o.Secret, &body)
+	if err == sql.ErrNoRows {
+		return o, notFound("Webhook delivery", id)
+	}
+	if err != nil {
+		return o, fmt.Errorf("sqldb.OutgoingDelivery: %w", err)
+	}
+	o.WebhookDelivery, o.Body = d, []byte(body)
+	return o, nil
+}
+
+// RecordWebhookAttempt writes the outcome of one attempt into the delivery log: status
+// succeeded, failed (given up) or pending with next as the time of the retry.
+func (db *DB) RecordWebhookAttempt(ctx context.Context, id string, attempts int, at time.Time, status string, responseStatus int,
+	lastError string, next time.Time) error {
+	var delivered any
+	if status == folio.DeliverySucceeded {
+		delivered = db.ts(at)
+	}
+	_, err := db.W.ExecContext(ctx, `UPDATE webhook_deliveries SET status = $1, attempts = $2, response_status = $3, last_error = $4,
+		next_attempt_at = $5, last_attempt_at = $6, delivered_at = COALESCE(delivered_at, $7) WHERE id = $8`,
+		status, attempts, responseStatus, lastError, db.nts(&next), db.ts(at), delivered, id)
+	if err != nil {
+		return fmt.Errorf("sqldb.RecordWebhookAttempt: %w", err)
+	}
+	return nil
+}
+
+// WebhookDeliveries lists the delivery log of one webhook, newest first, with the total.
+func (db *DB) WebhookDeliveries(ctx context.Context, hookID string, page, limit int) ([]folio.WebhookDelivery, int, error) {
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = $1`, hookID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqldb.WebhookDeliveries: %w", err)
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d WHERE d.webhook_id = $1
+		ORDER BY d.created_at DESC, d.id DESC LIMIT $2 OFFSET $3`, hookID, limit, (page-1)*limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqldb.WebhookDeliveries: %w", err)
+	}
+	defer rows.Close()
+	out := []folio.WebhookDelivery{}
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("sqldb.WebhookDeliveries: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, total, rows.Err()
+}
+
+// The data of each event type. They are small and stable: receivers fetch the resource from the
+// API when they need more.
+
+// PostEventData is the data of post.published and post.unpublished.
+type PostEventData struct {
+	ID          string     `json:"id"`
+	Slug        string     `json:"slug"`
+	Title       string     `json:"title"`
+	Excerpt     string     `json:"excerpt,omitempty"`
+	Status      string     `json:"status"`
+	PublishedAt *time.Time `json:"publishedAt,omitempty"`
+}
+
+func postEvent(typ string, p *folio.Post) folio.Event {
+	return folio.Event{Type: typ, Data: PostEventData{ID: p.ID, Slug: p.Slug, Title: p.Title, Excerpt: p.Excerpt,
+		Status: p.Status, PublishedAt: p.PublishedAt}}
+}
+
+// emitPostTransition emits post.published or post.unpublished when a post's status crossed
+// "published" in this write.
+func (db *DB) emitPostTransition(ctx context.Context, tx *sql.Tx, before string, p *folio.Post) error {
+	switch {
+	case before != folio.PostPublished && p.Status == folio.PostPublished:
+		return db.EmitTx(ctx, tx, postEvent(folio.EventPostPublished, p))
+	case before == folio.PostPublished && p.Status != folio.PostPublished:
+		return db.EmitTx(ctx, tx, postEvent(folio.EventPostUnpublished, p))
+	}
+	return nil
+}
+
+// BookingEventData is the data of booking.created (and, with Status, of booking.cancelled and
+// booking.rescheduled). The visitor's free text stays out: receivers are often chat rooms.
+type BookingEventData struct {
+	ID              string    `json:"id"`
+	Status          string    `json:"status"`
+	StartTime       time.Time `json:"startTime"`
+	EndTime         time.Time `json:"endTime"`
+	DurationMinutes int       `json:"durationMinutes"`
+	TimeZone        string    `json:"timezone"`
+	Name            string    `json:"name"`
+	Email           string    `json:"email"`
+	Summary         string    `json:"summary,omitempty"`
+	MeetLink        string    `json:"providerMeetLink,omitempty"`
+}
+
+// BookingEvent builds a booking event of the given type from a stored booking.
+func BookingEvent(typ string, b *Booking) folio.Event {
+	return folio.Event{Type: typ, Data: BookingEventData{ID: b.ID, Status: b.Status, StartTime: b.Start.UTC(), EndTime: b.End.UTC(),
+		DurationMinutes: b.DurationMinutes, TimeZone: b.TimeZone, Name: b.AttendeeName, Email: b.AttendeeEmail,
+		Summary: b.Summary, MeetLink: b.MeetLink}}
+}
+
+// ContactEventData is the data of contact.received.
+type ContactEventData struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Email     string    `json:"email"`
+	Subject   string    `json:"subject,omitempty"`
+	Message   string    `json:"message"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// PruneWebhookDeliveries deletes settled deliveries (succeeded or failed) created before before,
+// with their finished jobs, so the log and the jobs table do not grow without end. It returns
+// how many deliveries it deleted.
+func (db *DB) PruneWebhookDeliveries(ctx context.Context, before time.Time) (int, error) {
+	var n int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = $1 AND status IN ('done', 'failed') AND key IN
+			(SELECT CAST($2 AS TEXT) || id FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $3)`,
+			JobWebhookDelivery, JobWebhookDelivery+":", db.ts(before)); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1`, db.ts(before))
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqldb.PruneWebhookDeliveries: %w", err)
+	}
+	return int(n), nil
+}

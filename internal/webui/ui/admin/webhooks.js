@@ -1,0 +1,150 @@
+// Settings → Webhooks: outgoing webhooks (CONTRACT §10). Create one (its signing secret is
+// shown once), list them, send a test delivery, read the delivery log, delete.
+import { api } from './shared/api.js';
+import { h, field, formatDateTime, replace } from './shared/dom.js';
+import { pageHead, statusBox, errorText, badge, busy, markFields, formError, button, confirmDialog, toast } from './ui.js';
+
+const EVENTS = [
+  ['contact.received', 'A contact message arrives'],
+  ['booking.created', 'A meeting is booked'],
+  ['booking.cancelled', 'A booking is cancelled'],
+  ['booking.rescheduled', 'A booking moves'],
+  ['post.published', 'A post is published'],
+  ['post.unpublished', 'A post is unpublished'],
+  ['project.created', 'A project is created'],
+  ['project.updated', 'A project changes'],
+  ['project.deleted', 'A project is deleted'],
+  ['media.uploaded', 'A file is uploaded'],
+];
+
+export async function render({ announce }) {
+  const status = statusBox();
+  const secretBox = h('div', { id: 'new-webhook', 'aria-live': 'polite' });
+  const body = h('div', {});
+  const log = h('section', { class: 'panel', id: 'webhook-log', hidden: true });
+
+  const showLog = async (hook) => {
+    const refresh = h('button', { type: 'button', class: 'secondary', id: 'webhook-log-refresh' }, 'Refresh');
+    const fill = async () => {
+      const res = await api('GET', `/api/webhooks/${encodeURIComponent(hook.id)}/deliveries?limit=50`);
+      const rows = res.deliveries.map((d) => h('tr', { 'data-delivery-id': d.id, 'data-status': d.status },
+        h('td', { 'data-label': 'Created' }, formatDateTime(d.createdAt)),
+        h('td', { 'data-label': 'Event' }, h('span', { class: 'mono' }, d.eventType)),
+        h('td', { 'data-label': 'Status' }, badge(d.status)),
+        h('td', { 'data-label': 'Attempts' }, String(d.attempts)),
+        h('td', { 'data-label': 'Response' }, d.responseStatus ? String(d.responseStatus) : '—'),
+        h('td', { 'data-label': 'Last error' }, d.lastError || ''),
+        h('td', { 'data-label': 'Next attempt' }, d.nextAttemptAt ? formatDateTime(d.nextAttemptAt) : '')));
+      replace(log, h('h2', {}, `Deliveries to ${hook.url}`), h('div', { class: 'row' }, refresh),
+        rows.length === 0 ? h('p', { class: 'muted' }, 'No deliveries yet.')
+          : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'deliveries-table' },
+            h('thead', {}, h('tr', {}, ['Created', 'Event', 'Status', 'Attempts', 'Response', 'Last error', 'Next attempt'].map((t) => h('th', { scope: 'col' }, t)))),
+            h('tbody', {}, rows))));
+      log.hidden = false;
+    };
+    refresh.addEventListener('click', () => busy(refresh, async () => {
+      try { await fill(); } catch (e) { status.set(errorText(e), 'error'); }
+    }));
+    await fill();
+  };
+
+  const load = async () => {
+    const res = await api('GET', '/api/webhooks');
+    const rows = res.webhooks.map((w) => {
+      const test = h('button', { type: 'button', class: 'secondary', 'aria-label': `Send a test to ${w.url}` }, 'Test');
+      test.addEventListener('click', () => busy(test, async () => {
+        try {
+          await api('POST', `/api/webhooks/${encodeURIComponent(w.id)}/test`);
+          status.set('Test delivery queued; it is sent within seconds. Refresh the log to see the outcome.', 'ok');
+          announce('Test delivery queued');
+          await showLog(w);
+        } catch (e) { status.set(errorText(e), 'error'); }
+      }));
+      const view = h('button', { type: 'button', class: 'secondary', 'aria-label': `Deliveries to ${w.url}` }, 'Deliveries');
+      view.addEventListener('click', () => busy(view, async () => {
+        try { await showLog(w); } catch (e) { status.set(errorText(e), 'error'); }
+      }));
+      const del = button('Delete', { iconName: 'trash-2', kind: 'quiet-danger', ariaLabel: `Delete ${w.url}` });
+      del.addEventListener('click', async () => {
+        if (!await confirmDialog({ title: 'Delete this webhook?', message: `Deliveries to ${w.url} stop, and queued ones are dropped.`, confirmLabel: 'Delete webhook' })) return;
+        await busy(del, async () => {
+          try {
+            await api('DELETE', `/api/webhooks/${encodeURIComponent(w.id)}`);
+            toast('Webhook deleted.');
+            announce('Webhook deleted');
+            log.hidden = true;
+            await load();
+          } catch (e) { status.set(errorText(e), 'error'); }
+        });
+      });
+      return h('tr', { 'data-webhook-id': w.id },
+        h('td', { 'data-label': 'URL' }, h('span', { class: 'mono' }, w.url), w.description ? h('div', { class: 'muted' }, w.description) : ''),
+        h('td', { 'data-label': 'Events' }, w.events.join(', ')),
+        h('td', { 'data-label': 'Created' }, formatDateTime(w.createdAt)),
+        h('td', {}, h('div', { class: 'row' }, test, view, del)));
+    });
+    replace(body, rows.length === 0 ? h('p', { class: 'muted' }, 'No webhooks yet.')
+      : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'webhooks-table' },
+        h('thead', {}, h('tr', {}, ['URL', 'Events', 'Created', ''].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, rows))));
+  };
+
+  const url = h('input', { type: 'url', name: 'url', id: 'webhook-url', required: true, maxlength: 2000, placeholder: 'https://ntfy.sh/my-topic' });
+  const description = h('input', { type: 'text', name: 'description', id: 'webhook-description', maxlength: 500 });
+  const boxes = EVENTS.map(([v, label]) => h('label', { class: 'check' },
+    h('input', { type: 'checkbox', name: 'events', value: v, checked: v === 'contact.received' || v === 'booking.created' }), ` ${label} `,
+    h('span', { class: 'mono muted' }, v)));
+  const events = h('fieldset', { id: 'webhook-events', name: 'events' }, h('legend', {}, 'Events'), boxes);
+  const create = h('button', { type: 'submit' }, 'Create webhook');
+  const form = h('form', { class: 'panel', id: 'webhook-form', novalidate: true }, h('h2', {}, 'New webhook'),
+    h('p', { class: 'muted' }, 'folio POSTs signed JSON (Standard Webhooks) to this URL, retrying for about a day when it is down.'),
+    h('div', { class: 'grid' }, field('URL', url), field('Description', description, 'Optional, e.g. "phone via ntfy"')), events, create);
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const chosen = [...form.querySelectorAll('input[name=events]:checked')].map((i) => i.value);
+    if (!url.value.trim()) {
+      status.set('Enter the URL to deliver to.', 'error');
+      url.setAttribute('aria-invalid', 'true');
+      url.focus();
+      return;
+    }
+    if (chosen.length === 0) {
+      status.set('Choose at least one event.', 'error');
+      return;
+    }
+    busy(create, async () => {
+      const req = { url: url.value.trim(), events: chosen };
+      if (description.value.trim()) req.description = description.value.trim();
+      try {
+        const res = await api('POST', '/api/webhooks', req);
+        markFields(form, null);
+        const secret = h('code', { class: 'secret', id: 'new-webhook-secret' }, res.secret);
+        const copy = h('button', { type: 'button', class: 'secondary' }, 'Copy');
+        copy.addEventListener('click', async () => {
+          try { await navigator.clipboard.writeText(res.secret); copy.textContent = 'Copied'; } catch { copy.textContent = 'Select the secret and copy it'; }
+        });
+        const done = h('button', { type: 'button', class: 'secondary', id: 'new-webhook-done' }, 'I have stored it');
+        done.addEventListener('click', () => { secretBox.replaceChildren(); url.focus(); });
+        replace(secretBox, h('section', { class: 'panel' }, h('h2', {}, 'Webhook created'),
+          h('p', {}, 'This is the signing secret the receiver verifies deliveries with. It is shown this once.'), secret,
+          h('div', { class: 'row' }, copy, done)));
+        form.reset();
+        announce('Webhook created; copy the secret now, it is shown once');
+        status.clear();
+        await load();
+        copy.focus();
+      } catch (e) {
+        status.set(formError(form, e), 'error');
+      }
+    });
+  });
+
+  const exportPanel = h('section', { class: 'panel', id: 'export-panel' }, h('h2', {}, 'Export'),
+    h('p', {}, 'Download every post, project, your profile and the media files as one zip; ', h('span', { class: 'mono' }, 'folio import FILE.zip'),
+      ' restores it on any server.'),
+    h('a', { href: '/api/export', id: 'export-link', download: '' }, 'Download the archive'));
+
+  await load();
+  return h('div', {}, pageHead('Settings → Webhooks'), status, secretBox, form,
+    h('section', { class: 'panel' }, h('h2', {}, 'Webhooks'), body), log, exportPanel);
+}
