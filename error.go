@@ -3,6 +3,7 @@ package folio
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error codes of the contract (§1). Each maps to exactly one HTTP status in httpapi.
@@ -67,22 +68,41 @@ func ErrorCode(err error) string {
 // IsNotFound reports whether err carries ENOTFOUND.
 func IsNotFound(err error) bool { return ErrorCode(err) == ENOTFOUND }
 
+// MaxErrorDetails is the most field errors one error lists. A body of a thousand bad array items
+// would otherwise answer with a thousand details — a response many times larger than the
+// request, for anyone to ask for. The message says how many more there were.
+const MaxErrorDetails = 20
+
 // Validation collects field errors. Missing marks a missing required field (400); Invalid marks a
-// present field that breaks a rule (422). Err returns nil when nothing was recorded.
+// present field that breaks a rule (422). Err returns nil when nothing was recorded. It keeps the
+// first MaxErrorDetails details and counts the rest.
 type Validation struct {
 	missing bool
 	details []FieldError
+	dropped int
+}
+
+func (v *Validation) add(field, message string) {
+	if len(v.details) >= MaxErrorDetails {
+		v.dropped++
+		return
+	}
+	v.details = append(v.details, FieldError{Field: field, Message: message})
 }
 
 // Missing records a required field that is absent or empty.
 func (v *Validation) Missing(field string) {
 	v.missing = true
-	v.details = append(v.details, FieldError{Field: field, Message: "is required"})
+	v.add(field, "is required")
 }
 
 // Invalid records a field that is present but breaks a rule.
 func (v *Validation) Invalid(field, format string, args ...any) {
-	v.details = append(v.details, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+	if len(v.details) >= MaxErrorDetails {
+		v.dropped++ // not even formatted
+		return
+	}
+	v.add(field, fmt.Sprintf(format, args...))
 }
 
 // Err returns the collected errors as one *Error, or nil.
@@ -94,7 +114,25 @@ func (v *Validation) Err() error {
 	if v.missing {
 		status, msg = 400, "Required fields are missing."
 	}
-	return &Error{Code: EINVALID, Message: msg, Details: v.details, Status: status}
+	return (&Error{Code: EINVALID, Message: msg, Details: v.details, Status: status}).capDetails(v.dropped)
+}
+
+// CapDetails keeps at most MaxErrorDetails details, saying in the message how many were left
+// out. The HTTP layer applies it to every error it renders; Validation applies it as it goes.
+func (e *Error) CapDetails() *Error {
+	if len(e.Details) <= MaxErrorDetails {
+		return e
+	}
+	c := *e
+	c.Details = e.Details[:MaxErrorDetails:MaxErrorDetails]
+	return c.capDetails(len(e.Details) - MaxErrorDetails)
+}
+
+func (e *Error) capDetails(dropped int) *Error {
+	if dropped > 0 {
+		e.Message = fmt.Sprintf("%s; %d more problems are not listed (at most %d are).", strings.TrimSuffix(e.Message, "."), dropped, MaxErrorDetails)
+	}
+	return e
 }
 
 // BadRequest returns a 400 VALIDATION_ERROR naming one field (empty field: the whole input).

@@ -41,6 +41,7 @@ const (
 	ownerPassword  = "e2e-owner-password"
 	sessionSecret  = "e2e-nextauth-secret-0123456789abcdef"
 	webhookSecret  = "e2e-webhook-secret"
+	metricsToken   = "e2e-metrics-token-0123456789abcdef0123"
 	imageKey       = "sk-e2e-image-key"
 	calendarID     = "owner@example.com"
 	serviceAccount = "folio-e2e@project.iam.gserviceaccount.com"
@@ -409,8 +410,8 @@ func newStack(t *testing.T, withS3 bool) *stack {
 		"SMTP_FROM": "Folio <folio@example.com>", "CONTACT_RECIPIENT": "Owner <" + ownerEmail + ">",
 		"EXTBLOG_API_URL": blogSrv.URL, "EXTBLOG_API_TOKEN": extblogfake.DefaultToken,
 		"EXTBLOG_PUBLICATION_ID": extblogfake.DefaultPublicationID, "EXTBLOG_PUBLICATION_HOST": extblogfake.DefaultHost,
-		"EXTBLOG_WEBHOOK_SECRET": webhookSecret,
-		"IMAGE_API_BASE_URL":     s.images.BaseURL(), "IMAGE_API_KEY": imageKey, "IMAGE_MODEL": "gpt-image-1",
+		"EXTBLOG_WEBHOOK_SECRET": webhookSecret, "METRICS_TOKEN": metricsToken,
+		"IMAGE_API_BASE_URL": s.images.BaseURL(), "IMAGE_API_KEY": imageKey, "IMAGE_MODEL": "gpt-image-1",
 		"CALENDAR_PROVIDER": "google", "PROVIDER_CALENDAR_ID": calendarID, "PROVIDER_SERVICE_ACCOUNT_EMAIL": serviceAccount,
 		"PROVIDER_SERVICE_ACCOUNT_PRIVATE_KEY": pemKey, "PROVIDER_API_URL": googleSrv.URL + "/calendar/v3/",
 		"PROVIDER_TOKEN_URL": googleSrv.URL + "/token",
@@ -576,7 +577,7 @@ var metricLine = regexp.MustCompile(`(?m)^([a-z_]+)(\{[^}]*\})? ([0-9.e+-]+)$`)
 // metric sums every sample of the named metric on the instance's /metrics.
 func metric(t *testing.T, base, name string) float64 {
 	t.Helper()
-	r := call("GET", base+"/metrics", nil)
+	r := call("GET", base+"/metrics", nil, bearer(metricsToken)...)
 	r.want(t, http.StatusOK, "/metrics")
 	var sum float64
 	for _, m := range metricLine.FindAllStringSubmatch(string(r.body), -1) {

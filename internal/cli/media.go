@@ -13,6 +13,7 @@ import (
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/imagegen"
 	"github.com/foliohq/folio/internal/media"
+	"github.com/foliohq/folio/internal/netguard"
 )
 
 // openMediaStore opens the configured media storage (MEDIA_STORAGE); files serves it under
@@ -53,7 +54,8 @@ func wireMedia(ctx context.Context, cfg *config.Config, srv *httpapi.Server) err
 		TempDir: tmp}
 	srv.ImageStudio = &media.ImageStudio{Uploader: srv.Uploader, Model: cfg.ImageModel, Sizes: cfg.ImageAllowedSizes}
 	if cfg.ImageAPIKey != "" {
-		gen, err := imagegen.New(imagegen.Config{BaseURL: cfg.ImageAPIBaseURL, APIKey: cfg.ImageAPIKey, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout})
+		gen, err := imagegen.New(imagegen.Config{BaseURL: cfg.ImageAPIBaseURL, APIKey: cfg.ImageAPIKey, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout,
+			Download: netguard.Policy{AllowPrivate: cfg.ImageAllowPrivate}})
 		if err != nil {
 			return fmt.Errorf("image generation (IMAGE_*): %w", err)
 		}

@@ -26,6 +26,9 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return helpOK(err)
 	}
 	log := newLogger(cfg, env.Stderr)
+	for _, w := range cfg.Warnings() {
+		log.Warn(w)
+	}
 	db, err := openDB(ctx, cfg, cfg.AutoMigrate, log)
 	if err != nil {
 		return err
@@ -37,11 +40,17 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		RequestTimeout:      cfg.RequestTimeout,
 		SiteURL:             cfg.SiteURL,
 		PublicCacheSize:     cfg.PublicCacheSize,
+		PublicCacheBytes:    cfg.PublicCacheBytes,
+		MetricsToken:        cfg.MetricsToken,
+		MetricsSeparate:     cfg.MetricsAddr != "",
 		ClientIP:            clientip.New(cfg.TrustedProxies),
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
 		Limiter:             ratelimit.NewMemory(time.Now),
 		Limits: httpapi.Limits{Public: cfg.RateLimitPublic, Authenticated: cfg.RateLimitAuthenticated,
 			Admin: cfg.RateLimitAdmin, Helper: cfg.RateLimitHelper, Window: cfg.RateLimitWindow},
+	}
+	if cfg.PublicCacheBytes == 0 {
+		srv.PublicCacheSize = 0 // FOLIO_PUBLIC_CACHE_BYTES=0 turns the cache off
 	}
 	if err := wireMedia(ctx, cfg, srv); err != nil {
 		return err
@@ -160,6 +169,21 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on FOLIO_ADDR %s: %w", cfg.Addr, err)
+	}
+	// METRICS_ADDR: /metrics on a listener of its own (an internal network or localhost), and
+	// nowhere else.
+	var metricsSrv *http.Server
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("listen on METRICS_ADDR %s: %w", cfg.MetricsAddr, err)
+		}
+		metricsSrv = &http.Server{Handler: srv.MetricsHandler(), ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second, MaxHeaderBytes: 16 << 10, ErrorLog: slogErrorLog(log)}
+		log.Info("metrics listening", "addr", mln.Addr().String(), "token", cfg.MetricsToken != "")
+		go metricsSrv.Serve(mln)
+		defer metricsSrv.Close()
 	}
 	hs := &http.Server{
 		Handler:           handler,

@@ -21,21 +21,24 @@ import (
 
 // Config is the parsed configuration. Packages receive plain values from it, never the struct.
 type Config struct {
-	Addr            string
-	DataDir         string
-	SiteURL         string
-	Env             string // development or production
-	DatabaseURL     string
-	RedisURL        string
-	LogLevel        string
-	LogFormat       string
-	AutoMigrate     bool
-	ReadTimeout     time.Duration
-	WriteTimeout    time.Duration
-	RequestTimeout  time.Duration
-	ShutdownTimeout time.Duration
-	PublicCacheSize int
-	JobsPoll        time.Duration
+	Addr             string
+	DataDir          string
+	SiteURL          string
+	Env              string // development or production
+	DatabaseURL      string
+	RedisURL         string
+	LogLevel         string
+	LogFormat        string
+	AutoMigrate      bool
+	ReadTimeout      time.Duration
+	WriteTimeout     time.Duration
+	RequestTimeout   time.Duration
+	ShutdownTimeout  time.Duration
+	PublicCacheSize  int
+	PublicCacheBytes int64
+	JobsPoll         time.Duration
+	MetricsToken     string
+	MetricsAddr      string
 
 	NextAuthSecret     string
 	NextAuthURL        string
@@ -75,6 +78,7 @@ type Config struct {
 	ImageModel         string
 	ImageAllowedSizes  []string
 	ImageTimeout       time.Duration
+	ImageAllowPrivate  bool
 	ImageHelperPerHour int
 
 	ExtblogAPIURL           string
@@ -129,7 +133,10 @@ func (c *Config) ExtblogConfigured() bool {
 type option struct {
 	name, def, help string
 	secret          bool
-	set             func(c *Config, v string) error
+	// minProdBytes is the least length of a secret folio itself keys with (session encryption,
+	// HMAC, bearer tokens) when FOLIO_ENV=production: a short one can be guessed offline.
+	minProdBytes int
+	set          func(c *Config, v string) error
 }
 
 func str(p func(*Config) *string) func(*Config, string) error {
@@ -254,9 +261,19 @@ var options = []option{
 		return nil
 	}},
 	{name: "FOLIO_PUBLIC_CACHE_ENTRIES", def: "2048", help: "rendered public responses kept in memory (0 disables the cache)", set: integer(0, 1<<20, func(c *Config) *int { return &c.PublicCacheSize })},
+	{name: "FOLIO_PUBLIC_CACHE_BYTES", def: "67108864", help: "memory bound of the public response cache in bytes (default 64 MiB; 0 disables the cache); a response over an eighth of it is not cached", set: func(c *Config, v string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("not a number of bytes: %q", v)
+		}
+		c.PublicCacheBytes = n
+		return nil
+	}},
+	{name: "METRICS_TOKEN", def: "", help: "bearer token that may read /metrics (an admin API key may too); at least 32 bytes in production", secret: true, minProdBytes: 32, set: str(func(c *Config) *string { return &c.MetricsToken })},
+	{name: "METRICS_ADDR", def: "", help: "serve /metrics on this separate listen address (host:port) only, and not on FOLIO_ADDR; it is open to whoever reaches it unless METRICS_TOKEN is set", set: str(func(c *Config) *string { return &c.MetricsAddr })},
 
 	// Identity and access
-	{name: "NEXTAUTH_SECRET", def: "", help: "secret the session cookies are encrypted with (shared with a Next.js front end); generated into the data directory in development", secret: true, set: str(func(c *Config) *string { return &c.NextAuthSecret })},
+	{name: "NEXTAUTH_SECRET", def: "", help: "secret the session cookies are encrypted with (shared with a Next.js front end); generated into the data directory in development; at least 32 bytes in production", secret: true, minProdBytes: 32, set: str(func(c *Config) *string { return &c.NextAuthSecret })},
 	{name: "NEXTAUTH_URL", def: "", help: "base URL of the site the sessions belong to; https makes cookies __Secure-", set: httpURL(func(c *Config) *string { return &c.NextAuthURL })},
 	{name: "FOLIO_ADMIN_EMAIL", def: "", help: "creates this owner at first start when no user exists", set: address(func(c *Config) *string { return &c.AdminEmail })},
 	{name: "FOLIO_ADMIN_PASSWORD", def: "", help: "password of the first-start owner", secret: true, set: str(func(c *Config) *string { return &c.AdminPassword })},
@@ -345,6 +362,7 @@ var options = []option{
 		return nil
 	}},
 	{name: "IMAGE_TIMEOUT", def: "90s", help: "deadline of one image generation", set: duration(func(c *Config) *time.Duration { return &c.ImageTimeout })},
+	{name: "IMAGE_ALLOW_PRIVATE", def: "false", help: "fetch image URLs the provider answers with from loopback, private and link-local addresses too (a provider on your own network); by default only public addresses are fetched, redirects included", set: boolean(func(c *Config) *bool { return &c.ImageAllowPrivate })},
 
 	// External blog platform
 	{name: "EXTBLOG_API_URL", def: "https://gql.hashnode.com", help: "the platform's GraphQL endpoint", set: httpURL(func(c *Config) *string { return &c.ExtblogAPIURL })},
@@ -352,7 +370,7 @@ var options = []option{
 	{name: "EXTBLOG_API_TOKEN_FILE", def: "", help: "file holding the token, re-read when it changes (rotation without restart)", set: str(func(c *Config) *string { return &c.ExtblogAPITokenFile })},
 	{name: "EXTBLOG_PUBLICATION_ID", def: "", help: "the publication cross-published posts go to", set: str(func(c *Config) *string { return &c.ExtblogPublicationID })},
 	{name: "EXTBLOG_PUBLICATION_HOST", def: "", help: "the publication's host (e.g. blog.example.com) for GET /api/posts", set: str(func(c *Config) *string { return &c.ExtblogPublicationHost })},
-	{name: "EXTBLOG_WEBHOOK_SECRET", def: "", help: "HMAC secret of the inbound webhook (required in production when the platform is configured)", secret: true, set: str(func(c *Config) *string { return &c.ExtblogWebhookSecret })},
+	{name: "EXTBLOG_WEBHOOK_SECRET", def: "", help: "HMAC secret of the inbound webhook; without it every delivery is refused (401); required in production when the platform is configured, at least 32 bytes there", secret: true, minProdBytes: 32, set: str(func(c *Config) *string { return &c.ExtblogWebhookSecret })},
 	{name: "EXTBLOG_WEBHOOK_TOLERANCE_SECONDS", def: "300", help: "accepted clock difference of signed webhook timestamps", set: seconds(func(c *Config) *time.Duration { return &c.ExtblogWebhookTolerance })},
 	{name: "EXTBLOG_MAX_ATTEMPTS", def: "3", help: "attempts per platform call (1 s initial backoff, ×2, 10 s cap)", set: integer(1, 10, func(c *Config) *int { return &c.ExtblogMaxAttempts })},
 	{name: "EXTBLOG_CACHE_SECONDS", def: "3600", help: "lifetime of the cached GET /api/posts listing", set: seconds(func(c *Config) *time.Duration { return &c.ExtblogCacheTTL })},
@@ -447,6 +465,7 @@ func Load(getenv func(string) string, dotenvPath string) (*Config, error) {
 		}
 	}
 	c := &Config{}
+	var short []string // secrets under their production minimum, by name (never by value)
 	for _, o := range options {
 		v, ok := getenv(o.name), true
 		if v == "" {
@@ -458,9 +477,16 @@ func Load(getenv func(string) string, dotenvPath string) (*Config, error) {
 		if err := o.set(c, v); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", o.name, err)
 		}
+		if o.minProdBytes > 0 && v != "" && len(v) < o.minProdBytes {
+			short = append(short, fmt.Sprintf("%s (%d bytes, needs %d)", o.name, len(v), o.minProdBytes))
+		}
 	}
 	if err := c.validate(); err != nil {
 		return nil, err
+	}
+	if c.Production() && len(short) > 0 {
+		return nil, fmt.Errorf("config: secrets too short for FOLIO_ENV=production: %s; generate one with: openssl rand -base64 32",
+			strings.Join(short, ", "))
 	}
 	return c, nil
 }
@@ -484,6 +510,22 @@ func (c *Config) validate() error {
 		}
 	}
 	return nil
+}
+
+// Warnings are settings that start but deserve the operator's attention, one sentence each;
+// serve logs them at start.
+func (c *Config) Warnings() []string {
+	var out []string
+	if c.Production() && strings.HasPrefix(c.NextAuthURL, "http://") {
+		out = append(out, "NEXTAUTH_URL is http:// in production: session cookies are sent without the Secure flag and can be read on the network; use https://")
+	}
+	if c.Production() && c.ImageAllowPrivate {
+		out = append(out, "IMAGE_ALLOW_PRIVATE=true: image URLs the provider answers with are fetched from private and loopback addresses too")
+	}
+	if c.ExtblogWebhookSecret == "" {
+		out = append(out, "EXTBLOG_WEBHOOK_SECRET is not set: the platform webhook (/api/extblog/webhook) refuses every delivery with 401")
+	}
+	return out
 }
 
 // ParseDotenv reads KEY=VALUE lines: blank lines and # comments are skipped, an optional
@@ -558,7 +600,7 @@ func (c *Config) Secrets() []string {
 	var out []string
 	for _, s := range []string{c.NextAuthSecret, c.AdminPassword, c.SMTPPassword,
 		c.S3AccessKeyID, c.S3SecretAccessKey, c.ImageAPIKey, c.ExtblogAPIToken, c.ExtblogWebhookSecret,
-		c.ProviderSAPrivateKey, c.CalDAVPassword} {
+		c.ProviderSAPrivateKey, c.CalDAVPassword, c.MetricsToken} {
 		if s != "" {
 			out = append(out, s)
 		}

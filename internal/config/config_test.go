@@ -70,3 +70,60 @@ func FuzzParseDotenv(f *testing.F) {
 		}
 	})
 }
+
+// Ensure production refuses the secrets folio keys with when they are shorter than 32 bytes,
+// naming them but never quoting them, and that development takes them.
+func TestProductionSecretLengths(t *testing.T) {
+	long := strings.Repeat("k", 32)
+	base := map[string]string{"FOLIO_ENV": "production", "NEXTAUTH_SECRET": long}
+	load := func(extra map[string]string) (*Config, error) {
+		env := map[string]string{}
+		for k, v := range base {
+			env[k] = v
+		}
+		for k, v := range extra {
+			env[k] = v
+		}
+		return Load(func(k string) string { return env[k] }, "")
+	}
+	if _, err := load(nil); err != nil {
+		t.Fatalf("32-byte NEXTAUTH_SECRET refused: %v", err)
+	}
+	for _, name := range []string{"NEXTAUTH_SECRET", "EXTBLOG_WEBHOOK_SECRET", "METRICS_TOKEN"} {
+		short := "short-secret-value"
+		_, err := load(map[string]string{name: short})
+		if err == nil || !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), short) {
+			t.Errorf("%s of %d bytes in production: %v", name, len(short), err)
+		}
+		env := map[string]string{"FOLIO_ENV": "development", name: short}
+		if _, err := Load(func(k string) string { return env[k] }, ""); err != nil {
+			t.Errorf("%s short in development: %v", name, err)
+		}
+	}
+	if _, err := load(map[string]string{"NEXTAUTH_SECRET": "x"}); err == nil {
+		t.Error("NEXTAUTH_SECRET=x accepted in production")
+	}
+	// An http NEXTAUTH_URL starts in production, with a warning.
+	c, err := load(map[string]string{"NEXTAUTH_URL": "http://site.example.com", "EXTBLOG_WEBHOOK_SECRET": long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(c.Warnings(), "\n"); !strings.Contains(w, "NEXTAUTH_URL") {
+		t.Errorf("no warning for an http NEXTAUTH_URL: %q", w)
+	}
+	c, _ = load(map[string]string{"NEXTAUTH_URL": "https://site.example.com", "EXTBLOG_WEBHOOK_SECRET": long})
+	if w := strings.Join(c.Warnings(), "\n"); strings.Contains(w, "NEXTAUTH_URL") {
+		t.Errorf("warning for an https NEXTAUTH_URL: %q", w)
+	}
+	// Without EXTBLOG_WEBHOOK_SECRET the webhook's refusal is announced at start.
+	if w := strings.Join(c.Warnings(), "\n"); strings.Contains(w, "EXTBLOG_WEBHOOK_SECRET") {
+		t.Errorf("webhook warning with a secret set: %q", w)
+	}
+	c, _ = load(nil)
+	if w := strings.Join(c.Warnings(), "\n"); !strings.Contains(w, "EXTBLOG_WEBHOOK_SECRET") || !strings.Contains(w, "401") {
+		t.Errorf("no warning without EXTBLOG_WEBHOOK_SECRET: %q", w)
+	}
+	if c.PublicCacheBytes != 64<<20 {
+		t.Errorf("FOLIO_PUBLIC_CACHE_BYTES default = %d, want 64 MiB", c.PublicCacheBytes)
+	}
+}

@@ -63,7 +63,8 @@ func (s *Server) blogRoutes() []route {
 			Tag: "Blog", Summary: "Delete a post by id", Status: http.StatusNoContent, Errors: []int{404}},
 		{Method: "POST", Pattern: "/api/articles/publishing-options", Handle: s.savePublishingOptions, Level: folio.LevelWrite,
 			Tag: "Blog", Summary: "Save an article's publishing options: publish now, schedule, SEO, series, settings, cross-publishing; " +
-				"the response carries the article and the platform outcome (a platform failure never loses the local save)",
+				"the response carries the article and the platform outcome (a platform failure never loses the local save); " +
+				"cross-publishing (crossPlatformPublishing.extblog on) needs manage:articles or an admin key, like /api/extblog/publish (else 403)",
 			Body: folio.PublishingOptionsInput{}, Status: http.StatusOK, Resp: publishingResult{}, Errors: []int{404, 413, 415, 422}},
 	}
 }
@@ -234,6 +235,9 @@ func (s *Server) savePublishingOptions(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
+	if err := s.mayCrossPublish(r, plan); err != nil {
+		return err
+	}
 	p, err := s.DB.SavePublishingOptions(r.Context(), plan)
 	if err != nil {
 		return err
@@ -252,6 +256,40 @@ func (s *Server) savePublishingOptions(w http.ResponseWriter, r *http.Request) e
 	}
 	p.ContentHTML = renderMarkdown(p.Content)
 	return writeJSON(w, http.StatusOK, out)
+}
+
+// crossPublishPerm is what publishing on the external blog platform needs, through
+// /api/extblog/publish (its route row) and through publishing-options alike: one effect, one
+// permission.
+const crossPublishPerm = folio.PermManageArticles
+
+// mayCrossPublish refuses (403, before anything is saved) a publishing-options request that
+// cross-publishes when the caller lacks crossPublishPerm: one that turns
+// crossPlatformPublishing.extblog on, or one that publishes or schedules a post whose stored
+// flag is on and that does not turn it off.
+func (s *Server) mayCrossPublish(r *http.Request, plan *folio.PublishingPlan) error {
+	if folio.ActorFrom(r.Context()).Has(crossPublishPerm) {
+		return nil
+	}
+	refuse := folio.Errorf(folio.EFORBIDDEN, "Cross-publishing to the external blog needs the %s permission "+
+		"(an owner or editor session) or an admin key, as /api/extblog/publish does.", crossPublishPerm)
+	if c := plan.CrossPlatformPublishing; c != nil {
+		if c.Extblog {
+			return refuse
+		}
+		return nil // turned off by this request
+	}
+	if !plan.Publish && plan.ScheduledAt == nil {
+		return nil
+	}
+	p, err := s.DB.Post(r.Context(), plan.PostID)
+	if err != nil {
+		return err
+	}
+	if p.CrossPlatformPublishing != nil && p.CrossPlatformPublishing.Extblog {
+		return refuse
+	}
+	return nil
 }
 
 // publishOnPlatform sends p to the platform and reports the outcome. Messages shown to the

@@ -240,6 +240,88 @@ func TestPostsConditionalGET(t *testing.T) {
 	})
 }
 
+// Ensure cross-publishing through publishing-options needs what /api/extblog/publish needs
+// (manage:articles or an admin key): a write key turning the flag on, or publishing or
+// scheduling a post whose flag is on, is 403 with nothing saved and nothing sent; without the
+// flag it publishes locally as before.
+func TestPublishingOptionsCrossPublishNeedsPermission(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		var mu sync.Mutex
+		sent := 0
+		pub := publisherFunc(func(ctx context.Context, p *folio.Post) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			sent++
+			return "ext-" + p.ID, nil
+		})
+		ts := newBlogServer(t, db, func(s *Server) { s.ArticlePublisher = pub })
+		v := newOpenAPIValidator(t, ts)
+		mk := func(title string) string {
+			return ts.do("POST", "/api/blog", "write", map[string]any{"title": title, "content": "Body"}).json(t)["id"].(string)
+		}
+		opts := func(token string, body map[string]any) response {
+			t.Helper()
+			res := ts.do("POST", "/api/articles/publishing-options", token, body)
+			v.check("POST", "/api/articles/publishing-options", res)
+			return res
+		}
+		on := map[string]any{"extblog": true}
+		future := time.Now().Add(48 * time.Hour).UTC().Format(time.RFC3339)
+
+		a := mk("Write key")
+		for name, body := range map[string]map[string]any{
+			"publish with the flag":  {"articleId": a, "status": "published", "crossPlatformPublishing": on},
+			"schedule with the flag": {"articleId": a, "status": "published", "scheduledAt": future, "crossPlatformPublishing": on},
+			"draft with the flag":    {"articleId": a, "status": "draft", "crossPlatformPublishing": on},
+		} {
+			res := opts("write", body)
+			if res.Status != 403 || res.errorCode(t) != "PERMISSION_DENIED" || !strings.Contains(string(res.Body), "manage:articles") {
+				t.Errorf("write key, %s: %d %s", name, res.Status, res.Body)
+			}
+		}
+		if p := mustPost(t, db, a); p.Status != folio.PostDraft || p.CrossPlatformPublishing != nil || p.ScheduledAt != nil {
+			t.Errorf("a refused request changed the post: %+v", p)
+		}
+
+		// A post an editor flagged: the write key may not publish it (that would cross-publish),
+		// may turn the flag off, and may then publish locally.
+		b := mk("Flagged")
+		if res := opts("editor", map[string]any{"articleId": b, "status": "draft", "crossPlatformPublishing": on}); res.Status != 200 {
+			t.Fatalf("editor flags: %d %s", res.Status, res.Body)
+		}
+		for _, body := range []map[string]any{
+			{"articleId": b, "status": "published"},
+			{"articleId": b, "status": "published", "scheduledAt": future},
+		} {
+			if res := opts("write", body); res.Status != 403 {
+				t.Errorf("write key publishing a flagged post (%v): %d %s", body, res.Status, res.Body)
+			}
+		}
+		if res := opts("write", map[string]any{"articleId": b, "status": "draft"}); res.Status != 200 {
+			t.Errorf("write key saving a flagged draft without publishing: %d %s", res.Status, res.Body)
+		}
+		res := opts("write", map[string]any{"articleId": b, "status": "published", "crossPlatformPublishing": map[string]any{"extblog": false}})
+		if res.Status != 200 || res.json(t)["platform"].(map[string]any)["status"] != "skipped" {
+			t.Errorf("write key publishing locally with the flag off: %d %s", res.Status, res.Body)
+		}
+		if sent != 0 {
+			t.Errorf("the write key's requests reached the platform %d times", sent)
+		}
+		// The same request from an admin key or an editor session cross-publishes.
+		c := mk("Admin")
+		for _, tok := range []string{"admin", "editor"} {
+			res := opts(tok, map[string]any{"articleId": c, "status": "published", "crossPlatformPublishing": on})
+			if res.Status != 200 || res.json(t)["platform"].(map[string]any)["status"] != "published" {
+				t.Errorf("%s cross-publishing: %d %s", tok, res.Status, res.Body)
+			}
+		}
+		// /api/extblog/publish answers the write key alike.
+		if res := ts.do("POST", "/api/extblog/publish", "write", map[string]any{"articleId": c}); res.Status != 403 {
+			t.Errorf("/api/extblog/publish with a write key: %d", res.Status)
+		}
+	})
+}
+
 // publisherFunc adapts a function to folio.ArticlePublisher.
 type publisherFunc func(ctx context.Context, p *folio.Post) (string, error)
 
@@ -297,7 +379,7 @@ func TestPublishingOptions(t *testing.T) {
 		}
 		// publishedAt is the first publication's.
 		clock.Advance(time.Hour)
-		_, art, _ = opts("write", map[string]any{"articleId": a, "status": "published"})
+		_, art, _ = opts("admin", map[string]any{"articleId": a, "status": "published"})
 		if art["publishedAt"] != "2026-05-01T12:00:00Z" || sent[a] != 2 {
 			t.Errorf("republish: publishedAt %v, sent %d", art["publishedAt"], sent[a])
 		}
@@ -305,17 +387,17 @@ func TestPublishingOptions(t *testing.T) {
 		// A platform failure keeps the local save and reports it.
 		b := mk("Platform down")
 		fail = &folio.ExtBlogError{Kind: folio.ExtBlogNetwork, Op: "PublishPost", Message: "502 from platform"}
-		_, art, plat = opts("write", map[string]any{"articleId": b, "status": "published", "crossPlatformPublishing": map[string]any{"extblog": true}})
+		_, art, plat = opts("admin", map[string]any{"articleId": b, "status": "published", "crossPlatformPublishing": map[string]any{"extblog": true}})
 		if art["status"] != "published" || plat["status"] != "failed" || !strings.Contains(plat["error"].(string), "502 from platform") {
 			t.Errorf("failure: article %v, platform %v", art["status"], plat)
 		}
 		fail = errors.New("dial tcp: secret internals")
-		_, _, plat = opts("write", map[string]any{"articleId": b, "status": "published"})
+		_, _, plat = opts("editor", map[string]any{"articleId": b, "status": "published"})
 		if plat["status"] != "failed" || strings.Contains(plat["error"].(string), "internals") {
 			t.Errorf("opaque failure: %v", plat)
 		}
 		fail = folio.Errorf(folio.EUNAVAILABLE, "The external blog platform is not configured: set EXTBLOG_API_TOKEN.")
-		_, _, plat = opts("write", map[string]any{"articleId": b, "status": "published"})
+		_, _, plat = opts("editor", map[string]any{"articleId": b, "status": "published"})
 		if plat["status"] != "skipped" || !strings.Contains(plat["error"].(string), "EXTBLOG_API_TOKEN") {
 			t.Errorf("unconfigured: %v", plat)
 		}
@@ -334,7 +416,7 @@ func TestPublishingOptions(t *testing.T) {
 		// A future schedule: the post stays a draft, the job publishes it at that time, once.
 		d := mk("Scheduled")
 		at := clock.Now().Add(2 * time.Hour)
-		_, art, plat = opts("write", map[string]any{"articleId": d, "status": "published", "scheduledAt": at.In(time.FixedZone("CEST", 2*3600)).Format(time.RFC3339),
+		_, art, plat = opts("editor", map[string]any{"articleId": d, "status": "published", "scheduledAt": at.In(time.FixedZone("CEST", 2*3600)).Format(time.RFC3339),
 			"crossPlatformPublishing": map[string]any{"extblog": true}})
 		if art["status"] != "draft" || art["scheduledAt"] != at.Format(time.RFC3339) || art["publishedAt"] != nil || plat["status"] != "scheduled" || sent[d] != 0 {
 			t.Fatalf("scheduled: article %v, platform %v", art, plat)
@@ -363,7 +445,7 @@ func TestPublishingOptions(t *testing.T) {
 		if art["status"] != "published" || art["scheduledAt"] != nil {
 			t.Errorf("past schedule: %v", art)
 		}
-		_, art, plat = opts("write", map[string]any{"articleId": e, "status": "draft", "crossPlatformPublishing": map[string]any{"extblog": true}})
+		_, art, plat = opts("editor", map[string]any{"articleId": e, "status": "draft", "crossPlatformPublishing": map[string]any{"extblog": true}})
 		if art["status"] != "draft" || plat["status"] != "skipped" {
 			t.Errorf("draft: %v %v", art, plat)
 		}
@@ -403,7 +485,7 @@ func TestPublishingOptions(t *testing.T) {
 func TestPublishingOptionsWithoutPlatform(t *testing.T) {
 	ts := newBlogServer(t, foliotest.MustOpenSQLite(t))
 	id := ts.do("POST", "/api/blog", "write", map[string]any{"title": "T", "content": "C"}).json(t)["id"].(string)
-	res := ts.do("POST", "/api/articles/publishing-options", "write", map[string]any{"articleId": id, "status": "published",
+	res := ts.do("POST", "/api/articles/publishing-options", "editor", map[string]any{"articleId": id, "status": "published",
 		"crossPlatformPublishing": map[string]any{"extblog": true}})
 	plat := res.json(t)["platform"].(map[string]any)
 	if res.Status != 200 || plat["status"] != "skipped" || !strings.Contains(plat["error"].(string), "EXTBLOG_API_TOKEN") {

@@ -59,6 +59,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			fe = folio.Errorf(folio.EINTERNAL, "An internal error occurred. Quote the X-Request-Id header when reporting it.")
 		}
 	}
+	fe = fe.CapDetails()
 	status := fe.Status
 	if status == 0 {
 		status = statusOf[fe.Code]

@@ -37,7 +37,7 @@ type ExtBlog struct {
 	// StaleFor is how long past CacheTTL a listing is kept to be served when the platform fails;
 	// 0 means 7 days.
 	StaleFor time.Duration
-	// WebhookSecret is EXTBLOG_WEBHOOK_SECRET; empty accepts unsigned deliveries (development).
+	// WebhookSecret is EXTBLOG_WEBHOOK_SECRET; empty refuses every delivery (401).
 	WebhookSecret string
 	// WebhookTolerance is the accepted clock difference of signed timestamps (0: 300 s).
 	WebhookTolerance time.Duration
@@ -80,7 +80,7 @@ const (
 )
 
 func (s *Server) extblogRoutes() []route {
-	perm := folio.PermManageArticles
+	perm := crossPublishPerm
 	return []route{
 		{Method: "GET", Pattern: "/api/posts", Handle: s.listExtblogPosts,
 			Tag: "External blog", Summary: "List the posts of the external blog platform's publication (cached; X-Cache: HIT, MISS or STALE)",
@@ -465,15 +465,19 @@ func (s *Server) extblogWebhook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	eb := s.ExtBlog
-	if eb != nil && eb.WebhookSecret != "" {
-		err := extblog.VerifySignature(r.Header.Get(extblog.SignatureHeader), raw, eb.WebhookSecret, s.now(), eb.WebhookTolerance)
-		switch {
-		case errors.Is(err, extblog.ErrSignatureMalformed):
-			return folio.BadRequest("x-extblog-signature", "is not a valid signature header")
-		case err != nil:
-			s.log(r).Warn("extblog webhook rejected", "reason", err.Error())
-			return folio.Errorf(folio.EUNAUTHORIZED, "Webhook signature verification failed.")
-		}
+	// Without a secret nothing can be verified, so nothing is applied: an unsigned delivery is
+	// anyone's delivery. This holds in every environment (development included).
+	if eb == nil || eb.WebhookSecret == "" {
+		s.log(r).Warn("extblog webhook refused: EXTBLOG_WEBHOOK_SECRET is not set")
+		return folio.Errorf(folio.EUNAUTHORIZED, "Webhook deliveries are refused: EXTBLOG_WEBHOOK_SECRET is not set on this server.")
+	}
+	err = extblog.VerifySignature(r.Header.Get(extblog.SignatureHeader), raw, eb.WebhookSecret, s.now(), eb.WebhookTolerance)
+	switch {
+	case errors.Is(err, extblog.ErrSignatureMalformed):
+		return folio.BadRequest("x-extblog-signature", "is not a valid signature header")
+	case err != nil:
+		s.log(r).Warn("extblog webhook rejected", "reason", err.Error())
+		return folio.Errorf(folio.EUNAUTHORIZED, "Webhook signature verification failed.")
 	}
 	ev, err := extblog.DecodeWebhook(raw)
 	if errors.Is(err, extblog.ErrIgnoredEvent) {
@@ -483,7 +487,7 @@ func (s *Server) extblogWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return folio.BadRequest("", "Invalid webhook payload: %s.", strings.TrimPrefix(err.Error(), "extblog: "))
 	}
-	if eb != nil && ev.PublicationID != "" && eb.PublicationID != "" && ev.PublicationID != eb.PublicationID {
+	if ev.PublicationID != "" && eb.PublicationID != "" && ev.PublicationID != eb.PublicationID {
 		s.log(r).Info("extblog webhook for another publication ignored", "event", ev.Kind)
 		w.WriteHeader(http.StatusNoContent)
 		return nil

@@ -821,13 +821,30 @@ func TestExtblogWebhookEchoOfPublish(t *testing.T) {
 	}
 }
 
-// TestExtblogWebhookUnsigned: without EXTBLOG_WEBHOOK_SECRET deliveries are accepted unsigned.
-func TestExtblogWebhookUnsigned(t *testing.T) {
-	e := newExtblogEnv(t, foliotest.MustOpenSQLite(t), func(eb *ExtBlog) { eb.WebhookSecret = "" })
-	id := e.fake.AddPost(extblogfake.Post{Title: "Open", Slug: "open", ContentMarkdown: "Open."})
-	if res := e.call("POST", "/api/extblog/webhook", "", specEvent("POST_PUBLISHED", id, "open", "Open")); res.Status != 204 {
-		t.Errorf("unsigned delivery without a secret: %d %s", res.Status, res.Body)
-	}
+// TestExtblogWebhookWithoutSecret: without EXTBLOG_WEBHOOK_SECRET nothing can be verified, so
+// every delivery is refused with 401 — unsigned or signed with any key — and nothing is applied.
+func TestExtblogWebhookWithoutSecret(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		e := newExtblogEnv(t, db, func(eb *ExtBlog) { eb.WebhookSecret = "" })
+		id := e.fake.AddPost(extblogfake.Post{Title: "Open", Slug: "open", ContentMarkdown: "Open."})
+		body := specEvent("POST_PUBLISHED", id, "open", "Open")
+		v := newOpenAPIValidator(t, e.testServer)
+		for name, headers := range map[string][]string{
+			"unsigned":          nil,
+			"signed with a key": {"X-Extblog-Signature", extblog.SignWebhook("guessed", body, e.clock.Now())},
+			"empty-key HMAC":    {"X-Extblog-Signature", hexMAC("", body)},
+			"malformed header":  {"X-Extblog-Signature", "t=,v1="},
+		} {
+			res := e.call("POST", "/api/extblog/webhook", "", body, headers...)
+			v.check("POST", "/api/extblog/webhook", res)
+			if res.Status != 401 || res.errorCode(t) != "AUTHENTICATION_REQUIRED" || !strings.Contains(string(res.Body), "EXTBLOG_WEBHOOK_SECRET") {
+				t.Errorf("%s delivery without a secret: %d %s", name, res.Status, res.Body)
+			}
+		}
+		if _, total, _ := db.Posts(context.Background(), folio.PostFilter{Page: 1, Limit: 10}); total != 0 {
+			t.Errorf("a refused delivery was applied: %d articles", total)
+		}
+	})
 }
 
 // TestExtblogPostsListingRedis: the listing cache shared through Redis — two folio instances

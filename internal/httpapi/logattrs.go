@@ -12,3 +12,12 @@ func levelFor(status int) slog.Level {
 	}
 	return slog.LevelInfo
 }
+
+// logMethod is the request method as the access log shows it: a method is any token of the
+// client's choosing, so an unusual one is cut to 16 bytes to keep log lines small.
+func logMethod(m string) string {
+	if len(m) > 16 {
+		return m[:16] + "…"
+	}
+	return m
+}

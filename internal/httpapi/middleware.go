@@ -15,11 +15,11 @@ import (
 	"github.com/foliohq/folio"
 )
 
-type requestIDKey struct{}
-
 func requestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if rec := recordOf(ctx); rec != nil {
+		return rec.ID
+	}
+	return ""
 }
 
 // validRequestID accepts a caller's X-Request-Id only when it is short and plain, so it can be
@@ -47,6 +47,8 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	// rec is the request's record (requestrecord.go), kept here to share one allocation.
+	rec requestRecord
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -79,7 +81,9 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
-		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		sw := &statusWriter{ResponseWriter: w, rec: requestRecord{ID: id}}
+		rec := &sw.rec
+		ctx := withRequestRecord(r.Context(), rec)
 		if s.RequestTimeout > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeoutCause(ctx, s.RequestTimeout, errRequestTimeout)
@@ -91,7 +95,6 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -113,9 +116,9 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			elapsed := time.Since(start)
 			s.metrics.observe(route, r.Method, status, elapsed)
 			if s.AccessLog {
-				actor := folio.ActorFrom(r.Context())
+				actor := rec.Actor
 				s.Logger.LogAttrs(r.Context(), levelFor(status), "request",
-					slog.String("request_id", id), slog.String("method", r.Method), slog.String("route", route),
+					slog.String("request_id", id), slog.String("method", logMethod(r.Method)), slog.String("route", route),
 					slog.String("path", r.URL.Path), slog.Int("status", status), slog.Int64("bytes", sw.bytes),
 					slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("client_ip", s.clientIP(r)),
 					slog.String("user_id", actor.UserID), slog.String("key_id", actor.KeyID))

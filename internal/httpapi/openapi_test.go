@@ -141,7 +141,7 @@ func TestHealthReadyMetrics(t *testing.T) {
 		t.Errorf("readyz: %d", res.Status)
 	}
 	ts.do("GET", "/api/projects", "", nil)
-	res := ts.do("GET", "/metrics", "", nil)
+	res := ts.do("GET", "/metrics", "admin", nil)
 	for _, want := range []string{`folio_http_requests_total{method="GET",route="GET /api/projects",status="200"} 1`, "folio_http_request_duration_seconds_bucket"} {
 		if !strings.Contains(string(res.Body), want) {
 			t.Errorf("metrics lack %q", want)

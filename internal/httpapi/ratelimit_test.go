@@ -179,7 +179,7 @@ func TestRateLimiterDownFailsOpen(t *testing.T) {
 	ts := newTestServer(t, foliotest.MustOpenSQLite(t), func(s *Server) { s.Limiter = ratelimit.NewRedis(c, "folio-test:") })
 	counter := regexp.MustCompile(`(?m)^folio_ratelimit_errors_total (\d+)`)
 	count := func() int {
-		m := counter.FindStringSubmatch(string(ts.do("GET", "/metrics", "", nil).Body))
+		m := counter.FindStringSubmatch(string(ts.do("GET", "/metrics", "admin", nil).Body))
 		if m == nil {
 			t.Fatal("folio_ratelimit_errors_total missing from /metrics")
 		}

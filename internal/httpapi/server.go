@@ -42,6 +42,12 @@ type Server struct {
 	ClientIP *clientip.Resolver
 	Limits   Limits
 
+	// MetricsToken (METRICS_TOKEN), when set, is a bearer token that may read /metrics; an admin
+	// key may too. MetricsSeparate (METRICS_ADDR set) leaves /metrics off this handler: it is
+	// served by MetricsHandler on a listener of its own.
+	MetricsToken    string
+	MetricsSeparate bool
+
 	// AccessLog writes one log line per request.
 	AccessLog bool
 	// RequestTimeout bounds the work of one request.
@@ -50,6 +56,8 @@ type Server struct {
 	SiteURL string
 	// PublicCacheSize is how many rendered public responses are kept (0 disables the cache).
 	PublicCacheSize int
+	// PublicCacheBytes bounds the memory of the kept responses (0: DefaultPublicCacheBytes).
+	PublicCacheBytes int64
 
 	// Uploader stores uploads; ImageStudio generates images (nil Generator: 503); MediaFiles
 	// serves local media under /media/ (nil when media lives in S3).
@@ -164,7 +172,8 @@ func (s *Server) Handler() http.Handler {
 		s.Limits.Window = time.Hour
 	}
 	s.metrics = newMetrics()
-	s.cache = newResponseCache(max(s.PublicCacheSize, 1))
+	s.cache = newResponseCache(s.PublicCacheSize, s.PublicCacheBytes)
+	s.metrics.watchCache(s.cache)
 	s.routes = s.routeTable()
 
 	mux := http.NewServeMux()
@@ -184,7 +193,9 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux.Handle("GET /sitemap.xml", s.adapt(route{Handle: s.sitemap}))
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", s.metrics.handler())
+	if !s.MetricsSeparate {
+		mux.HandleFunc("GET /metrics", s.serveMetrics)
+	}
 	if s.MediaFiles != nil {
 		mux.Handle("GET /media/", s.MediaFiles)
 	}
@@ -220,6 +231,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		actor, authErr = s.Auth.Authenticate(r)
 	}
 	r = r.WithContext(folio.WithActor(r.Context(), actor))
+	noteActor(r.Context(), actor)
 	if rt.Limit != limitExempt {
 		if err := s.rateLimit(w, r, actor, rt.Limit); err != nil {
 			return err
@@ -242,7 +254,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		return folio.Errorf(folio.EFORBIDDEN, "This route needs the %s permission.", rt.Perm)
 	}
 	if rt.Cache != "" && s.PublicCacheSize > 0 && (r.Method == http.MethodGet || r.Method == http.MethodHead) && !actor.AtLeast(folio.LevelWrite) {
-		return s.serveCached(w, r, rt.Cache, rt.Handle)
+		return s.serveCached(w, r, &rt)
 	}
 	return rt.Handle(w, r)
 }

@@ -10,6 +10,10 @@
 //   - Failures are 502 UPSTREAM_ERROR with a fixed, safe message; the upstream's own message is
 //     never passed on because some providers echo part of the key in it. The wrapped error
 //     names the upstream status and error code for the log.
+//   - A url answer is fetched only from public addresses, redirects included (internal/netguard):
+//     the URL is the upstream's to choose, and following it blindly would let a compromised or
+//     malicious provider make folio read its own loopback or private network (SSRF). Config.
+//     Download opts out for a provider on the operator's own network (IMAGE_ALLOW_PRIVATE).
 //   - A prompt the provider refuses under its content policy (content_policy_violation,
 //     moderation_blocked) is 422 VALIDATION_ERROR on field "prompt": the caller can fix it by
 //     rephrasing, so it is not reported as an outage.
@@ -29,6 +33,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/netguard"
 )
 
 // Defaults of Config.
@@ -49,6 +54,10 @@ type Config struct {
 	HTTPClient *http.Client
 	// MaxImageBytes caps the decoded or downloaded image.
 	MaxImageBytes int64
+	// Download is the address policy of image URLs the API answers with. The zero value lets
+	// only public addresses through, on every redirect hop; AllowPrivate is IMAGE_ALLOW_PRIVATE.
+	// HTTPClient is not used for these downloads.
+	Download netguard.Policy
 }
 
 // Client calls the images API. It is safe for concurrent use.
@@ -58,6 +67,7 @@ type Client struct {
 	model    string
 	timeout  time.Duration
 	http     *http.Client
+	fetch    *http.Client // downloads of url answers, through the address guard
 	maxBytes int64
 }
 
@@ -77,7 +87,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("imagegen: IMAGE_API_BASE_URL %q is not an http(s) URL", cfg.BaseURL)
 	}
 	c := &Client{base: base, apiKey: cfg.APIKey, model: cfg.Model, timeout: cfg.Timeout,
-		http: cfg.HTTPClient, maxBytes: cfg.MaxImageBytes}
+		http: cfg.HTTPClient, maxBytes: cfg.MaxImageBytes, fetch: cfg.Download.Client(0)} // the context bounds it
 	if c.model == "" {
 		c.model = DefaultModel
 	}
@@ -206,8 +216,12 @@ func (c *Client) download(parent, ctx context.Context, raw string) ([]byte, stri
 	if err != nil {
 		return nil, "", upstream("image url: %v", err)
 	}
-	resp, err := c.http.Do(req)
+	resp, err := c.fetch.Do(req)
 	if err != nil {
+		if errors.Is(err, netguard.ErrForbidden) {
+			return nil, "", fmt.Errorf("imagegen: downloading image: %w: %w", err,
+				folio.Errorf(folio.EUPSTREAM, "The image provider answered with a URL on a non-public address; it was not fetched."))
+		}
 		return nil, "", c.transportError(parent, ctx, "downloading image", err)
 	}
 	defer resp.Body.Close()

@@ -8,14 +8,19 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/imagegen"
 	"github.com/foliohq/folio/internal/imagegen/imagegenfake"
+	"github.com/foliohq/folio/internal/netguard"
 )
 
 const testKey = "sk-test-0123456789abcdef"
@@ -58,7 +63,7 @@ func TestGenerateAnswers(t *testing.T) {
 			t.Parallel()
 			f := mustFake(t)
 			f.SetMode(tt.mode)
-			c := mustClient(t, imagegen.Config{BaseURL: f.BaseURL(), APIKey: testKey, Model: tt.model})
+			c := mustClient(t, imagegen.Config{BaseURL: f.BaseURL(), APIKey: testKey, Model: tt.model, Download: loopbackAllowed})
 			data, ct, revised, err := c.Generate(context.Background(), "a red dot", tt.size)
 			if err != nil {
 				t.Fatalf("Generate: %v", err)
@@ -133,7 +138,7 @@ func TestGenerateFailures(t *testing.T) {
 			f := mustFake(t)
 			f.SetMode(tt.mode)
 			cfg := tt.cfg
-			cfg.BaseURL, cfg.APIKey, cfg.Model = f.BaseURL(), testKey, "gpt-image-1"
+			cfg.BaseURL, cfg.APIKey, cfg.Model, cfg.Download = f.BaseURL(), testKey, "gpt-image-1", loopbackAllowed
 			if tt.key != "" {
 				cfg.APIKey = tt.key
 			}
@@ -353,4 +358,60 @@ func FuzzGenerateAnswer(f *testing.F) {
 		}
 		assertNoSecret(t, err, testKey)
 	})
+}
+
+// loopbackAllowed lets downloads reach the fake on loopback, as IMAGE_ALLOW_PRIVATE would; the
+// default policy refuses it (TestDownloadRefusesNonPublicAddresses).
+var loopbackAllowed = netguard.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
+
+// Ensure a url answer on a loopback or private address is not fetched by default — directly, by
+// host name, or through a redirect from an allowed host — and the caller gets a 502, not the
+// bytes; with the opt-in the same answer is fetched.
+func TestDownloadRefusesNonPublicAddresses(t *testing.T) {
+	t.Parallel()
+	f := mustFake(t)
+	f.SetMode(imagegenfake.ModeURL)
+	c := mustClient(t, imagegen.Config{BaseURL: f.BaseURL(), APIKey: testKey, Model: "dall-e-2"})
+	_, _, _, err := c.Generate(context.Background(), "a cat", "256x256")
+	if folio.ErrorCode(err) != folio.EUPSTREAM || !errors.Is(err, netguard.ErrForbidden) {
+		t.Fatalf("url on loopback with the default policy: %v", err)
+	}
+	if n := len(f.Downloads()); n != 0 {
+		t.Fatalf("the fake served %d downloads despite the guard", n)
+	}
+
+	// A provider on an allowed address (127.0.0.2 stands in for a public one) whose image URL
+	// redirects to loopback (the fake's own image): the redirect is not followed.
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("cannot listen on 127.0.0.2: %v", err)
+	}
+	var hits atomic.Int32
+	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(inner.Close)
+	api := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/img.png" {
+			http.Redirect(w, r, inner.URL+"/secret.png", http.StatusFound)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"url":"http://%s/img.png"}]}`, ln.Addr().String())
+	}))
+	api.Listener = ln
+	api.Start()
+	t.Cleanup(api.Close)
+	only2 := netguard.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}
+	c2 := mustClient(t, imagegen.Config{BaseURL: api.URL, APIKey: testKey, Model: "dall-e-2", Download: only2})
+	_, _, _, err = c2.Generate(context.Background(), "a cat", "256x256")
+	if folio.ErrorCode(err) != folio.EUPSTREAM || !errors.Is(err, netguard.ErrForbidden) {
+		t.Fatalf("redirect to loopback: %v", err)
+	}
+	if hits.Load() != 0 {
+		t.Fatal("the redirect to loopback was followed")
+	}
+
+	// The opt-in (IMAGE_ALLOW_PRIVATE=true) fetches it.
+	c3 := mustClient(t, imagegen.Config{BaseURL: f.BaseURL(), APIKey: testKey, Model: "dall-e-2", Download: netguard.Policy{AllowPrivate: true}})
+	if data, _, _, err := c3.Generate(context.Background(), "a cat", "256x256"); err != nil || len(data) == 0 {
+		t.Fatalf("with AllowPrivate: %v", err)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/foliohq/folio/internal/blob"
 	"github.com/foliohq/folio/internal/imagegen"
 	"github.com/foliohq/folio/internal/imagegen/imagegenfake"
+	"github.com/foliohq/folio/internal/netguard"
 )
 
 // stubGenerator answers every Generate with fixed bytes or a fixed error and records the call.
@@ -128,7 +129,9 @@ func TestImageStudioEndToEnd(t *testing.T) {
 			fake := imagegenfake.New("sk-e2e-key-123456")
 			defer fake.Close()
 			fake.SetMode(mode)
-			gen, err := imagegen.New(imagegen.Config{BaseURL: fake.BaseURL(), APIKey: "sk-e2e-key-123456", Model: "dall-e-2"})
+			// The fake serves its url answers on loopback: allowed explicitly, as IMAGE_ALLOW_PRIVATE does.
+			gen, err := imagegen.New(imagegen.Config{BaseURL: fake.BaseURL(), APIKey: "sk-e2e-key-123456", Model: "dall-e-2",
+				Download: netguard.Policy{AllowPrivate: true}})
 			if err != nil {
 				t.Fatal(err)
 			}

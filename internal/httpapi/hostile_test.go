@@ -1,0 +1,411 @@
+package httpapi
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/foliotest"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+// The tests of this file replay the hostile traffic of issue 14 against the HTTP layer.
+
+// Ensure junk query parameters on a cached public route are served uncached and mint no entry:
+// only the parameters a route declares make up the key, in any order or spelling.
+func TestResponseCacheIgnoresUndeclaredParams(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ts := newBlogServer(t, db)
+		ts.do("POST", "/api/blog", "write", map[string]any{"title": "Long", "content": strings.Repeat("word ", 20000), "status": "published"})
+		first := ts.do("GET", "/api/blog/long", "", nil)
+		if first.Status != 200 {
+			t.Fatalf("GET: %d", first.Status)
+		}
+		for i := range 200 {
+			res := ts.do("GET", fmt.Sprintf("/api/blog/long?cb=%d", i), "", nil)
+			if res.Status != 200 || string(res.Body) != string(first.Body) {
+				t.Fatalf("junk query %d: %d", i, res.Status)
+			}
+		}
+		if n, _ := ts.cache.stats(); n != 1 {
+			t.Errorf("%d cache entries after 200 junk queries, want 1", n)
+		}
+		// Declared parameters share one entry whatever their order and escaping.
+		for _, q := range []string{"?page=1&limit=5", "?limit=5&page=1", "?limit=%35&page=1", "?page=1&&limit=5"} {
+			if res := ts.do("GET", "/api/blog"+q, "", nil); res.Status != 200 {
+				t.Fatalf("%s: %d", q, res.Status)
+			}
+		}
+		if n, _ := ts.cache.stats(); n != 2 {
+			t.Errorf("%d cache entries after one list query spelled four ways, want 2", n)
+		}
+		// A declared parameter twice, or beside an undeclared one, bypasses the cache too.
+		for _, q := range []string{"?page=1&page=2", "?page=1&x=1", "?page=1;x=1", "?page=%zz"} {
+			ts.do("GET", "/api/blog"+q, "", nil)
+		}
+		if n, _ := ts.cache.stats(); n != 2 {
+			t.Errorf("%d cache entries after bypassing queries, want 2", n)
+		}
+	})
+}
+
+// Ensure the cache never holds more than its byte bound, keeps exact-size copies, and frees
+// a scope's entries when it is invalidated (not only marks them stale).
+func TestResponseCacheBoundedInBytes(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		const bound = 1 << 20
+		ts := newBlogServer(t, db, func(s *Server) { s.PublicCacheBytes = bound; s.PublicCacheSize = 1 << 20 })
+		for i := range 30 {
+			ts.do("POST", "/api/blog", "write", map[string]any{"title": fmt.Sprintf("Post %d", i),
+				"content": strings.Repeat(fmt.Sprintf("w%d ", i), 10000), "status": "published"})
+		}
+		ts.do("POST", "/api/projects", "write", map[string]any{"title": "P", "description": "d", "status": "published"})
+		ts.do("GET", "/api/projects", "", nil)
+		for i := range 30 {
+			if res := ts.do("GET", fmt.Sprintf("/api/blog/post-%d", i), "", nil); res.Status != 200 {
+				t.Fatalf("post %d: %d", i, res.Status)
+			}
+			if _, b := ts.cache.stats(); b > bound {
+				t.Fatalf("cache holds %d bytes, over its %d-byte bound", b, bound)
+			}
+		}
+		ts.do("GET", "/api/projects", "", nil) // cached again if the sweeps evicted it
+		n, b := ts.cache.stats()
+		if n < 3 || b < bound/4 {
+			t.Errorf("cache holds %d entries, %d bytes: it should still cache", n, b)
+		}
+		ts.cache.mu.RLock()
+		for k, e := range ts.cache.ents {
+			if cap(e.body) != len(e.body) {
+				t.Errorf("%s: body of %d bytes kept in a %d-byte buffer", k, len(e.body), cap(e.body))
+			}
+		}
+		ts.cache.mu.RUnlock()
+
+		// A write to posts frees every posts entry at once; the projects entry stays.
+		ts.do("PUT", "/api/blog/post-0", "write", map[string]any{"content": "short"})
+		n, b = ts.cache.stats()
+		if n != 1 || b > 64<<10 {
+			t.Errorf("after a posts write: %d entries, %d bytes; want only the projects entry", n, b)
+		}
+		ts.Invalidate("*")
+		if n, b := ts.cache.stats(); n != 0 || b != 0 {
+			t.Errorf("after invalidating everything: %d entries, %d bytes", n, b)
+		}
+		// A response larger than an eighth of the bound is served but not kept.
+		ts.do("POST", "/api/blog", "write", map[string]any{"title": "Huge", "content": strings.Repeat("x", 200<<10), "status": "published"})
+		if res := ts.do("GET", "/api/blog/huge", "", nil); res.Status != 200 {
+			t.Fatalf("huge: %d", res.Status)
+		}
+		if n, _ := ts.cache.stats(); n != 0 {
+			t.Errorf("a response over an eighth of the bound was cached (%d entries)", n)
+		}
+	})
+}
+
+func TestCacheKey(t *testing.T) {
+	decl := []param{pageParam, limitParam, {Name: "q"}}
+	for _, tc := range []struct {
+		raw, want string
+		ok        bool
+	}{
+		{"", "/p", true},
+		{"page=2", "/p?page=2", true},
+		{"limit=5&page=2", "/p?page=2&limit=5", true},
+		{"q=a+b", "/p?q=a+b", true},
+		{"q=a%20b", "/p?q=a+b", true},
+		{"q=", "/p?q=", true},
+		{"q", "/p?q=", true},
+		{"cb=1", "", false},
+		{"page=1&page=1", "", false},
+		{"pag%65=1", "", false},
+		{"q=%zz", "", false},
+		{"q=1;x", "", false},
+	} {
+		got, ok := cacheKey("/p", tc.raw, decl)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("cacheKey(%q) = %q, %v; want %q, %v", tc.raw, got, ok, tc.want, tc.ok)
+		}
+	}
+	if _, ok := cacheKey("/p", "a=1", nil); ok {
+		t.Error("a query on a route declaring no parameters was given a key")
+	}
+}
+
+// FuzzCacheKey: a key is only made from declared parameters, each at most once, and two
+// queries with the same key carry the same declared values as net/url reads them (so a cached
+// response is one the handler would have rendered for the request).
+func FuzzCacheKey(f *testing.F) {
+	for _, s := range []string{"page=1&limit=20", "limit=20&page=1", "q=a+b", "q=a%20b&cb=1", "page=1&page=2", "q=%zz", ";", "&&", "q"} {
+		f.Add(s)
+	}
+	decl := []param{pageParam, limitParam, {Name: "q"}}
+	f.Fuzz(func(t *testing.T, raw string) {
+		key, ok := cacheKey("/p", raw, decl)
+		if !ok {
+			return
+		}
+		vals, err := url.ParseQuery(raw)
+		if err != nil {
+			t.Fatalf("key %q for a query net/url refuses: %q (%v)", key, raw, err)
+		}
+		for name, vs := range vals {
+			if name != "page" && name != "limit" && name != "q" {
+				t.Fatalf("undeclared %q in a keyed query %q", name, raw)
+			}
+			if len(vs) != 1 {
+				t.Fatalf("%q given %d times in a keyed query %q", name, len(vs), raw)
+			}
+		}
+		_, q, _ := strings.Cut(key, "?")
+		kv, err := url.ParseQuery(q)
+		if err != nil {
+			t.Fatalf("key %q does not parse: %v", key, err)
+		}
+		for _, n := range []string{"page", "limit", "q"} {
+			if kv.Get(n) != vals.Get(n) || kv.Has(n) != vals.Has(n) {
+				t.Fatalf("key %q reads %s=%q, the request %q", key, n, kv.Get(n), vals.Get(n))
+			}
+		}
+	})
+}
+
+// metricsSeries counts the folio_http_requests_total series.
+func metricsSeries(t *testing.T, ts *testServer) (int, string) {
+	t.Helper()
+	res := ts.do("GET", "/metrics", "admin", nil)
+	if res.Status != 200 {
+		t.Fatalf("/metrics: %d", res.Status)
+	}
+	return strings.Count(string(res.Body), "\nfolio_http_requests_total{"), string(res.Body)
+}
+
+// Ensure methods, routes and statuses a stranger chooses do not become label values: whatever
+// the requests, the number of series stays put.
+func TestMetricsLabelsComeFromFixedSets(t *testing.T) {
+	ts := newTestServer(t, foliotest.MustOpenSQLite(t))
+	send := func(method, path string) {
+		req, _ := http.NewRequest(method, ts.URL+path, nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	for i := range 5 {
+		send(fmt.Sprintf("M%d", i), "/api/projects")
+		send(fmt.Sprintf("M%d", i), fmt.Sprintf("/api/nothing-%d", i))
+		send("GET", fmt.Sprintf("/nothing/%d", i))
+	}
+	metricsSeries(t, ts) // the /metrics request's own series
+	before, _ := metricsSeries(t, ts)
+	for i := range 300 {
+		send(fmt.Sprintf("X%dY%s", i, strings.Repeat("Z", 200)), "/api/projects")
+		send(fmt.Sprintf("BREW%d", i), fmt.Sprintf("/api/nothing-%d", i))
+		send("GET", fmt.Sprintf("/random/%d", i))
+	}
+	after, body := metricsSeries(t, ts)
+	if after != before {
+		t.Errorf("series went from %d to %d after 900 requests with new methods and paths", before, after)
+	}
+	if strings.Contains(body, "ZZZ") || strings.Contains(body, "BREW") || strings.Contains(body, "/random/") {
+		t.Error("a request's method or path became a label value")
+	}
+	if !strings.Contains(body, `method="OTHER"`) || !strings.Contains(body, `route="unmatched"`) {
+		t.Errorf("no OTHER method or unmatched route series:\n%s", body)
+	}
+	for _, tc := range []struct {
+		in   int
+		want string
+	}{{200, "200"}, {404, "404"}, {299, "2xx"}, {799, "other"}, {0, "other"}} {
+		if got := statusLabel(tc.in); got != tc.want {
+			t.Errorf("statusLabel(%d) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// Ensure /metrics needs METRICS_TOKEN or an admin key, and with METRICS_ADDR is served only by
+// the separate handler.
+func TestMetricsAccess(t *testing.T) {
+	const token = "metrics-token-0123456789abcdef0123456789"
+	ts := newTestServer(t, foliotest.MustOpenSQLite(t), func(s *Server) { s.MetricsToken = token })
+	for _, tc := range []struct {
+		name, auth string
+		status     int
+		code       string
+	}{
+		{"no credentials", "", 401, "AUTHENTICATION_REQUIRED"},
+		{"read key", "Bearer read", 403, "PERMISSION_DENIED"},
+		{"write key", "Bearer write", 403, "PERMISSION_DENIED"},
+		{"editor session", "Bearer editor", 403, "PERMISSION_DENIED"},
+		{"wrong token", "Bearer " + token[:len(token)-1] + "x", 401, "AUTHENTICATION_REQUIRED"},
+		{"admin key", "Bearer admin", 200, ""},
+		{"METRICS_TOKEN", "Bearer " + token, 200, ""},
+	} {
+		res := ts.do("GET", "/metrics", "", nil, "Authorization", tc.auth)
+		if res.Status != tc.status {
+			t.Errorf("%s: %d, want %d", tc.name, res.Status, tc.status)
+			continue
+		}
+		if tc.code != "" && res.errorCode(t) != tc.code {
+			t.Errorf("%s: code %s", tc.name, res.errorCode(t))
+		}
+		if tc.status == 200 && !strings.Contains(string(res.Body), "folio_http_requests_total") {
+			t.Errorf("%s: no metrics", tc.name)
+		}
+		if tc.status == 401 && res.Header.Get("WWW-Authenticate") == "" {
+			t.Errorf("%s: 401 without WWW-Authenticate", tc.name)
+		}
+	}
+
+	sep := newTestServer(t, foliotest.MustOpenSQLite(t), func(s *Server) { s.MetricsSeparate = true })
+	if res := sep.do("GET", "/metrics", "admin", nil); res.Status != 404 {
+		t.Errorf("/metrics on the main listener with METRICS_ADDR set: %d", res.Status)
+	}
+	ms := httptest.NewServer(sep.MetricsHandler())
+	defer ms.Close()
+	res, err := http.Get(ms.URL + "/metrics")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("separate listener without a token: %v %v", err, res)
+	}
+	res.Body.Close()
+	sep.MetricsToken = token
+	res, _ = http.Get(ms.URL + "/metrics")
+	res.Body.Close()
+	if res.StatusCode != 401 {
+		t.Errorf("separate listener with METRICS_TOKEN set, none sent: %d", res.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", ms.URL+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, _ = http.DefaultClient.Do(req)
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Errorf("separate listener with the token: %d", res.StatusCode)
+	}
+}
+
+// Ensure every access-log line names the request's user and key (issue 14: they were empty on
+// every line, because the actor was set on a copy of the request the log never saw).
+func TestAccessLogNamesActor(t *testing.T) {
+	logs := &syncBuffer{}
+	ts := newTestServer(t, foliotest.MustOpenSQLite(t), func(s *Server) {
+		s.AccessLog = true
+		s.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+	})
+	ts.do("GET", "/api/projects", "write", nil, "X-Request-Id", "req-write")
+	ts.do("POST", "/api/projects", "admin", map[string]any{"title": "t", "description": "d"}, "X-Request-Id", "req-admin")
+	ts.do("GET", "/api/projects", "", nil, "X-Request-Id", "req-anon")
+	ts.do("DELETE", "/api/projects/x", "read", nil, "X-Request-Id", "req-denied")
+	ts.do("GET", "/metrics", "admin", nil, "X-Request-Id", "req-metrics")
+	want := map[string][2]string{"req-write": {"u1", "k-write"}, "req-admin": {"u1", "k-admin"}, "req-anon": {"", ""},
+		"req-denied": {"u1", "k-read"}, "req-metrics": {"u1", "k-admin"}}
+	seen := 0
+	sc := bufio.NewScanner(strings.NewReader(logs.String()))
+	for sc.Scan() {
+		var line map[string]any
+		if json.Unmarshal(sc.Bytes(), &line) != nil || line["msg"] != "request" {
+			continue
+		}
+		w, ok := want[fmt.Sprint(line["request_id"])]
+		if !ok {
+			continue
+		}
+		seen++
+		if line["user_id"] != w[0] || line["key_id"] != w[1] {
+			t.Errorf("%s: user_id %v key_id %v, want %q %q", line["request_id"], line["user_id"], line["key_id"], w[0], w[1])
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d access-log lines found, want %d:\n%s", seen, len(want), logs)
+	}
+}
+
+// Ensure a body of a thousand bad items answers with at most 20 details, and says how many more.
+func TestValidationDetailsCapped(t *testing.T) {
+	ts := newTestServer(t, foliotest.MustOpenSQLite(t))
+	techs := make([]string, 20000)
+	for i := range techs {
+		techs[i] = "go"
+	}
+	body, _ := json.Marshal(map[string]any{"title": "t", "description": "d", "technologies": techs})
+	res := ts.do("POST", "/api/projects", "write", body)
+	if res.Status != 422 || res.errorCode(t) != "VALIDATION_ERROR" {
+		t.Fatalf("%d %.200s", res.Status, res.Body)
+	}
+	d := res.json(t)["error"].(map[string]any)["details"].([]any)
+	if len(d) != folio.MaxErrorDetails {
+		t.Errorf("%d details, want %d", len(d), folio.MaxErrorDetails)
+	}
+	if len(res.Body) > 4096 {
+		t.Errorf("a %d-byte request answered with %d bytes", len(body), len(res.Body))
+	}
+	if !regexp.MustCompile(`\d+ more problems are not listed`).Match(res.Body) {
+		t.Errorf("message does not say more were left out: %s", res.Body)
+	}
+	// The error writer caps errors built elsewhere too.
+	var fe folio.Error
+	for i := range 50 {
+		fe.Details = append(fe.Details, folio.FieldError{Field: fmt.Sprint(i), Message: "bad"})
+	}
+	fe.Code, fe.Message = folio.EINVALID, "Bad."
+	rec := httptest.NewRecorder()
+	ts.writeError(rec, httptest.NewRequest("GET", "/", nil), &fe)
+	var env errorBody
+	json.Unmarshal(rec.Body.Bytes(), &env)
+	if len(env.Error.Details) != folio.MaxErrorDetails || len(fe.Details) != 50 {
+		t.Errorf("writeError: %d details (the error's own list: %d)", len(env.Error.Details), len(fe.Details))
+	}
+}
+
+// FuzzMetricsLabels: whatever method or status a request has, its labels come from fixed sets.
+func FuzzMetricsLabels(f *testing.F) {
+	f.Add("GET", 200)
+	f.Add("BREW", 418)
+	f.Add(strings.Repeat("X", 1000), -1)
+	f.Add("get", 999)
+	allowed := map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true,
+		"OPTIONS": true, "CONNECT": true, "TRACE": true, "OTHER": true}
+	statuses := map[string]bool{"other": true, "0xx": true, "1xx": true, "2xx": true, "3xx": true, "4xx": true, "5xx": true}
+	for _, v := range statusCodes {
+		statuses[v] = true
+	}
+	f.Fuzz(func(t *testing.T, method string, status int) {
+		if m := methodLabel(method); !allowed[m] || (m != "OTHER" && m != method) {
+			t.Fatalf("methodLabel(%q) = %q", method, m)
+		}
+		if s := statusLabel(status); !statuses[s] {
+			t.Fatalf("statusLabel(%d) = %q", status, s)
+		}
+	})
+}
+
+// FuzzMetricsToken: only the exact METRICS_TOKEN as a bearer token opens /metrics.
+func FuzzMetricsToken(f *testing.F) {
+	const token = "metrics-token-0123456789abcdef0123456789"
+	f.Add("Bearer " + token)
+	f.Add("bearer  " + token + " ")
+	f.Add("Bearer " + token[:10])
+	f.Add("Basic " + token)
+	f.Add(token)
+	s := &Server{MetricsToken: token}
+	f.Fuzz(func(t *testing.T, header string) {
+		r := httptest.NewRequest("GET", "/metrics", nil)
+		r.Header.Set("Authorization", header)
+		scheme, tok, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		want := strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(tok) == token
+		if got := s.metricsTokenOK(r); got != want {
+			t.Fatalf("metricsTokenOK(%q) = %v, want %v", header, got, want)
+		}
+		if (&Server{}).metricsTokenOK(r) {
+			t.Fatal("an unset METRICS_TOKEN matched")
+		}
+	})
+}
