@@ -19,7 +19,7 @@ import (
 
 type deferredHelperKey struct{}
 
-// deferredHelper carries the helper key from rateLimit (which peeks) to adaptHelperFree (which
+// deferredHelper carries the helper key from rateLimit (which peeks) to countHelperAfter (which
 // counts).
 type deferredHelper struct{ key string }
 
@@ -28,15 +28,14 @@ func deferredHelperOf(r *http.Request) *deferredHelper {
 	return d
 }
 
-// adaptHelperFree is adapt for a route with HelperFree statuses.
-func (s *Server) adaptHelperFree(rt route) http.Handler {
+// countHelperAfter wraps the adapted handler of a route with HelperFree statuses: rateLimit only
+// peeks at the helper budget, and the request is counted here once its status is known.
+func (s *Server) countHelperAfter(rt route, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d := &deferredHelper{}
 		r = r.WithContext(context.WithValue(r.Context(), deferredHelperKey{}, d))
 		sw := &statusWriter{ResponseWriter: w}
-		if err := s.serve(sw, r, rt); err != nil {
-			s.writeError(sw, r, err)
-		}
+		next.ServeHTTP(sw, r)
 		status := sw.status
 		if status == 0 {
 			status = http.StatusOK

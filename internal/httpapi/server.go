@@ -215,14 +215,15 @@ func (s *Server) now() time.Time {
 // adapt applies a route's row: authenticate, rate-limit, check the permission, then run the
 // handler (through the response cache for public GETs) and render a returned error.
 func (s *Server) adapt(rt route) http.Handler {
-	if len(rt.HelperFree) > 0 {
-		return s.adaptHelperFree(rt)
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := s.serve(w, r, rt); err != nil {
 			s.writeError(w, r, err)
 		}
 	})
+	if len(rt.HelperFree) > 0 {
+		return s.countHelperAfter(rt, h) // helperlimit.go
+	}
+	return h
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
