@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/jobs"
@@ -106,7 +107,12 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		}
 	}()
 
-	// Writes drop this instance's cached responses at once and tell the other instances.
+	// Audit log: entries are written in batches off the request path; Run writes what is left
+	// when bg ends, after the HTTP server has shut down.
+	srv.Audit = audit.New(db, audit.Options{RetentionDays: cfg.AuditRetention, Logger: log})
+
+	// Writes drop this instance's cached responses (and cached users, for a revocation) at once
+	// and tell the other instances.
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	var wg sync.WaitGroup
@@ -138,6 +144,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	go func() {
 		defer wg.Done()
 		runIdentity(bg) // flushes API keys' last-use times, and once more at shutdown
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		srv.Audit.Run(bg) // and once more at shutdown
 	}()
 	wg.Add(1)
 	go func() {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/term"
@@ -27,20 +28,37 @@ import (
 
 const userUsage = `Usage:
   folio user create --email E --name N --role owner|editor [--password P]
+  folio user passwd --email E        set a new password (ends every session of the user)
+  folio user list                    list the users
+  folio user delete --email E        remove a user, their API keys and sessions
+  folio user role --email E --role owner|editor
+                                     change a user's role (ends their sessions)
+  folio user totp-reset --email E    turn two-factor sign-in off (a lost phone)
 
-Without --password the password is read from standard input (first line) when it is not a
-terminal, or asked for at a prompt.
+Passwords are read from standard input (first line) when it is not a terminal, or asked for at
+a prompt; create's --password still works but shows up in ps and shell history.
 `
 
 func runUser(ctx context.Context, args []string, env Env) error {
-	if len(args) == 0 || args[0] != "create" {
+	if len(args) == 0 {
 		fmt.Fprint(env.Stderr, userUsage)
 		return ErrUsage
 	}
+	switch args[0] {
+	case "create":
+		return runUserCreate(ctx, args[1:], env)
+	case "passwd", "list", "delete", "role", "totp-reset":
+		return runUserAdmin(ctx, args[0], args[1:], env)
+	}
+	fmt.Fprint(env.Stderr, userUsage)
+	return ErrUsage
+}
+
+func runUserCreate(ctx context.Context, args []string, env Env) error {
 	var in folio.UserInput
 	var role string
 	var passwordSet bool
-	cfg, err := loadConfig("user create", args[1:], env, func(fs *flag.FlagSet) {
+	cfg, err := loadConfig("user create", args, env, func(fs *flag.FlagSet) {
 		fs.StringVar(&in.Email, "email", "", "the user's email address (their sign-in name)")
 		fs.StringVar(&in.Name, "name", "", "the user's display name")
 		fs.StringVar(&role, "role", "", "owner (every permission) or editor (articles and projects)")
@@ -76,6 +94,106 @@ func runUser(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "created %s %s (id %s)\n", u.Role, u.Email, u.ID)
+	if in.WeakPassword() {
+		fmt.Fprintf(env.Stderr, "warning: the password is shorter than %d characters; change it with `folio user passwd --email %s`\n",
+			folio.MinPasswordLen, u.Email)
+	}
+	return nil
+}
+
+// runUserAdmin runs passwd, list, delete, role and totp-reset. Their changes reach running
+// servers at once on PostgreSQL (the change notification) and within the session cache's few
+// seconds on SQLite.
+func runUserAdmin(ctx context.Context, cmd string, args []string, env Env) error {
+	var email, role string
+	cfg, err := loadConfig("user "+cmd, args, env, func(fs *flag.FlagSet) {
+		if cmd != "list" {
+			fs.StringVar(&email, "email", "", "the user's email address")
+		}
+		if cmd == "role" {
+			fs.StringVar(&role, "role", "", "owner or editor")
+		}
+	})
+	if err != nil {
+		return helpOK(err)
+	}
+	if cmd != "list" && strings.TrimSpace(email) == "" {
+		return fmt.Errorf("user %s: --email is required", cmd)
+	}
+	var password string
+	if cmd == "passwd" {
+		if password, err = readPassword(env); err != nil {
+			return err
+		}
+		var fe *folio.Error
+		if err := folio.ValidatePassword(password); errors.As(err, &fe) && len(fe.Details) > 0 {
+			return fmt.Errorf("user passwd: the password %s", fe.Details[0].Message)
+		}
+	}
+	if cmd == "role" && !folio.Role(role).Valid() {
+		return errors.New("user role: --role must be owner or editor")
+	}
+	log := newLogger(cfg, env.Stderr)
+	db, err := openDB(ctx, cfg, true, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	// Tell running instances (PostgreSQL) to drop their cached copy of the user.
+	db.Changed = func(scope string) {
+		if err := db.Notify(ctx, scope); err != nil {
+			log.Warn("could not notify running servers; they pick the change up within seconds", "error", err.Error())
+		}
+	}
+	if cmd == "list" {
+		users, err := db.Users(ctx)
+		if err != nil {
+			return err
+		}
+		if len(users) == 0 {
+			fmt.Fprintln(env.Stdout, "no users yet: create one with `folio user create`")
+			return nil
+		}
+		fmt.Fprintf(env.Stdout, "%-36s  %-6s  %-4s  %-20s  %s\n", "ID", "ROLE", "2FA", "CREATED", "EMAIL (NAME)")
+		for _, u := range users {
+			tfa := "off"
+			if u.TOTPEnabled {
+				tfa = "on"
+			}
+			fmt.Fprintf(env.Stdout, "%-36s  %-6s  %-4s  %-20s  %s (%s)\n", u.ID, u.Role, tfa, u.CreatedAt.UTC().Format(time.RFC3339), u.Email, u.Name)
+		}
+		return nil
+	}
+	u, err := db.UserByEmail(ctx, email)
+	if err != nil {
+		return fmt.Errorf("user %s: %w", cmd, err)
+	}
+	switch cmd {
+	case "passwd":
+		hash, err := auth.HashPassword(password)
+		if err != nil {
+			return err
+		}
+		if _, err := db.ChangePassword(ctx, u.ID, hash, ""); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "password of %s changed; every session of theirs has ended\n", u.Email)
+	case "delete":
+		if err := db.DeleteUser(ctx, u.ID); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "deleted %s, with their API keys and sessions\n", u.Email)
+	case "role":
+		if err := db.SetUserRole(ctx, u.ID, folio.Role(role)); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "%s is now %s; their sessions have ended\n", u.Email, role)
+	case "totp-reset":
+		if err := db.DisableTOTP(ctx, u.ID); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "two-factor sign-in is off for %s; they sign in with their password and can set it up again\n", u.Email)
+	}
 	return nil
 }
 
@@ -218,6 +336,9 @@ func bootstrapOwner(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *
 	}
 	if u != nil {
 		log.Info("created the first owner from FOLIO_ADMIN_EMAIL", "email", u.Email, "user_id", u.ID)
+		if in.WeakPassword() {
+			log.Warn("FOLIO_ADMIN_PASSWORD is shorter than the 12 characters a password change requires; change it in the dashboard (Settings → Security)", "email", u.Email)
+		}
 	}
 	return nil
 }

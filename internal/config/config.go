@@ -115,6 +115,7 @@ type Config struct {
 	AnalyticsSaltRotation string
 	AnalyticsQueueSize    int
 	AnalyticsRetention    int // days of raw page views and events kept; 0 keeps them all
+	AuditRetention        int // days of audit-log entries kept; 0 keeps them all
 
 	// Outgoing webhooks and backups (CONTRACT §10).
 	WebhookAllowPrivate bool          // webhooks may target loopback, private and link-local addresses
@@ -446,6 +447,9 @@ var options = []option{
 	}},
 	{name: "BACKUP_KEEP", def: "7", help: "how many scheduled snapshots to keep (older ones are deleted)", set: integer(1, 10000, func(c *Config) *int { return &c.BackupKeep })},
 	{name: "ANALYTICS_RETENTION_DAYS", def: "0", help: "days of raw page views and events kept (older ones are deleted hourly; the daily totals stay); 0 keeps everything", set: integer(0, 36500, func(c *Config) *int { return &c.AnalyticsRetention })},
+
+	// Audit log
+	{name: "AUDIT_RETENTION_DAYS", def: "365", help: "days of audit-log entries kept (older ones are deleted hourly); 0 keeps everything", set: integer(0, 36500, func(c *Config) *int { return &c.AuditRetention })},
 }
 
 // Load builds a Config from getenv, falling back to the .env file at dotenvPath (if it exists) and

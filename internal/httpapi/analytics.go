@@ -19,7 +19,7 @@ var rangeParams = []param{
 
 func (s *Server) analyticsRoutes() []route {
 	return []route{
-		{Method: "POST", Pattern: "/api/analytics/collect", Handle: s.collectAnalytics,
+		{Method: "POST", Pattern: "/api/analytics/collect", Handle: s.collectAnalytics, Audit: "-",
 			Tag: "Analytics", Summary: "Record a page view or a named event (no cookies; any origin; JSON sent as application/json or text/plain, at most 2 KiB). Bots and overflow are dropped silently, still 202.",
 			Body: folio.CollectInput{}, Status: http.StatusAccepted, Errors: []int{413, 422, 503}},
 		{Method: "GET", Pattern: "/api/analytics/script.js", Handle: s.analyticsScript,

@@ -194,37 +194,49 @@ func (id *Identity) sessionToken(r *http.Request) string {
 }
 
 // sessionUser decodes a session token and returns its user (re-read from the store, cached for
-// UserCacheTTL) and its claims.
+// UserCacheTTL and dropped at once when the user changes on any instance) and its claims.
+//
+// The user is the one whose id is the token's sub; a token written by a Next.js front end that
+// signs people in with its own provider carries that provider's account id in sub instead, and
+// then the user is the one whose email equals the token's email, without letter case (contract
+// §6). A token issued before the user's sessions were revoked is refused.
 func (id *Identity) sessionUser(ctx context.Context, tok string) (*folio.User, auth.SessionClaims, bool) {
 	now := id.cfg.Now()
 	claims, err := auth.DecodeSession(id.cfg.Secret, tok, now)
 	if err != nil {
 		return nil, claims, false
 	}
-	u, err := id.user(ctx, claims.Sub, now)
+	u, err := id.user(ctx, claims.Sub, claims.Email, now)
 	if err != nil {
 		if !folio.IsNotFound(err) {
 			id.cfg.Logger.Warn("session user lookup failed", "error", err.Error())
 		}
 		return nil, claims, false
 	}
-	if !u.Role.Valid() {
+	if !u.Role.Valid() || !u.SessionValid(claims.Iat, claims.Jti) {
 		return nil, claims, false
 	}
 	return u, claims, true
 }
 
-func (id *Identity) user(ctx context.Context, userID string, now time.Time) (*folio.User, error) {
+// user returns the user a token's sub (or, failing that, email) names, from the cache when fresh.
+func (id *Identity) user(ctx context.Context, sub, email string, now time.Time) (*folio.User, error) {
+	key := sub + "\x00" + folio.EmailKey(email)
 	id.usersMu.Lock()
-	c, ok := id.users[userID]
+	c, ok := id.users[key]
 	id.usersMu.Unlock()
 	if ok && now.Sub(c.at) < id.cfg.UserCacheTTL && !now.Before(c.at) {
 		return c.user, nil
 	}
-	u, err := id.db.User(ctx, userID)
+	u, err := id.db.User(ctx, sub)
+	if folio.IsNotFound(err) && strings.Contains(email, "@") {
+		u, err = id.db.UserByEmail(ctx, email)
+	}
 	if err != nil {
 		if folio.IsNotFound(err) {
-			id.forgetUser(userID)
+			id.usersMu.Lock()
+			delete(id.users, key)
+			id.usersMu.Unlock()
 		}
 		return nil, err
 	}
@@ -232,24 +244,48 @@ func (id *Identity) user(ctx context.Context, userID string, now time.Time) (*fo
 	if len(id.users) >= maxCachedUsers {
 		clear(id.users)
 	}
-	id.users[userID] = cachedUser{user: u, at: now}
+	id.users[key] = cachedUser{user: u, at: now}
 	id.usersMu.Unlock()
 	return u, nil
 }
 
-// forgetUser drops a cached user at once (after a change made through this instance).
+// forgetUser drops every cached copy of a user at once (after a change made through this
+// instance, or announced by another one); "*" drops them all.
 func (id *Identity) forgetUser(userID string) {
 	id.usersMu.Lock()
-	delete(id.users, userID)
-	id.usersMu.Unlock()
+	defer id.usersMu.Unlock()
+	if userID == "*" {
+		clear(id.users)
+		return
+	}
+	for k, c := range id.users {
+		if c.user.ID == userID {
+			delete(id.users, k)
+		}
+	}
+}
+
+// UserChanged is the change-notification hook: a scope of sqldb.ScopeUser (or "*", after the
+// listener reconnected) drops the cached user, so a revocation, role or password change or
+// removal takes effect on this instance as soon as it hears of it.
+func (id *Identity) UserChanged(scope string) {
+	if scope == "*" {
+		id.forgetUser("*")
+	} else if uid, ok := strings.CutPrefix(scope, sqldb.ScopeUserPrefix); ok {
+		id.forgetUser(uid)
+	}
 }
 
 // issueSession writes a session cookie for u and returns when it expires.
 func (id *Identity) issueSession(w http.ResponseWriter, u *folio.User) (time.Time, error) {
 	now := id.cfg.Now()
 	exp := now.Add(id.cfg.SessionMaxAge).Truncate(time.Second)
+	// A revocation ends the sessions issued up to the next whole second (tokens carry whole
+	// seconds); a session issued within that second takes the revocation time as its iat, so it
+	// survives the revocation that preceded it.
+	iat := max(now.Unix(), u.SessionsRevokedAt)
 	tok, err := auth.EncodeSession(id.cfg.Secret, auth.SessionClaims{Name: u.Name, Email: u.Email, Sub: u.ID,
-		Role: string(u.Role), Iat: now.Unix(), Exp: exp.Unix()})
+		Role: string(u.Role), Iat: iat, Exp: exp.Unix()})
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -51,7 +51,7 @@ func (s *Server) bookingRoutes() []route {
 				{Name: "duration", Type: "integer", Doc: "minutes, one of BOOKING_DURATION_OPTIONS (default the first)"},
 				{Name: "timezone", Type: "string", Doc: "the visitor's IANA zone (default the owner's BOOKING_TIMEZONE)"}},
 			Status: http.StatusOK, Resp: availableSlotsDoc{}, Errors: []int{422, 502, 503}},
-		{Method: "POST", Pattern: "/api/schedule/check-conflict", Handle: s.scheduleCheckConflict,
+		{Method: "POST", Pattern: "/api/schedule/check-conflict", Handle: s.scheduleCheckConflict, Audit: "-",
 			Tag: "Booking", Summary: "Whether a time overlaps busy time (the provider's or another booking's, buffers included)",
 			Body: conflictRequestDoc{}, Status: http.StatusOK, Resp: conflictAnswer{}, Errors: []int{413, 422, 502, 503}},
 		{Method: "POST", Pattern: "/api/schedule/book", Handle: s.scheduleBook, Limit: limitHelperIP, HelperFree: []int{http.StatusConflict},

@@ -14,11 +14,11 @@ import (
 // identityRoutes are sign-in, sessions, API keys and the user's profile (contract §2, §4).
 func (s *Server) identityRoutes() []route {
 	return []route{
-		{Method: "POST", Pattern: "/api/auth/login", Handle: s.login, Limit: limitHelperLogin,
-			Tag: "Auth", Summary: "Sign in with email and password: sets the session cookie (HttpOnly, SameSite=Lax, 30 days) and returns the user",
+		{Method: "POST", Pattern: "/api/auth/login", Handle: s.login, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login",
+			Tag: "Auth", Summary: "Sign in with email and password: sets the session cookie (HttpOnly, SameSite=Lax, 30 days) and returns the user; with TOTP on, answers {mfaRequired: true, ticket} and no cookie (continue at /api/auth/login/totp). Only failed attempts count toward the sign-in limit",
 			Body: folio.LoginInput{}, Status: http.StatusOK, Resp: loginResponse{}, Errors: []int{401, 403, 503}},
-		{Method: "POST", Pattern: "/api/auth/logout", Handle: s.logout,
-			Tag: "Auth", Summary: "Sign out: expires the session cookie (the token itself stays valid until it expires; rotate NEXTAUTH_SECRET to end every session)",
+		{Method: "POST", Pattern: "/api/auth/logout", Handle: s.logout, Audit: "auth.logout",
+			Tag: "Auth", Summary: "Sign out: expires this browser's session cookie (POST /api/auth/sessions/revoke ends every session)",
 			Status: http.StatusNoContent, Errors: []int{403}},
 		{Method: "GET", Pattern: "/api/auth/session", Handle: s.session,
 			Tag: "Auth", Summary: "The current cookie session, as NextAuth's /api/auth/session: {user, expires}, or {} when there is none",
@@ -30,16 +30,20 @@ func (s *Server) identityRoutes() []route {
 			Body: folio.ProfileUpdate{}, Status: http.StatusOK, Resp: folio.User{}, Errors: []int{404, 413, 422}},
 		{Method: "GET", Pattern: "/api/keys", Handle: s.listAPIKeys, Level: folio.LevelAdmin,
 			Tag: "API keys", Summary: "List the API keys that are not revoked, newest first", Status: http.StatusOK, Resp: apiKeyList{}},
-		{Method: "POST", Pattern: "/api/keys", Handle: s.createAPIKey, Level: folio.LevelAdmin,
+		{Method: "POST", Pattern: "/api/keys", Handle: s.createAPIKey, Level: folio.LevelAdmin, Audit: "apikey.create",
 			Tag: "API keys", Summary: "Create an API key for the caller's user; the secret is in the response and never shown again",
 			Body: folio.APIKeyInput{}, Status: http.StatusCreated, Resp: createdAPIKey{}, Errors: []int{404, 413, 422}},
-		{Method: "DELETE", Pattern: "/api/keys/{id}", Handle: s.revokeAPIKey, Level: folio.LevelAdmin,
+		{Method: "DELETE", Pattern: "/api/keys/{id}", Handle: s.revokeAPIKey, Level: folio.LevelAdmin, Audit: "apikey.revoke",
 			Tag: "API keys", Summary: "Revoke an API key; it stops working at once", Status: http.StatusNoContent, Errors: []int{404}},
 	}
 }
 
+// loginResponse is {user} after a complete sign-in, or {mfaRequired: true, ticket} when the
+// user has TOTP on and the second step is still to come.
 type loginResponse struct {
-	User folio.User `json:"user"`
+	User        *folio.User `json:"user,omitempty" doc:"the signed-in user (absent when mfaRequired)"`
+	MfaRequired bool        `json:"mfaRequired,omitempty" doc:"true: no session yet; send the ticket and a code to /api/auth/login/totp"`
+	Ticket      string      `json:"ticket,omitempty" doc:"proof of the password step, valid 5 minutes"`
 }
 
 type sessionUser struct {
@@ -107,12 +111,15 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if folio.IsNotFound(err) {
 		// Same work as a wrong password, so the answer does not tell which emails have accounts.
 		auth.DummyCheckPassword(in.Password)
+		s.countFailedSignIn(r)
 		return errBadLogin
 	}
 	if err != nil {
 		return err
 	}
+	auditSubject(r, u.ID, "")
 	if !auth.CheckPassword(u.PasswordHash, in.Password) || !u.Role.Valid() {
+		s.countFailedSignIn(r)
 		return errBadLogin
 	}
 	if auth.NeedsRehash(u.PasswordHash) {
@@ -122,11 +129,18 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
+	w.Header().Set("Cache-Control", "no-store")
+	if u.TOTPEnabled {
+		ticket, err := auth.IssueTicket(id.cfg.Secret, u.ID, id.cfg.Now())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, loginResponse{MfaRequired: true, Ticket: ticket})
+	}
 	if _, err := id.issueSession(w, u); err != nil {
 		return err
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, loginResponse{User: *u})
+	return writeJSON(w, http.StatusOK, loginResponse{User: u})
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {

@@ -19,6 +19,7 @@ const (
 	adminAccess                  // admin key or owner session
 	manageArticles               // a session holding manage:articles (editor, owner) or an admin key
 	signatureOnly                // credentials play no part (HMAC-signed webhook)
+	sessionAccess                // a session (editor or owner); keys get 403 (contract §6: TOTP, password)
 )
 
 // contractRoute is one route as contract §2 and §3 describe it. method "*" matches any method.
@@ -108,6 +109,16 @@ var contractRoutes = []contractRoute{
 	{"GET", "/api/setup", public, limitTier},
 	{"GET", "/api/features", anyCredential, limitTier},
 	{"POST", "/api/blog/preview", writeAccess, limitTier},
+
+	// Contract §6: sign-in hardening and the audit log.
+	{"POST", "/api/auth/login/totp", public, limitHelperLogin},
+	{"POST", "/api/auth/sessions/revoke", anyCredential, limitTier},
+	{"POST", "/api/auth/password", sessionAccess, limitHelperLogin},
+	{"GET", "/api/auth/totp", anyCredential, limitTier},
+	{"POST", "/api/auth/totp/setup", sessionAccess, limitTier},
+	{"POST", "/api/auth/totp/enable", sessionAccess, limitTier},
+	{"POST", "/api/auth/totp/disable", sessionAccess, limitTier},
+	{"GET", "/api/audit", adminAccess, limitTier},
 }
 
 // callers are the six kinds of caller the walk tries on every route.
@@ -139,6 +150,13 @@ func (a access) want(who string) int {
 		case "":
 			return 401
 		case "read", "write":
+			return 403
+		}
+	case sessionAccess:
+		switch who {
+		case "":
+			return 401
+		case "read", "write", "admin":
 			return 403
 		}
 	}
@@ -185,6 +203,11 @@ func TestPermissionWalk(t *testing.T) {
 		}
 		statuses := map[string]int{}
 		for _, who := range callers {
+			if rt.Pattern == "/api/auth/sessions/revoke" && (who == "editor" || who == "owner") {
+				// The callers before ended the owner's sessions (their keys are the owner's), and
+				// the editor's own call ends the editor's: sign in afresh.
+				f.OwnerCookie, f.EditorCookie = f.login(t, "owner@example.com"), f.login(t, "editor@example.com")
+			}
 			res := f.as(who, rt.Method, path, body)
 			statuses[who] = res.Status
 			want := c.access.want(who)
@@ -200,6 +223,9 @@ func TestPermissionWalk(t *testing.T) {
 					t.Errorf("%s %s as %s: code %s for %d", rt.Method, rt.Pattern, callerName(who), code, want)
 				}
 			}
+		}
+		if rt.Pattern == "/api/auth/sessions/revoke" {
+			f.OwnerCookie, f.EditorCookie = f.login(t, "owner@example.com"), f.login(t, "editor@example.com")
 		}
 		if c.access == signatureOnly {
 			for _, who := range callers {

@@ -13,6 +13,8 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.projectRoutes()...)
 	rs = append(rs, s.docsRoutes()...)
 	rs = append(rs, s.identityRoutes()...)
+	rs = append(rs, s.signInRoutes()...)
+	rs = append(rs, s.auditRoutes()...)
 	rs = append(rs, s.mediaRoutes()...)
 	rs = append(rs, s.contactRoutes()...)
 	rs = append(rs, s.extblogRoutes()...)

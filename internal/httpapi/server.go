@@ -14,6 +14,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/bookings"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/mail"
@@ -96,6 +97,8 @@ type Server struct {
 	// Features lists the optional features and their configuration state for GET /api/features
 	// (built by internal/cli from the configuration).
 	Features []Feature
+	// Audit, when set, receives the audit log's entries (audit.go); nil records nothing.
+	Audit *audit.Writer
 	// WebhookAllowPrivate lets webhooks point at loopback, private and link-local addresses
 	// (WEBHOOK_ALLOW_PRIVATE); the delivery client is configured the same way (internal/webhook).
 	WebhookAllowPrivate bool
@@ -152,6 +155,11 @@ type route struct {
 	// checked (peeked) before the handler and counted after it, unless the answer's status is
 	// one of these. Booking: a lost race (409) is not the visitor's fault (helperlimit.go).
 	HelperFree []int
+	// Audit names the audit-log action of the route ("-": never recorded); empty derives it
+	// from the method and pattern. Unsafe requests by a key or session are recorded, and every
+	// request of an AuditAlways route (sign-in) is, whoever sends it (audit.go).
+	Audit       string
+	AuditAlways bool
 }
 
 // param documents a query parameter.
@@ -202,8 +210,18 @@ func (s *Server) Handler() http.Handler {
 	return s.outer(s.cors(mux))
 }
 
-// Invalidate drops cached public responses of the given scopes on this instance.
-func (s *Server) Invalidate(scopes ...string) { s.cache.Invalidate(scopes...) }
+// Invalidate drops cached public responses of the given scopes on this instance, and the cached
+// user of a user scope (sqldb.ScopeUser: revocation, password, role, TOTP change, removal).
+func (s *Server) Invalidate(scopes ...string) {
+	for _, sc := range scopes {
+		if s.Identity != nil && (sc == "*" || strings.HasPrefix(sc, sqldb.ScopeUserPrefix)) {
+			s.Identity.UserChanged(sc)
+		}
+		if !strings.HasPrefix(sc, sqldb.ScopeUserPrefix) {
+			s.cache.Invalidate(sc)
+		}
+	}
+}
 
 func (s *Server) now() time.Time {
 	if s.Now == nil {
@@ -216,9 +234,15 @@ func (s *Server) now() time.Time {
 // handler (through the response cache for public GETs) and render a returned error.
 func (s *Server) adapt(rt route) http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		note := recordOf(r.Context())
+		if note == nil { // a handler served without outer (tests)
+			note = &requestRecord{}
+			r = r.WithContext(withRequestRecord(r.Context(), note))
+		}
 		if err := s.serve(w, r, rt); err != nil {
 			s.writeError(w, r, err)
 		}
+		s.recordAudit(w, r, rt, note)
 	})
 	if len(rt.HelperFree) > 0 {
 		return s.countHelperAfter(rt, h) // helperlimit.go
@@ -337,10 +361,16 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 			limit int
 		}{key, s.Limits.Helper})
 	case limitHelperLogin:
-		checks = append(checks, struct {
-			key   string
-			limit int
-		}{"helper:" + r.Pattern + ":" + s.loginLimitKey(r), s.Limits.Helper})
+		// Sign-in: only failed attempts count (contract §6). The budget is peeked here and the
+		// handler counts a failure (countFailedSignIn), so a correct password never locks its
+		// owner out.
+		key := "helper:signin:" + s.loginLimitKey(r)
+		if n := recordOf(r.Context()); n != nil {
+			n.signInKey = key
+		}
+		if err := s.peekSignIn(w, r, key); err != nil {
+			return err
+		}
 	case limitHelperKey:
 		checks = append(checks, struct {
 			key   string

@@ -8,16 +8,18 @@ import (
 	"github.com/foliohq/folio"
 )
 
-const userColumns = `id, email, name, role, password_hash, bio, location, website, created_at, updated_at`
+const userColumns = `id, email, name, role, password_hash, bio, location, website, created_at, updated_at,
+	sessions_revoked_at, sessions_kept_jti, totp_secret, totp_enabled`
 
 func scanUser(row interface{ Scan(...any) error }) (*folio.User, error) {
 	var u folio.User
 	var created, updated Time
+	var totpEnabled int64
 	if err := row.Scan(&u.ID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.Bio, &u.Location, &u.Website,
-		&created, &updated); err != nil {
+		&created, &updated, &u.SessionsRevokedAt, &u.SessionsKeptJTI, &u.TOTPSecret, &totpEnabled); err != nil {
 		return nil, err
 	}
-	u.CreatedAt, u.UpdatedAt = created.Time, updated.Time
+	u.CreatedAt, u.UpdatedAt, u.TOTPEnabled = created.Time, updated.Time, totpEnabled != 0
 	return &u, nil
 }
 
@@ -157,7 +159,8 @@ func (db *DB) SetPasswordHash(ctx context.Context, id, hash string) error {
 }
 
 // DeleteUser removes a user and their API keys, or returns ENOTFOUND. Their sessions stop
-// working because every request re-reads the user.
+// working at once on every instance: the user is gone, and the instances are told to forget
+// their cached copy (ScopeUser).
 func (db *DB) DeleteUser(ctx context.Context, id string) error {
 	res, err := db.W.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, id)
 	if err != nil {
@@ -166,5 +169,6 @@ func (db *DB) DeleteUser(ctx context.Context, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("User", id)
 	}
+	db.changed(ScopeUser(id))
 	return nil
 }

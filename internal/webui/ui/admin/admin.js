@@ -15,6 +15,9 @@ import * as keys from './keys.js';
 import * as featuresPage from './features.js';
 import * as webhooks from './webhooks.js';
 import * as profile from './profile.js';
+import * as security from './security.js';
+import * as auditLog from './audit.js';
+import { totpStep } from './signin.js';
 
 const app = document.getElementById('app');
 const live = document.getElementById('live');
@@ -32,6 +35,8 @@ const pages = [
   { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, group: 'Settings', icon: 'webhook', key: 'w' },
   { path: 'settings/features', title: 'Features', view: featuresPage, owner: true, group: 'Settings', icon: 'plug', key: 'f' },
   { path: 'profile', title: 'Profile', view: profile, group: 'Settings', icon: 'user', key: 'u' },
+  { path: 'settings/security', title: 'Security', view: security, group: 'Settings', icon: 'shield-check', key: 's' },
+  { path: 'settings/audit', title: 'Audit log', view: auditLog, owner: true, group: 'Settings', icon: 'history', key: 'a' },
 ];
 
 let session = null;
@@ -109,8 +114,12 @@ async function renderLogin(message) {
     submit.disabled = true;
     submit.classList.add('is-busy');
     try {
-      await api('POST', '/api/auth/login', { email: email.value.trim(), password: password.value });
+      const res = await api('POST', '/api/auth/login', { email: email.value.trim(), password: password.value });
       password.value = '';
+      if (res && res.mfaRequired) {
+        replace(app, h('main', { id: 'main', class: 'login-page' }, totpStep(res.ticket, { onDone: start, onCancel: () => renderLogin() })));
+        return;
+      }
       await start();
     } catch (e) {
       status.textContent = signInError(e);
@@ -150,8 +159,9 @@ function signInAgain() {
       });
       if (v !== 'signin') return false;
       try {
-        await api('POST', '/api/auth/login', { email: email.value, password: password.value });
+        const res = await api('POST', '/api/auth/login', { email: email.value, password: password.value });
         password.value = '';
+        if (res && res.mfaRequired && !(await secondFactor(res.ticket))) continue;
         toast('Signed in again; carrying on.', 'ok');
         return true;
       } catch (e) {
@@ -169,12 +179,34 @@ function signInAgain() {
   return reauth;
 }
 
+/** secondFactor asks for the two-factor code of a sign-in ticket in a dialog; true once signed in. */
+async function secondFactor(ticket) {
+  const code = h('input', { type: 'text', name: 'code', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: 13, autofocus: true });
+  const status = h('div', { class: 'status error', role: 'alert' });
+  for (;;) {
+    const v = await openDialog({
+      id: 'reauth-totp-dialog', title: 'Two-factor sign-in',
+      body: [h('p', {}, 'Enter the code your authenticator app shows, or a recovery code.'), status, field('Code', code)],
+      actions: [{ label: 'Back', value: 'back', kind: 'secondary' }, { label: 'Verify', value: 'verify', id: 'reauth-totp-submit' }],
+    });
+    if (v !== 'verify') return false;
+    const c = code.value.replace(/\s+/g, '');
+    try {
+      await api('POST', '/api/auth/login/totp', /^\d{6}$/.test(c) ? { ticket, code: c } : { ticket, recoveryCode: c });
+      return true;
+    } catch (e) {
+      status.textContent = e instanceof ApiError && e.status === 401
+        ? 'That code is not right, was already used, or took over 5 minutes (then go back and sign in again).' : signInError(e);
+    }
+  }
+}
+
 // ---- Keyboard shortcuts ----
 
 const shortcuts = [
   ['?', 'Show these shortcuts'],
   ['g then o / r / p / m / b / i', 'Go to Overview, Projects, Posts, Media, Bookings, Inbox'],
-  ['g then k / w / f / u', 'Go to API keys, Webhooks, Features, Profile'],
+  ['g then k / w / f / u / s / a', 'Go to API keys, Webhooks, Features, Profile, Security, Audit log'],
   ['n', 'New project or post (on those pages)'],
   ['/', 'Focus the page\'s first filter or search field'],
   ['Ctrl + S  or  ⌘ + S', 'Save the form you are editing'],

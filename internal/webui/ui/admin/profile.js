@@ -2,6 +2,7 @@
 import { api } from './shared/api.js';
 import { h, field, formatDateTime } from './shared/dom.js';
 import { pageHead, statusBox, busy, markFields, formError, button, toast } from './ui.js';
+import { passwordPanel } from './security.js';
 
 export async function render({ announce }) {
   const p = await api('GET', '/api/user/profile');
@@ -29,5 +30,5 @@ export async function render({ announce }) {
       }
     });
   });
-  return h('div', {}, pageHead('Settings → Profile'), status, form);
+  return h('div', {}, pageHead('Settings → Profile'), status, form, passwordPanel({ announce }));
 }

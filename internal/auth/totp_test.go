@@ -1,0 +1,150 @@
+package auth
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// RFC 6238 Appendix B's SHA-1 secret ("12345678901234567890") in base32.
+const rfcSecret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+
+// Ensure codes are RFC 6238's (the appendix's vectors, last six digits) and match ±1 step only.
+func TestTOTPRFC6238(t *testing.T) {
+	for _, v := range []struct {
+		unix int64
+		code string
+	}{{59, "287082"}, {1111111109, "081804"}, {1111111111, "050471"}, {1234567890, "005924"}, {2000000000, "279037"}} {
+		got, err := TOTPCode(rfcSecret, time.Unix(v.unix, 0))
+		if err != nil || got != v.code {
+			t.Errorf("code at %d = %q %v, want %s", v.unix, got, err, v.code)
+		}
+		step, ok := MatchTOTP(rfcSecret, v.code, time.Unix(v.unix, 0))
+		if !ok || step != v.unix/30 {
+			t.Errorf("MatchTOTP(%s at %d) = %d %v", v.code, v.unix, step, ok)
+		}
+	}
+	at := time.Unix(1111111109, 0) // step 37037036
+	for _, tc := range []struct {
+		offset time.Duration
+		ok     bool
+	}{{-30 * time.Second, true}, {30 * time.Second, true}, {-61 * time.Second, false}, {61 * time.Second, false}} {
+		if _, ok := MatchTOTP(rfcSecret, "081804", at.Add(tc.offset)); ok != tc.ok {
+			t.Errorf("offset %s: ok = %v, want %v", tc.offset, ok, tc.ok)
+		}
+	}
+	for _, bad := range []string{"", "08180", "0818045", "08l804", "081804\n", "０８１８０４"} {
+		if _, ok := MatchTOTP(rfcSecret, bad, at); ok {
+			t.Errorf("%q matched", bad)
+		}
+	}
+	if _, ok := MatchTOTP(rfcSecret, "081 804", at); !ok {
+		t.Error("a code typed with a space did not match")
+	}
+}
+
+func TestNewTOTPKey(t *testing.T) {
+	secret, url, png, err := NewTOTPKey("ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secret) != 32 || !strings.HasPrefix(url, "otpauth://totp/folio:ada@example.com?") ||
+		!strings.Contains(url, "secret="+secret) || !strings.Contains(url, "period=30") || !strings.Contains(url, "digits=6") {
+		t.Errorf("secret %q url %q", secret, url)
+	}
+	if len(png) < 100 || string(png[1:4]) != "PNG" {
+		t.Errorf("QR code is not a PNG (%d bytes)", len(png))
+	}
+	code, _ := TOTPCode(secret, time.Now())
+	if _, ok := MatchTOTP(secret, code, time.Now()); !ok {
+		t.Error("a fresh key's current code does not match")
+	}
+}
+
+func TestRecoveryCodes(t *testing.T) {
+	codes, hashes := NewRecoveryCodes()
+	if len(codes) != 10 || len(hashes) != 10 {
+		t.Fatalf("%d codes, %d hashes", len(codes), len(hashes))
+	}
+	seen := map[string]bool{}
+	for i, c := range codes {
+		if len(c) != 11 || c[5] != '-' || seen[c] {
+			t.Errorf("code %q", c)
+		}
+		seen[c] = true
+		if HashRecoveryCode(c) != hashes[i] || HashRecoveryCode(strings.ToUpper(strings.ReplaceAll(c, "-", " "))) != hashes[i] {
+			t.Errorf("code %q does not hash to its stored hash in every typed form", c)
+		}
+		if strings.Contains(hashes[i], c[:5]) {
+			t.Errorf("hash %q shows the code", hashes[i])
+		}
+	}
+	for _, bad := range []string{"", "abcde", "abcde-fghij-k", "abcde-fghi1", "abcde_fghij"} {
+		if _, ok := NormalizeRecoveryCode(bad); ok {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestTicket(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	tk, err := IssueTicket("s1", "user-1", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseTicket("s1", tk, now.Add(4*time.Minute+59*time.Second))
+	if err != nil || got.UserID != "user-1" || !got.IssuedAt.Equal(now) {
+		t.Errorf("ParseTicket = %+v %v", got, err)
+	}
+	for name, c := range map[string]struct {
+		secret, ticket string
+		at             time.Time
+	}{
+		"expired":         {"s1", tk, now.Add(5 * time.Minute)},
+		"other secret":    {"s2", tk, now},
+		"tampered":        {"s1", "x" + tk[1:], now},
+		"no signature":    {"s1", strings.Split(tk, ".")[0], now},
+		"empty":           {"s1", "", now},
+		"huge":            {"s1", strings.Repeat("a", 600), now},
+		"from the future": {"s1", tk, now.Add(-time.Minute)},
+	} {
+		if _, err := ParseTicket(c.secret, c.ticket, c.at); err != ErrInvalidTicket {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
+
+func FuzzParseTicket(f *testing.F) {
+	now := time.Unix(1_800_000_000, 0)
+	tk, _ := IssueTicket("fuzz", "user-1", now)
+	f.Add(tk)
+	f.Add("")
+	f.Add("bWZhMXx1fDF8eA.AAAA")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseTicket("fuzz", s, now)
+		// Only the issued ticket (or a re-encoding of its exact bytes) may pass.
+		if err == nil && (got.UserID != "user-1" || !got.IssuedAt.Equal(now)) {
+			t.Fatalf("accepted a ticket that was not issued: %q → %+v", s, got)
+		}
+	})
+}
+
+func FuzzTOTPInput(f *testing.F) {
+	f.Add("123456")
+	f.Add("123 456")
+	f.Add("abcde-fghij")
+	f.Add("ＡＢＣ")
+	f.Fuzz(func(t *testing.T, s string) {
+		if c, ok := NormalizeTOTPCode(s); ok {
+			if len(c) != 6 || strings.Trim(c, "0123456789") != "" {
+				t.Fatalf("NormalizeTOTPCode(%q) = %q", s, c)
+			}
+		}
+		if c, ok := NormalizeRecoveryCode(s); ok {
+			if len(c) != 10 || strings.Trim(c, "abcdefghijklmnopqrstuvwxyz234567") != "" {
+				t.Fatalf("NormalizeRecoveryCode(%q) = %q", s, c)
+			}
+		}
+		_, _ = MatchTOTP(rfcSecret, s, time.Unix(59, 0))
+	})
+}

@@ -1,0 +1,207 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/audit"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+// auditSubject lets a handler name the user (and resource) of its audit entry when the request
+// carried no credentials: the user who signed in, or tried to.
+func auditSubject(r *http.Request, userID, resourceID string) {
+	if n := recordOf(r.Context()); n != nil {
+		n.auditUserID, n.auditResourceID = userID, resourceID
+	}
+}
+
+// recordAudit writes the audit entry of a request that warrants one (contract §6): every unsafe
+// request by a key or session, and every request to a route marked AuditAlways (sign-in),
+// whatever its outcome. It runs in the route table's layer, so no handler has to remember it.
+func (s *Server) recordAudit(w http.ResponseWriter, r *http.Request, rt route, n *requestRecord) {
+	if s.Audit == nil || rt.Audit == "-" || rt.Pattern == "" {
+		return
+	}
+	unsafe := r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions
+	if !rt.AuditAlways && !(unsafe && n.Actor.Authenticated()) {
+		return
+	}
+	status := http.StatusOK
+	if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
+		status = sw.status
+	}
+	action, resource := auditAction(rt)
+	e := folio.AuditEntry{Actor: folio.AuditActor{UserID: n.Actor.UserID, KeyID: n.Actor.KeyID}, Action: action,
+		Resource: resource, IP: audit.Network(s.clientIP(r)), Status: status, At: s.now()}
+	if e.Actor.UserID == "" {
+		e.Actor.UserID = n.auditUserID
+	}
+	e.ResourceID = n.auditResourceID
+	if e.ResourceID == "" {
+		e.ResourceID = pathResourceID(r, rt.Pattern)
+	}
+	if e.ResourceID == "" && status == http.StatusCreated {
+		if loc := w.Header().Get("Location"); loc != "" {
+			e.ResourceID = loc[strings.LastIndexByte(loc, '/')+1:]
+		}
+	}
+	s.Audit.Record(e)
+}
+
+// auditAction names a route's action: its Audit field, else the pattern's fixed segments joined
+// by dots, plus create/update/delete when the pattern ends at a collection or an item
+// ("POST /api/projects" → projects.create, "DELETE /api/keys/{id}" → keys.delete,
+// "POST /api/schedule/bookings/{token}/cancel" → schedule.bookings.cancel). The resource is the
+// first segment after /api/.
+func auditAction(rt route) (action, resource string) {
+	segs := strings.Split(strings.Trim(strings.TrimPrefix(rt.Pattern, "/api/"), "/"), "/")
+	var fixed []string
+	for _, sg := range segs {
+		if !strings.HasPrefix(sg, "{") {
+			fixed = append(fixed, sg)
+		}
+	}
+	if len(fixed) > 0 {
+		resource = fixed[0]
+	}
+	if rt.Audit != "" {
+		return rt.Audit, resource
+	}
+	action = strings.Join(fixed, ".")
+	if len(fixed) == 1 || strings.HasPrefix(segs[len(segs)-1], "{") {
+		switch rt.Method {
+		case http.MethodPost:
+			action += ".create"
+		case http.MethodPut, http.MethodPatch:
+			action += ".update"
+		case http.MethodDelete:
+			action += ".delete"
+		}
+	}
+	return action, resource
+}
+
+// pathResourceID is the value of the pattern's first {name} segment.
+func pathResourceID(r *http.Request, pattern string) string {
+	for _, sg := range strings.Split(pattern, "/") {
+		if strings.HasPrefix(sg, "{") {
+			return r.PathValue(strings.TrimSuffix(strings.Trim(sg, "{}"), "..."))
+		}
+	}
+	return ""
+}
+
+// peekSignIn refuses a sign-in attempt when the client has used up its failed attempts, saying
+// when to retry. It counts nothing.
+func (s *Server) peekSignIn(w http.ResponseWriter, r *http.Request, key string) error {
+	if s.Limiter == nil || s.Limits.Helper <= 0 {
+		return nil
+	}
+	d, err := s.Limiter.Peek(r.Context(), key, folio.RateLimit{Limit: s.Limits.Helper, Window: s.Limits.Window})
+	if err != nil {
+		s.metrics.limiterErrors.Inc()
+		s.log(r).Warn("rate limiter unavailable; sign-in allowed", "error", err.Error())
+		return nil
+	}
+	if d.Allowed {
+		return nil
+	}
+	secs := max(int((d.RetryAfter+time.Second-1)/time.Second), 1)
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Duration(secs)*time.Second).Unix(), 10))
+	return &folio.Error{Code: folio.ERATELIMIT, RetryAfter: secs,
+		Message: fmt.Sprintf("Too many failed sign-in attempts. Try again in %s.", humanDuration(secs))}
+}
+
+// countFailedSignIn spends one of the client's sign-in attempts (a wrong password or code).
+func (s *Server) countFailedSignIn(r *http.Request) {
+	n := recordOf(r.Context())
+	if s.Limiter == nil || s.Limits.Helper <= 0 || n == nil || n.signInKey == "" {
+		return
+	}
+	if _, err := s.Limiter.Allow(context.WithoutCancel(r.Context()), n.signInKey,
+		folio.RateLimit{Limit: s.Limits.Helper, Window: s.Limits.Window}); err != nil {
+		s.log(r).Warn("rate limiter unavailable; failed sign-in not counted", "error", err.Error())
+	}
+}
+
+// humanDuration says a wait in words: "45 seconds", "12 minutes", "1 hour".
+func humanDuration(secs int) string {
+	plural := func(n int, unit string) string {
+		if n == 1 {
+			return "1 " + unit
+		}
+		return strconv.Itoa(n) + " " + unit + "s"
+	}
+	switch {
+	case secs < 60:
+		return plural(secs, "second")
+	case secs < 3600:
+		return plural((secs+59)/60, "minute")
+	default:
+		return plural((secs+3599)/3600, "hour")
+	}
+}
+
+// auditRoutes serve the audit log to admins.
+func (s *Server) auditRoutes() []route {
+	return []route{
+		{Method: "GET", Pattern: "/api/audit", Handle: s.listAudit, Level: folio.LevelAdmin,
+			Tag: "Audit", Summary: "The audit log, newest first: writes by keys and sessions, sign-ins, TOTP changes, key and session revocations",
+			Query: []param{
+				{Name: "action", Type: "string", Doc: "exact action (auth.login), or a prefix ending in . or * (auth.*)"},
+				{Name: "actor", Type: "string", Doc: "a user id or an API key id"},
+				{Name: "from", Type: "string", Doc: "RFC 3339 time; entries at or after it"},
+				{Name: "to", Type: "string", Doc: "RFC 3339 time; entries before it"},
+				pageParam, limitParam},
+			Status: http.StatusOK, Resp: auditList{}},
+	}
+}
+
+type auditList struct {
+	Entries []folio.AuditEntry `json:"entries"`
+	Total   int                `json:"total"`
+	Page    int                `json:"page"`
+	Limit   int                `json:"limit"`
+}
+
+func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	f := sqldb.AuditFilter{Action: strings.TrimSpace(q.Get("action")), Actor: strings.TrimSpace(q.Get("actor")), Page: page, Limit: limit}
+	for _, p := range []struct {
+		name string
+		dst  **time.Time
+	}{{"from", &f.From}, {"to", &f.To}} {
+		if v := strings.TrimSpace(q.Get(p.name)); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return folio.BadRequest(p.name, "must be an RFC 3339 time such as 2026-01-02T15:04:05Z")
+			}
+			*p.dst = &t
+		}
+	}
+	if s.Audit != nil {
+		// Entries still queued on this instance are written first, so the list is current.
+		if err := s.Audit.Flush(r.Context()); err != nil {
+			s.log(r).Warn("audit log: flush before listing failed", "error", err.Error())
+		}
+	}
+	entries, total, err := s.DB.AuditEntries(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, auditList{Entries: entries, Total: total, Page: page, Limit: limit})
+}

@@ -1,0 +1,282 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/foliohq/folio"
+)
+
+// ScopeUserPrefix starts the change scope of one user ("user:<id>"): a revocation, password,
+// role or TOTP change, or removal. Every instance drops its cached copy of the user when it
+// hears it (through Changed here, through Listen elsewhere), so a revocation is in force
+// everywhere as soon as the notification arrives.
+const ScopeUserPrefix = "user:"
+
+// ScopeUser is the change scope of the user with the given id.
+func ScopeUser(id string) string { return ScopeUserPrefix + id }
+
+// revokeSQL sets sessions_revoked_at to the revocation time that ends every session issued up to
+// now: tokens carry whole seconds, so a session issued earlier in the current second must be
+// refused too, hence the next whole second ($1 = now + 1). When the sessions were already revoked
+// at or after that second, one second later still, so sessions issued since that revocation
+// (which take its time as their iat, see httpapi's issueSession) end as well.
+const revokeSQL = `sessions_revoked_at = CASE WHEN sessions_revoked_at >= $1 THEN sessions_revoked_at + 1 ELSE $1 END`
+
+// revoke runs UPDATE users SET <revokeSQL>, <set> WHERE id = <last arg> RETURNING the new
+// revocation time; args continue from $2. set must assign sessions_kept_jti (usually to '').
+
+func (db *DB) revoke(ctx context.Context, op, set string, args ...any) (int64, error) {
+	q := `UPDATE users SET ` + revokeSQL
+	if set != "" {
+		q += `, ` + set
+	}
+	q += fmt.Sprintf(` WHERE id = $%d RETURNING sessions_revoked_at`, len(args)+1)
+	var at int64
+	err := db.W.QueryRowContext(ctx, q, append([]any{db.Now().Unix() + 1}, args...)...).Scan(&at)
+	if err == sql.ErrNoRows {
+		return 0, notFound("User", fmt.Sprint(args[len(args)-1]))
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sqldb.%s: %w", op, err)
+	}
+	db.changed(ScopeUser(fmt.Sprint(args[len(args)-1])))
+	return at, nil
+}
+
+// RevokeSessions ends every session of the user issued until now and returns the new revocation
+// time (Unix seconds), or ENOTFOUND.
+func (db *DB) RevokeSessions(ctx context.Context, id string) (int64, error) {
+	return db.revoke(ctx, "RevokeSessions", `sessions_kept_jti = ''`, id)
+}
+
+// ChangePassword stores a new password hash and ends every session of the user issued until now
+// except the one whose jti is keepJTI (the caller's; "" keeps none), in one statement. It returns
+// the new revocation time, or ENOTFOUND.
+func (db *DB) ChangePassword(ctx context.Context, id, hash, keepJTI string) (int64, error) {
+	return db.revoke(ctx, "ChangePassword", `password_hash = $2, updated_at = $3, sessions_kept_jti = $4`, hash, db.ts(db.Now()), keepJTI, id)
+}
+
+// SetUserRole changes a user's role and ends their sessions (a session carries the role it was
+// issued with), or returns ENOTFOUND.
+func (db *DB) SetUserRole(ctx context.Context, id string, role folio.Role) error {
+	if !role.Valid() {
+		var v folio.Validation
+		v.Invalid("role", "must be owner or editor")
+		return v.Err()
+	}
+	_, err := db.revoke(ctx, "SetUserRole", `role = $2, updated_at = $3, sessions_kept_jti = ''`, string(role), db.ts(db.Now()), id)
+	return err
+}
+
+// SetTOTPSecret stores a new, not yet enabled TOTP secret (setup). It refuses (ECONFLICT) when
+// TOTP is already enabled: disable it first.
+func (db *DB) SetTOTPSecret(ctx context.Context, id, secret string) error {
+	res, err := db.W.ExecContext(ctx, `UPDATE users SET totp_secret = $1, totp_last_step = 0 WHERE id = $2 AND totp_enabled = 0`, secret, id)
+	if err != nil {
+		return fmt.Errorf("sqldb.SetTOTPSecret: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := db.User(ctx, id); err != nil {
+			return err
+		}
+		return folio.Errorf(folio.ECONFLICT, "Two-factor sign-in is already on; turn it off before setting it up again.")
+	}
+	db.changed(ScopeUser(id))
+	return nil
+}
+
+// EnableTOTP turns TOTP on for the user, marks step as used (the code that proved the setup),
+// and replaces the recovery codes by the given hashes, in one transaction. It refuses
+// (ECONFLICT) when TOTP is already on or no secret was set up.
+func (db *DB) EnableTOTP(ctx context.Context, id string, step int64, recoveryHashes []string) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET totp_enabled = 1, totp_last_step = $1
+			WHERE id = $2 AND totp_enabled = 0 AND totp_secret <> ''`, step, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return folio.Errorf(folio.ECONFLICT, "Two-factor sign-in is already on, or was not set up (POST /api/auth/totp/setup first).")
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM totp_recovery_codes WHERE user_id = $1`, id); err != nil {
+			return err
+		}
+		for _, h := range recoveryHashes {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO totp_recovery_codes (user_id, code_hash) VALUES ($1, $2)`, id, h); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var fe *folio.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("sqldb.EnableTOTP: %w", err)
+	}
+	db.changed(ScopeUser(id))
+	return nil
+}
+
+// DisableTOTP turns TOTP off for the user and forgets the secret and recovery codes (also the
+// CLI's totp-reset). It returns ENOTFOUND for an unknown user; turning off what is off is not an
+// error.
+func (db *DB) DisableTOTP(ctx context.Context, id string) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET totp_enabled = 0, totp_secret = '', totp_last_step = 0 WHERE id = $1`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("User", id)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM totp_recovery_codes WHERE user_id = $1`, id)
+		return err
+	})
+	if folio.IsNotFound(err) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("sqldb.DisableTOTP: %w", err)
+	}
+	db.changed(ScopeUser(id))
+	return nil
+}
+
+// UseTOTPStep records that the code of the given 30-second step was accepted. It reports false
+// when that step (or a later one) was already used, so each code signs in once, even when two
+// instances receive it at the same moment (the update is one conditional statement).
+func (db *DB) UseTOTPStep(ctx context.Context, id string, step int64) (bool, error) {
+	res, err := db.W.ExecContext(ctx, `UPDATE users SET totp_last_step = $1 WHERE id = $2 AND totp_enabled = 1 AND totp_last_step < $1`, step, id)
+	if err != nil {
+		return false, fmt.Errorf("sqldb.UseTOTPStep: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// UseRecoveryCode spends the recovery code with the given hash. It reports false when the user
+// has no such unused code.
+func (db *DB) UseRecoveryCode(ctx context.Context, id, hash string) (bool, error) {
+	res, err := db.W.ExecContext(ctx, `UPDATE totp_recovery_codes SET used_at = $1 WHERE user_id = $2 AND code_hash = $3 AND used_at IS NULL`,
+		db.ts(db.Now()), id, hash)
+	if err != nil {
+		return false, fmt.Errorf("sqldb.UseRecoveryCode: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// RecoveryCodesLeft counts the user's unused recovery codes.
+func (db *DB) RecoveryCodesLeft(ctx context.Context, id string) (int, error) {
+	var n int
+	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM totp_recovery_codes WHERE user_id = $1 AND used_at IS NULL`, id).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("sqldb.RecoveryCodesLeft: %w", err)
+	}
+	return n, nil
+}
+
+// InsertAudit stores a batch of audit entries in one transaction.
+func (db *DB) InsertAudit(ctx context.Context, entries []folio.AuditEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO audit_log (id, at, user_id, key_id, action, resource, resource_id, ip, status)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, e := range entries {
+			if _, err := stmt.ExecContext(ctx, e.ID, db.ts(e.At), e.Actor.UserID, e.Actor.KeyID, e.Action, e.Resource,
+				e.ResourceID, e.IP, e.Status); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqldb.InsertAudit: %w", err)
+	}
+	return nil
+}
+
+// AuditFilter selects audit entries: Action matches exactly, or as a prefix when it ends in "."
+// or "*"; Actor matches a user id or a key id; From and To bound the time (inclusive, exclusive).
+type AuditFilter struct {
+	Action, Actor string
+	From, To      *time.Time
+	Page, Limit   int
+}
+
+// AuditEntries returns one page of entries, newest first, and how many match in total.
+func (db *DB) AuditEntries(ctx context.Context, f AuditFilter) ([]folio.AuditEntry, int, error) {
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if a := f.Action; a != "" {
+		if strings.HasSuffix(a, "*") || strings.HasSuffix(a, ".") {
+			where = append(where, `action LIKE `+arg(escapeLike(strings.TrimSuffix(a, "*"))+"%")+` ESCAPE '\'`)
+		} else {
+			where = append(where, `action = `+arg(a))
+		}
+	}
+	if f.Actor != "" {
+		p := arg(f.Actor)
+		where = append(where, `(user_id = `+p+` OR key_id = `+p+`)`)
+	}
+	if f.From != nil {
+		where = append(where, `at >= `+arg(db.ts(*f.From)))
+	}
+	if f.To != nil {
+		where = append(where, `at < `+arg(db.ts(*f.To)))
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log`+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqldb.AuditEntries: %w", err)
+	}
+	limit, page := max(f.Limit, 1), max(f.Page, 1)
+	q := `SELECT id, at, user_id, key_id, action, resource, resource_id, ip, status FROM audit_log` + cond +
+		` ORDER BY at DESC, id DESC LIMIT ` + arg(limit) + ` OFFSET ` + arg((page-1)*limit)
+	rows, err := db.R.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqldb.AuditEntries: %w", err)
+	}
+	defer rows.Close()
+	out := []folio.AuditEntry{}
+	for rows.Next() {
+		var e folio.AuditEntry
+		var at Time
+		if err := rows.Scan(&e.ID, &at, &e.Actor.UserID, &e.Actor.KeyID, &e.Action, &e.Resource, &e.ResourceID, &e.IP, &e.Status); err != nil {
+			return nil, 0, fmt.Errorf("sqldb.AuditEntries: %w", err)
+		}
+		e.At = at.Time
+		out = append(out, e)
+	}
+	return out, total, rows.Err()
+}
+
+// PruneAudit deletes the entries older than before and returns how many went.
+func (db *DB) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
+	res, err := db.W.ExecContext(ctx, `DELETE FROM audit_log WHERE at < $1`, db.ts(before))
+	if err != nil {
+		return 0, fmt.Errorf("sqldb.PruneAudit: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}

@@ -1,0 +1,87 @@
+package folio
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// AuditActor names who did something: the user, and the API key when a key was used.
+type AuditActor struct {
+	UserID string `json:"userId"`
+	KeyID  string `json:"keyId"`
+}
+
+// AuditEntry is one record of the audit log (contract §6). IP is truncated to its /24 (IPv4) or
+// /48 (IPv6) network, never the full address; no entry ever holds a secret.
+type AuditEntry struct {
+	ID         string     `json:"id"`
+	At         time.Time  `json:"at"`
+	Actor      AuditActor `json:"actor"`
+	Action     string     `json:"action" doc:"what happened, e.g. auth.login, auth.login.totp, project.create, apikey.revoke"`
+	Resource   string     `json:"resource" doc:"the kind of thing acted on, e.g. projects, posts, keys, session"`
+	ResourceID string     `json:"resourceId" doc:"the id or slug acted on, when there is one"`
+	IP         string     `json:"ip" doc:"the client's network: IPv4 /24 or IPv6 /48"`
+	Status     int        `json:"status" doc:"the HTTP status the request was answered with"`
+}
+
+// PasswordChange is the body of POST /api/auth/password.
+type PasswordChange struct {
+	CurrentPassword string `json:"currentPassword"`
+	NewPassword     string `json:"newPassword" doc:"at least 12 characters"`
+}
+
+// Validate reports missing fields (400) and a new password that is too short or too long (422).
+func (in *PasswordChange) Validate() error {
+	var v Validation
+	if in.CurrentPassword == "" {
+		v.Missing("currentPassword")
+	}
+	switch {
+	case in.NewPassword == "":
+		v.Missing("newPassword")
+	case utf8.RuneCountInString(in.NewPassword) < MinPasswordLen:
+		v.Invalid("newPassword", "must be at least %d characters", MinPasswordLen)
+	case len(in.NewPassword) > MaxPasswordLen:
+		v.Invalid("newPassword", "must be at most %d bytes", MaxPasswordLen)
+	}
+	return v.Err()
+}
+
+// ValidatePassword checks a new password alone (the CLI's passwd).
+func ValidatePassword(p string) error {
+	in := PasswordChange{CurrentPassword: "-", NewPassword: p}
+	return in.Validate()
+}
+
+// TOTPCodeInput is the body of POST /api/auth/totp/enable.
+type TOTPCodeInput struct {
+	Code string `json:"code" doc:"the 6-digit code the authenticator app shows now"`
+}
+
+// TOTPDisableInput is the body of POST /api/auth/totp/disable: a current code or the password.
+type TOTPDisableInput struct {
+	Code     string `json:"code,omitempty" doc:"a current 6-digit code"`
+	Password string `json:"password,omitempty" doc:"the account's password, instead of a code"`
+}
+
+// TOTPLoginInput is the body of POST /api/auth/login/totp: the ticket from the login answer and
+// either a current code or one of the recovery codes.
+type TOTPLoginInput struct {
+	Ticket       string `json:"ticket"`
+	Code         string `json:"code,omitempty" doc:"a current 6-digit code"`
+	RecoveryCode string `json:"recoveryCode,omitempty" doc:"one unused recovery code, instead of a code"`
+}
+
+// Validate reports a missing ticket or a missing code (400); a code or recovery code present
+// but malformed is also 400, as the caller cannot fix it by retrying the same value.
+func (in *TOTPLoginInput) Validate() error {
+	var v Validation
+	if strings.TrimSpace(in.Ticket) == "" {
+		v.Missing("ticket")
+	}
+	if strings.TrimSpace(in.Code) == "" && strings.TrimSpace(in.RecoveryCode) == "" {
+		v.Missing("code")
+	}
+	return v.Err()
+}
