@@ -63,8 +63,10 @@ function retryText(e) {
   if (!secs) return 'Too many sign-in attempts. Wait a while and try again.';
   const at = new Date(Date.now() + secs * 1000);
   const when = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' }).format(at);
+  // The server's message already says how long when it can (the sign-in limit does); else say it here.
+  const said = e.message && /try again in/i.test(e.message) ? e.message.replace(/\.$/, '') : '';
   const wait = secs < 90 ? `${secs} seconds` : `${Math.ceil(secs / 60)} minutes`;
-  return `Too many sign-in attempts. Try again in ${wait} (at ${when}).`;
+  return `${said || `Too many sign-in attempts. Try again in ${wait}`} (at ${when}).`;
 }
 
 /** signInError words a failed sign-in for the form. */
