@@ -44,7 +44,21 @@ type MediaObject struct {
 	ContentType string `json:"contentType"`
 	Width       int    `json:"width,omitempty"`
 	Height      int    `json:"height,omitempty"`
+	// Variants are smaller copies of a raster image for responsive images (srcset), ascending
+	// width; empty for other files, animated GIFs and images narrower than the smallest width.
+	Variants []MediaVariant `json:"variants"`
+	// Blurhash is a short placeholder of a raster image (https://blurha.sh), 4×3 components.
+	Blurhash string `json:"blurhash,omitempty"`
 	// Key is the storage key of the object; not part of the response.
+	Key string `json:"-"`
+}
+
+// MediaVariant is a resized copy of an uploaded image, stored beside it.
+type MediaVariant struct {
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	URL    string `json:"url"`
+	// Key is the storage key of the variant; not part of the response.
 	Key string `json:"-"`
 }
 

@@ -31,7 +31,24 @@ import (
 
 func main() {
 	mb := flag.Int("mb", 100, "upload size in MB (10^6 bytes)")
+	img := flag.Bool("image", false, "measure a 40-megapixel JPEG through the image pipeline (metadata, orientation, variants) instead")
+	genFile := flag.String("gen-jpeg", "", "internal: write the test photo to this file and exit")
+	orientation := flag.Int("orientation", 1, "internal: EXIF orientation of the generated photo")
 	flag.Parse()
+	if *genFile != "" {
+		if err := genJPEG(*genFile, 7746, 5164, *orientation); err != nil {
+			fmt.Fprintln(os.Stderr, "upload bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *img {
+		if err := runImage(); err != nil {
+			fmt.Fprintln(os.Stderr, "upload bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(int64(*mb) * 1_000_000); err != nil {
 		fmt.Fprintln(os.Stderr, "upload bench:", err)
 		os.Exit(1)
@@ -204,13 +221,15 @@ func (s *sampler) stop() (heap, sys uint64) {
 func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
 // vmHWMKiB reads the peak resident set size from /proc/self/status; 0 when unavailable.
-func vmHWMKiB() int64 {
+func vmHWMKiB() int64 { return procStatusKiB("VmHWM:") }
+
+func procStatusKiB(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return n
 		}

@@ -208,14 +208,22 @@ func Export(ctx context.Context, db *sqldb.DB, store folio.BlobStore, w io.Write
 	}
 	if store != nil {
 		for _, m := range media {
-			rc, _, err := store.Get(ctx, m.Key)
-			if err != nil {
-				return fmt.Errorf("archive: media %s: %w", m.Key, err)
+			// The object and its variants ("<sha>-w640.jpg" sorts before "<sha>.jpg"), in name order.
+			keys := []string{m.Key}
+			for _, v := range m.Variants {
+				keys = append(keys, v.Key)
 			}
-			err = add("media/"+m.Key, zip.Store, rc) // media is compressed already
-			rc.Close()
-			if err != nil {
-				return err
+			sort.Strings(keys)
+			for _, key := range keys {
+				rc, _, err := store.Get(ctx, key)
+				if err != nil {
+					return fmt.Errorf("archive: media %s: %w", key, err)
+				}
+				err = add("media/"+key, zip.Store, rc) // media is compressed already
+				rc.Close()
+				if err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -340,6 +348,11 @@ func Read(r io.ReaderAt, size int64) (*Archive, error) {
 		if a.files[m.Key] == nil {
 			return nil, invalid("media.json", "media/%s is missing", m.Key)
 		}
+		for _, v := range m.Variants {
+			if blob.ValidateKey(v.Key) != nil || a.files[v.Key] == nil {
+				return nil, invalid("media.json", "variant media/%s is missing or invalid", v.Key)
+			}
+		}
 	}
 	return a, nil
 }
@@ -431,25 +444,44 @@ func (a *Archive) Apply(ctx context.Context, db *sqldb.DB, store folio.BlobStore
 	if store == nil {
 		return s, nil
 	}
-	for _, m := range a.Media {
-		f := a.files[m.Key]
+	put := func(key, contentType string) error {
+		f := a.files[key]
 		if maxMediaBytes > 0 && f.UncompressedSize64 > uint64(maxMediaBytes) {
-			return s, invalid("media/"+m.Key, "larger than %d bytes", maxMediaBytes)
+			return invalid("media/"+key, "larger than %d bytes", maxMediaBytes)
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return s, invalid("media/"+m.Key, "%v", err)
+			return invalid("media/"+key, "%v", err)
 		}
 		var body io.Reader = rc
 		if maxMediaBytes > 0 {
 			body = io.LimitReader(rc, maxMediaBytes)
 		}
-		err = store.Put(ctx, m.Key, body, int64(f.UncompressedSize64), folio.BlobMeta{ContentType: m.ContentType})
+		err = store.Put(ctx, key, body, int64(f.UncompressedSize64), folio.BlobMeta{ContentType: contentType})
 		rc.Close()
 		if err != nil {
-			return s, fmt.Errorf("archive: store media %s: %w", m.Key, err)
+			return fmt.Errorf("archive: store media %s: %w", key, err)
+		}
+		return nil
+	}
+	for _, m := range a.Media {
+		if err := put(m.Key, m.ContentType); err != nil {
+			return s, err
 		}
 		m.URL = store.URL(m.Key) // where this site serves it (the archive may come from another)
+		variants := make([]sqldb.MediaVariantEntry, len(m.Variants))
+		for i, v := range m.Variants {
+			ct := "image/jpeg"
+			if strings.HasSuffix(v.Key, ".png") {
+				ct = "image/png"
+			}
+			if err := put(v.Key, ct); err != nil {
+				return s, err
+			}
+			v.URL = store.URL(v.Key)
+			variants[i] = v
+		}
+		m.Variants = variants
 		if err := db.ImportMedia(ctx, m); err != nil {
 			return s, err
 		}

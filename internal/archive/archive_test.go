@@ -66,8 +66,16 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 		if err := store.Put(ctx, key, strings.NewReader(body), int64(len(body)), folio.BlobMeta{ContentType: "image/png"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.RecordMedia(ctx, folio.MediaObject{Key: key, URL: store.URL(key), Filename: key, Size: int64(len(body)), ContentType: "image/png"},
-			"upload", "", owner.ID); err != nil {
+		obj := folio.MediaObject{Key: key, URL: store.URL(key), Filename: key, Size: int64(len(body)), ContentType: "image/png"}
+		if i == 0 { // an image with a responsive variant stored beside it, and its blurhash
+			const vkey = "aa11-w320.png"
+			if err := store.Put(ctx, vkey, strings.NewReader("\x89PNG variant"), 12, folio.BlobMeta{ContentType: "image/png"}); err != nil {
+				t.Fatal(err)
+			}
+			obj.Variants = []folio.MediaVariant{{Width: 320, Height: 160, URL: store.URL(vkey), Key: vkey}}
+			obj.Blurhash = "LEHV6nWB2yk8pyo0adR*.7kCMdnj"
+		}
+		if err := db.RecordMedia(ctx, obj, "upload", "", owner.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -129,7 +137,7 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 	first := export(t, src, srcStore)
 
 	got := entries(t, first)
-	for _, name := range []string{"projects.json", "profile.json", "media.json", "media/aa11.png", "media/bb22.pdf", "posts/draft.md"} {
+	for _, name := range []string{"projects.json", "profile.json", "media.json", "media/aa11.png", "media/aa11-w320.png", "media/bb22.pdf", "posts/draft.md"} {
 		if _, ok := got[name]; !ok {
 			t.Fatalf("the archive lacks %s: %v", name, keys(got))
 		}
@@ -171,6 +179,22 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 	if !bytes.Equal(first, third) {
 		diff(t, entries(t, first), entries(t, third))
 		t.Fatal("PostgreSQL → SQLite changed the archive")
+	}
+	// Variants travel with their object: files in the new storage, listed with this site's URLs.
+	media, _, err := back.Media(context.Background(), 1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range media {
+		if m.Key != "aa11.png" {
+			continue
+		}
+		if len(m.Variants) != 1 || m.Variants[0].URL != backStore.URL("aa11-w320.png") || m.Blurhash == "" {
+			t.Errorf("imported variants: %+v", m)
+		}
+		if ok, err := backStore.Exists(context.Background(), "aa11-w320.png"); !ok || err != nil {
+			t.Errorf("variant file not imported: %v", err)
+		}
 	}
 	// The imported site works: the post answers by slug with its fields.
 	p, err := back.PostBySlug(context.Background(), strings.TrimSuffix(strings.TrimPrefix(postName, "posts/"), ".md"))

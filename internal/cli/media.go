@@ -51,7 +51,7 @@ func wireMedia(ctx context.Context, cfg *config.Config, srv *httpapi.Server) err
 		return fmt.Errorf("media temp directory (FOLIO_DATA_DIR): %w", err)
 	}
 	srv.Uploader = &media.Uploader{Store: store, MaxBytes: cfg.MediaMaxBytes, Allowed: media.AllowedTypes(cfg.MediaAllowSVG),
-		TempDir: tmp}
+		TempDir: tmp, MaxPixels: cfg.MediaMaxPixels}
 	srv.ImageStudio = &media.ImageStudio{Uploader: srv.Uploader, Model: cfg.ImageModel, Sizes: cfg.ImageAllowedSizes}
 	if cfg.ImageAPIKey != "" {
 		gen, err := imagegen.New(imagegen.Config{BaseURL: cfg.ImageAPIBaseURL, APIKey: cfg.ImageAPIKey, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout,

@@ -63,6 +63,7 @@ type Config struct {
 
 	MediaStorage      string
 	MediaMaxBytes     int64
+	MediaMaxPixels    int64
 	MediaAllowSVG     bool
 	MediaPublicURL    string
 	S3Endpoint        string
@@ -333,6 +334,14 @@ var options = []option{
 			return fmt.Errorf("not a positive number of bytes: %q", v)
 		}
 		c.MediaMaxBytes = n
+		return nil
+	}},
+	{name: "MEDIA_MAX_PIXELS", def: "50000000", help: "largest accepted image in pixels (width × height, read from the header before decoding); larger images get 422", set: func(c *Config, v string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("not a positive number of pixels: %q", v)
+		}
+		c.MediaMaxPixels = n
 		return nil
 	}},
 	{name: "MEDIA_ALLOW_SVG", def: "false", help: "accept SVG uploads (they can carry scripts)", set: boolean(func(c *Config) *bool { return &c.MediaAllowSVG })},

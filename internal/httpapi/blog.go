@@ -39,6 +39,7 @@ func (s *Server) blogRoutes() []route {
 			Query: listQuery, Status: http.StatusOK, Resp: postList{}, Errors: []int{401, 403}},
 		{Method: "GET", Pattern: "/api/blog/feed.xml", Handle: s.blogFeed,
 			Tag: "Blog", Summary: "Atom 1.0 feed of the 20 newest published posts (ETag/Last-Modified; 304 on a conditional GET)",
+			Query:  []param{{Name: "tag", Type: "string", Doc: "only posts with this tag (case-insensitive): a per-tag feed"}},
 			Status: http.StatusOK, RespType: "application/atom+xml"},
 		{Method: "GET", Pattern: "/api/blog/{slug}", Handle: s.getPostBySlug, Cache: scopePosts,
 			Tag: "Blog", Summary: "Get one post with content and contentHtml; a former slug answers 301 to the current one",

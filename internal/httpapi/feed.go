@@ -84,7 +84,11 @@ func atomTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // Entry ids are urn:uuid: of the post id, so a slug change does not make readers see a new
 // entry.
 func (s *Server) blogFeed(w http.ResponseWriter, r *http.Request) error {
-	ps, _, err := s.DB.Posts(r.Context(), folio.PostFilter{Statuses: []string{folio.PostPublished}, Page: 1, Limit: feedPosts, WithContent: true})
+	tag, err := feedTag(r)
+	if err != nil {
+		return err
+	}
+	ps, err := s.feedPostsFor(r, tag)
 	if err != nil {
 		return err
 	}
@@ -95,6 +99,12 @@ func (s *Server) blogFeed(w http.ResponseWriter, r *http.Request) error {
 		Links:     []atomLink{{Rel: "self", Type: "application/atom+xml", Href: site + "/api/blog/feed.xml"}, {Rel: "alternate", Type: "text/html", Href: site + strings.TrimSuffix(sitePostPath, "/")}},
 		Author:    atomPerson{Name: s.siteHost()},
 		Generator: "folio",
+	}
+	if tag != "" {
+		// A per-tag feed is a feed of its own: its own id, title and self link.
+		feed.Title += " — " + tag
+		feed.ID += "?tag=" + url.QueryEscape(strings.ToLower(tag))
+		feed.Links[0].Href += "?tag=" + url.QueryEscape(tag)
 	}
 	var modified time.Time
 	for _, p := range ps {

@@ -37,8 +37,8 @@ type generateImageInput struct {
 func (s *Server) mediaRoutes() []route {
 	return []route{
 		{Method: "POST", Pattern: "/api/media/upload", Handle: s.uploadMedia, Level: folio.LevelWrite,
-			Tag: "Media", Summary: "Upload a file (multipart part \"file\"); the type is sniffed from the bytes",
-			BodyType: "multipart/form-data", Status: http.StatusCreated, Resp: folio.MediaObject{}, Errors: []int{413, 415, 503}},
+			Tag: "Media", Summary: "Upload a file (multipart part \"file\"); the type is sniffed from the bytes; images lose their metadata, are turned upright and get variants and a blurhash; over MEDIA_MAX_PIXELS is 422",
+			BodyType: "multipart/form-data", Status: http.StatusCreated, Resp: folio.MediaObject{}, Errors: []int{413, 415, 422, 503}},
 		{Method: "GET", Pattern: "/api/media", Handle: s.listMedia, Level: folio.LevelWrite,
 			Tag: "Media", Summary: "List stored media, newest first (the dashboard's media library)",
 			Query: []param{pageParam, limitParam}, Status: http.StatusOK, Resp: mediaList{}},

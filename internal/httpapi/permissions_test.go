@@ -39,6 +39,10 @@ var contractRoutes = []contractRoute{
 	{"GET", "/api/blog", public, limitTier},
 	{"GET", "/api/blog/{}", public, limitTier},
 	{"GET", "/api/blog/feed.xml", public, limitTier}, // folio decision (docs/api.md, Blog posts): the Atom feed is public
+	// Contract §9: search, tags and the JSON Feed are public (search shows drafts to write+).
+	{"GET", "/api/search", public, limitTier},
+	{"GET", "/api/blog/tags", public, limitTier},
+	{"GET", "/api/blog/feed.json", public, limitTier},
 	{"GET", "/api/posts", public, limitTier},
 	{"GET", "/api/posts/{}", public, limitTier},
 	// POST/PUT/DELETE projects, blog, posts; publishing options; media upload; PUT profile: write.

@@ -5,13 +5,13 @@
 package media
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
-	"image"
 	_ "image/gif" // DecodeConfig for GIF
 	_ "image/jpeg"
 	_ "image/png"
@@ -60,6 +60,16 @@ type Uploader struct {
 	Allowed  map[string]bool
 	// TempDir holds uploads while they are checked; default os.TempDir(). Files are always removed.
 	TempDir string
+	// MaxPixels caps width × height of raster images (MEDIA_MAX_PIXELS); 0 means
+	// DefaultMaxPixels. Checked from the header before any pixel is decoded.
+	MaxPixels int64
+}
+
+func (u *Uploader) maxPixels() int64 {
+	if u.MaxPixels > 0 {
+		return u.MaxPixels
+	}
+	return DefaultMaxPixels
 }
 
 func (u *Uploader) maxBytes() int64 {
@@ -137,7 +147,9 @@ func (u *Uploader) FromReader(ctx context.Context, src io.Reader, name string, m
 	return u.store(ctx, src, name, meta.Extra)
 }
 
-// store runs the pipeline: temp file + SHA-256 + size cap → sniff → dimensions → Put.
+// store runs the pipeline: temp file + size cap → sniff → for raster images: dimensions and the
+// pixel limit (from the header, before any decoding), metadata stripped (lossless), EXIF
+// orientation applied, variants and blurhash → content address of the cleaned bytes → Put.
 func (u *Uploader) store(ctx context.Context, src io.Reader, name string, extra map[string]string) (folio.MediaObject, error) {
 	if u.Store == nil {
 		return folio.MediaObject{}, errors.New("media: Uploader.Store is nil")
@@ -164,22 +176,30 @@ func (u *Uploader) store(ctx context.Context, src io.Reader, name string, extra 
 		return folio.MediaObject{}, folio.Errorf(folio.EUNSUPPORTED,
 			"The file type %s is not accepted; allowed: %s.", mimetype.Detect(head.b).String(), u.allowedList())
 	}
-	obj := folio.MediaObject{Size: n, ContentType: contentType, Filename: name}
+	obj := folio.MediaObject{Size: n, ContentType: contentType, Filename: name, Variants: []folio.MediaVariant{}}
+	final, sum := tmp, h.Sum(nil)
+	var variants []encodedVariant
 	if isRasterImage(contentType) {
-		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-			return folio.MediaObject{}, fmt.Errorf("media: %w", err)
-		}
-		cfg, _, err := image.DecodeConfig(tmp)
+		img, err := u.processImage(ctx, tmp, contentType, &obj)
 		if err != nil {
-			return folio.MediaObject{}, folio.Errorf(folio.EUNSUPPORTED, "The file starts like %s but is not a readable image.", contentType)
+			return folio.MediaObject{}, err
 		}
-		obj.Width, obj.Height = cfg.Width, cfg.Height
+		defer os.Remove(img.file.Name())
+		defer img.file.Close()
+		final, sum, obj.Size = img.file, img.sum, img.size
+		variants = img.variants
+		obj.Blurhash = img.blurhash
 	}
 
-	obj.Key = hex.EncodeToString(h.Sum(nil)) + ext
+	hexSum := hex.EncodeToString(sum)
+	obj.Key = hexSum + ext
 	obj.URL = u.Store.URL(obj.Key)
 	if obj.Filename == "" {
 		obj.Filename = obj.Key
+	}
+	for _, v := range variants {
+		key := fmt.Sprintf("%s-w%d%s", hexSum, v.width, v.ext)
+		obj.Variants = append(obj.Variants, folio.MediaVariant{Width: v.width, Height: v.height, URL: u.Store.URL(key), Key: key})
 	}
 	// Same bytes, same key: a repeated upload stores nothing new. NB: the object keeps the
 	// original name and metadata of its first upload.
@@ -187,15 +207,26 @@ func (u *Uploader) store(ctx context.Context, src io.Reader, name string, extra 
 	if err != nil {
 		return folio.MediaObject{}, fmt.Errorf("media: %w", err)
 	}
-	if exists {
-		return obj, nil
+	if !exists {
+		if _, err := final.Seek(0, io.SeekStart); err != nil {
+			return folio.MediaObject{}, fmt.Errorf("media: %w", err)
+		}
+		meta := folio.BlobMeta{ContentType: contentType, OriginalName: name, Extra: extra}
+		if err := u.Store.Put(ctx, obj.Key, final, obj.Size, meta); err != nil {
+			return folio.MediaObject{}, fmt.Errorf("media: storing %s: %w", obj.Key, err)
+		}
 	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return folio.MediaObject{}, fmt.Errorf("media: %w", err)
-	}
-	meta := folio.BlobMeta{ContentType: contentType, OriginalName: name, Extra: extra}
-	if err := u.Store.Put(ctx, obj.Key, tmp, n, meta); err != nil {
-		return folio.MediaObject{}, fmt.Errorf("media: storing %s: %w", obj.Key, err)
+	for i, v := range variants {
+		key := obj.Variants[i].Key
+		if ok, err := u.Store.Exists(ctx, key); err != nil {
+			return folio.MediaObject{}, fmt.Errorf("media: %w", err)
+		} else if ok {
+			continue
+		}
+		meta := folio.BlobMeta{ContentType: v.contentType, OriginalName: name}
+		if err := u.Store.Put(ctx, key, bytes.NewReader(v.data), int64(len(v.data)), meta); err != nil {
+			return folio.MediaObject{}, fmt.Errorf("media: storing %s: %w", key, err)
+		}
 	}
 	return obj, nil
 }

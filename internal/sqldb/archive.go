@@ -75,12 +75,24 @@ type MediaEntry struct {
 	Prompt      string    `json:"prompt,omitempty"`
 	CreatedBy   string    `json:"createdBy,omitempty"`
 	CreatedAt   time.Time `json:"createdAt"`
+	// Variants are the resized copies stored beside the object (their files are in the archive
+	// too); Blurhash its placeholder.
+	Variants []MediaVariantEntry `json:"variants,omitempty"`
+	Blurhash string              `json:"blurhash,omitempty"`
+}
+
+// MediaVariantEntry is one variant of a media object in an archive.
+type MediaVariantEntry struct {
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	URL    string `json:"url"`
+	Key    string `json:"key"`
 }
 
 // AllMedia returns every media row, by key.
 func (db *DB) AllMedia(ctx context.Context) ([]MediaEntry, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at
-		FROM media ORDER BY key`)
+	rows, err := db.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at,
+		variants, blurhash FROM media ORDER BY key`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AllMedia: %w", err)
 	}
@@ -89,9 +101,17 @@ func (db *DB) AllMedia(ctx context.Context) ([]MediaEntry, error) {
 	for rows.Next() {
 		var m MediaEntry
 		var created Time
+		var vj string
 		if err := rows.Scan(&m.Key, &m.URL, &m.Filename, &m.Size, &m.ContentType, &m.Width, &m.Height, &m.Source, &m.Prompt,
-			&m.CreatedBy, &created); err != nil {
+			&m.CreatedBy, &created, &vj, &m.Blurhash); err != nil {
 			return nil, fmt.Errorf("sqldb.AllMedia: %w", err)
+		}
+		var sv []storedVariant
+		if err := json.Unmarshal([]byte(vj), &sv); err != nil {
+			return nil, fmt.Errorf("sqldb.AllMedia %s variants: %w", m.Key, err)
+		}
+		for _, v := range sv {
+			m.Variants = append(m.Variants, MediaVariantEntry(v))
 		}
 		m.CreatedAt = created.Time
 		out = append(out, m)
@@ -129,7 +149,10 @@ func (db *DB) ImportPost(ctx context.Context, p *folio.Post) error {
 				return err
 			}
 		}
-		return setPostTags(ctx, tx, p)
+		if err := setPostTags(ctx, tx, p); err != nil {
+			return err
+		}
+		return db.indexPost(ctx, tx, p.ID)
 	})
 	if err != nil && folio.ErrorCode(err) == folio.EINTERNAL {
 		return fmt.Errorf("sqldb.ImportPost: %w", err)
@@ -154,7 +177,10 @@ func (db *DB) ImportProject(ctx context.Context, p *folio.Project) error {
 			db.ts(p.CreatedAt), db.ts(p.UpdatedAt)); err != nil {
 			return err
 		}
-		return db.setTechnologies(ctx, tx, p)
+		if err := db.setTechnologies(ctx, tx, p); err != nil {
+			return err
+		}
+		return db.indexProject(ctx, tx, p.ID)
 	})
 	if err != nil {
 		return fmt.Errorf("sqldb.ImportProject: %w", err)
@@ -193,9 +219,15 @@ func (db *DB) ImportProfile(ctx context.Context, u *folio.User) error {
 
 // ImportMedia records a media object as exported (its first record wins, as with uploads).
 func (db *DB) ImportMedia(ctx context.Context, m MediaEntry) error {
-	_, err := db.W.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (key) DO NOTHING`,
-		m.Key, m.URL, m.Filename, m.Size, m.ContentType, m.Width, m.Height, m.Source, m.Prompt, m.CreatedBy, db.ts(m.CreatedAt))
+	sv := make([]storedVariant, len(m.Variants))
+	for i, v := range m.Variants {
+		sv[i] = storedVariant(v)
+	}
+	vj, _ := json.Marshal(sv)
+	_, err := db.W.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at,
+		variants, blurhash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (key) DO NOTHING`,
+		m.Key, m.URL, m.Filename, m.Size, m.ContentType, m.Width, m.Height, m.Source, m.Prompt, m.CreatedBy, db.ts(m.CreatedAt),
+		string(vj), m.Blurhash)
 	if err != nil {
 		return fmt.Errorf("sqldb.ImportMedia: %w", err)
 	}

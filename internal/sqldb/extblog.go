@@ -174,6 +174,9 @@ func (db *DB) ApplyExtblogDeleted(ctx context.Context, extblogID string, at time
 				extblog_unpublished_at = NULL, updated_at = $1 WHERE id = $2`, db.ts(at), id); err != nil {
 				return err
 			}
+			if err := db.indexPost(ctx, tx, id); err != nil {
+				return err
+			}
 			changed = true
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO extblog_tombstones (post_id, deleted_at) VALUES ($1, $2) ON CONFLICT (post_id) DO NOTHING`,
@@ -247,6 +250,9 @@ func (db *DB) upsertExtblogPost(ctx context.Context, u ExtblogUpsert) (bool, err
 			}
 			n, _ := res.RowsAffected()
 			changed = n > 0
+			if changed {
+				return db.indexPost(ctx, tx, id)
+			}
 			return nil
 		}
 		if err != sql.ErrNoRows {
@@ -294,7 +300,7 @@ func (db *DB) upsertExtblogPost(ctx context.Context, u ExtblogUpsert) (bool, err
 			}
 		}
 		changed = true
-		return nil
+		return db.indexPost(ctx, tx, id)
 	})
 	return changed, err
 }

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -20,15 +21,24 @@ type MediaRecord struct {
 // RecordMedia remembers a stored object. The same bytes uploaded again keep their first record
 // (the key is content-addressed).
 func (db *DB) RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error {
+	variants := obj.Variants
+	if variants == nil {
+		variants = []folio.MediaVariant{}
+	}
+	vj, _ := json.Marshal(storedVariants(variants))
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (key) DO NOTHING`,
-			obj.Key, obj.URL, obj.Filename, obj.Size, obj.ContentType, obj.Width, obj.Height, source, prompt, createdBy, db.ts(db.Now()))
+		res, err := tx.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at, variants, blurhash)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (key) DO NOTHING`,
+			obj.Key, obj.URL, obj.Filename, obj.Size, obj.ContentType, obj.Width, obj.Height, source, prompt, createdBy, db.ts(db.Now()), string(vj), obj.Blurhash)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return nil // the same bytes again: nothing new was uploaded
+			// The same bytes again: nothing new was uploaded, but a record from before variants
+			// existed gains them.
+			_, err := tx.ExecContext(ctx, `UPDATE media SET variants = $1, blurhash = $2 WHERE key = $3 AND variants = '[]' AND $1 <> '[]'`,
+				string(vj), obj.Blurhash, obj.Key)
+			return err
 		}
 		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventMediaUploaded, Data: obj})
 	})
@@ -44,7 +54,7 @@ func (db *DB) Media(ctx context.Context, page, limit int) ([]MediaRecord, int, e
 	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM media`).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Media: %w", err)
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_at
+	rows, err := db.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_at, variants, blurhash
 		FROM media ORDER BY created_at DESC, key LIMIT $1 OFFSET $2`, limit, (page-1)*limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Media: %w", err)
@@ -54,11 +64,37 @@ func (db *DB) Media(ctx context.Context, page, limit int) ([]MediaRecord, int, e
 	for rows.Next() {
 		var m MediaRecord
 		var created Time
-		if err := rows.Scan(&m.Key, &m.URL, &m.Filename, &m.Size, &m.ContentType, &m.Width, &m.Height, &m.Source, &m.Prompt, &created); err != nil {
+		var vj string
+		if err := rows.Scan(&m.Key, &m.URL, &m.Filename, &m.Size, &m.ContentType, &m.Width, &m.Height, &m.Source, &m.Prompt, &created, &vj, &m.Blurhash); err != nil {
 			return nil, 0, fmt.Errorf("sqldb.Media: %w", err)
+		}
+		var sv []storedVariant
+		if err := json.Unmarshal([]byte(vj), &sv); err != nil {
+			return nil, 0, fmt.Errorf("sqldb.Media %s variants: %w", m.Key, err)
+		}
+		m.Variants = make([]folio.MediaVariant, len(sv))
+		for i, v := range sv {
+			m.Variants[i] = folio.MediaVariant{Width: v.Width, Height: v.Height, URL: v.URL, Key: v.Key}
 		}
 		m.CreatedAt = created.Time
 		out = append(out, m)
 	}
 	return out, total, rows.Err()
+}
+
+// storedVariant is a variant as the media row keeps it: with its storage key (which the API
+// response leaves out).
+type storedVariant struct {
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	URL    string `json:"url"`
+	Key    string `json:"key"`
+}
+
+func storedVariants(vs []folio.MediaVariant) []storedVariant {
+	out := make([]storedVariant, len(vs))
+	for i, v := range vs {
+		out[i] = storedVariant{Width: v.Width, Height: v.Height, URL: v.URL, Key: v.Key}
+	}
+	return out
 }

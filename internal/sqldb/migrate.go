@@ -18,6 +18,20 @@ const migrationLockID = 7_346_501_001
 // Migrate applies every embedded migration of the dialect that is not yet recorded, in name
 // order, each in its own transaction. It returns the names it applied.
 func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	applied, err := db.applyMigrations(ctx)
+	if err != nil {
+		return applied, err
+	}
+	// The search index is filled in Go (its words are folded in Go), after the migration
+	// connection is released (SQLite's writer pool has one); this also catches rows written
+	// without it, e.g. by an older binary during a rolling upgrade.
+	if _, err := db.RebuildSearchIndex(ctx); err != nil {
+		return applied, err
+	}
+	return applied, nil
+}
+
+func (db *DB) applyMigrations(ctx context.Context) ([]string, error) {
 	names, err := fs.Glob(migrations, "migrations/"+string(db.Dialect)+"/*.sql")
 	if err != nil {
 		return nil, err

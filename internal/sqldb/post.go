@@ -193,6 +193,9 @@ func (db *DB) CreatePost(ctx context.Context, in *folio.PostInput, author folio.
 			if err := setPostTags(ctx, tx, p); err != nil {
 				return err
 			}
+			if err := db.indexPost(ctx, tx, p.ID); err != nil {
+				return err
+			}
 			return db.emitPostTransition(ctx, tx, "", p)
 		})
 		if !isUniqueViolation(err) || given != "" {
@@ -254,6 +257,9 @@ func (db *DB) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*
 		if err := setPostTags(ctx, tx, p); err != nil {
 			return err
 		}
+		if err := db.indexPost(ctx, tx, p.ID); err != nil {
+			return err
+		}
 		return db.emitPostTransition(ctx, tx, before, p)
 	})
 	switch {
@@ -277,6 +283,9 @@ func (db *DB) DeletePost(ctx context.Context, id string) error {
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound("Post", id)
+		}
+		if err := db.unindex(ctx, tx, folio.SearchTypePost, id); err != nil {
+			return err
 		}
 		return cancelPublishJobs(ctx, tx, id, "")
 	})
@@ -347,6 +356,9 @@ func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingP
 		if err := db.writePost(ctx, tx, p); err != nil {
 			return err
 		}
+		if err := db.indexPost(ctx, tx, p.ID); err != nil {
+			return err
+		}
 		return db.emitPostTransition(ctx, tx, before, p)
 	})
 	if folio.ErrorCode(err) != folio.EINTERNAL {
@@ -412,6 +424,9 @@ func (db *DB) PublishScheduledPost(ctx context.Context, id string, at time.Time)
 		if n, _ := res.RowsAffected(); n == 1 {
 			published = true
 			p.Status, p.PublishedAt, p.ArchivedAt, p.UpdatedAt = folio.PostPublished, &pub, nil, now
+			if err := db.indexPost(ctx, tx, id); err != nil {
+				return err
+			}
 			return db.EmitTx(ctx, tx, postEvent(folio.EventPostPublished, p))
 		}
 		return nil

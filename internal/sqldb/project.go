@@ -111,6 +111,9 @@ func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio
 		if err := db.setTechnologies(ctx, tx, p); err != nil {
 			return err
 		}
+		if err := db.indexProject(ctx, tx, p.ID); err != nil {
+			return err
+		}
 		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectCreated, Data: p})
 	})
 	if err != nil {
@@ -145,6 +148,9 @@ func (db *DB) UpdateProject(ctx context.Context, id string, in *folio.ProjectInp
 		if err := db.setTechnologies(ctx, tx, p); err != nil {
 			return err
 		}
+		if err := db.indexProject(ctx, tx, p.ID); err != nil {
+			return err
+		}
 		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectUpdated, Data: p})
 	})
 	if folio.IsNotFound(err) {
@@ -166,6 +172,9 @@ func (db *DB) DeleteProject(ctx context.Context, id string) error {
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound("Project", id)
+		}
+		if err := db.unindex(ctx, tx, folio.SearchTypeProject, id); err != nil {
+			return err
 		}
 		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]string{"id": id}})
 	})

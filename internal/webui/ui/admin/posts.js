@@ -9,6 +9,7 @@ import {
   pageHead, statusBox, errorText, badge, pager, busy, formError, markFields, setFlash, button, linkButton,
   confirmDialog, toast, emptyState, features, featureNote, icon,
 } from './ui.js';
+import { searchBox } from './search.js';
 
 export async function render({ rest, navigate, announce }) {
   const feats = await features().catch(() => ({}));
@@ -63,7 +64,8 @@ async function list(announce) {
   await load();
   const add = linkButton('New post', '#/posts/new', { iconName: 'plus' });
   add.dataset.shortcut = 'new';
-  return h('div', {}, pageHead('Posts', filter, add), status, h('section', { class: 'panel' }, body));
+  return h('div', {}, pageHead('Posts', filter, add), status, 
+    searchBox('post', (r) => `#/posts/${encodeURIComponent(r.id)}`), h('section', { class: 'panel' }, body));
 }
 
 /** toLocalInput turns an ISO time into a datetime-local value in the viewer's zone. */

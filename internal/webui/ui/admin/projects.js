@@ -4,6 +4,7 @@ import { h, field, formatDateTime, replace } from './shared/dom.js';
 import {
   pageHead, statusBox, errorText, badge, pager, busy, markFields, formError, button, linkButton, confirmDialog, toast, emptyState,
 } from './ui.js';
+import { searchBox } from './search.js';
 
 const STATUSES = ['draft', 'published', 'archived'];
 const IMAGE_TYPES = ['screenshot', 'logo', 'diagram'];
@@ -53,7 +54,8 @@ async function list(navigate, announce) {
   await load();
   const add = linkButton('New project', '#/projects/new', { iconName: 'plus' });
   add.dataset.shortcut = 'new';
-  return h('div', {}, pageHead('Projects', add), status, h('section', { class: 'panel' }, body));
+  return h('div', {}, pageHead('Projects', add), status, 
+    searchBox('project', (r) => `#/projects/${encodeURIComponent(r.id)}`), h('section', { class: 'panel' }, body));
 }
 
 function imageRow(img = {}) {

@@ -1,0 +1,219 @@
+package media
+
+import (
+	"image"
+	"image/draw"
+
+	"github.com/buckket/go-blurhash"
+	xdraw "golang.org/x/image/draw"
+)
+
+// VariantWidths are the widths of the responsive variants made of an uploaded image; only those
+// smaller than the original are made (never upscaled).
+var VariantWidths = []int{320, 640, 1280, 1920}
+
+// DefaultMaxPixels is the default MEDIA_MAX_PIXELS: 50 megapixels.
+const DefaultMaxPixels = 50_000_000
+
+// kernelTempBudget bounds the temporary buffer of x/image/draw's kernel scalers (width of the
+// destination × height of the source × 32 bytes). Above it the scaler falls back to bilinear
+// sampling after a box reduction, which needs no temporary buffer.
+const kernelTempBudget = 64 << 20
+
+// orient returns img turned upright for EXIF orientation o (2–8), as a new image; 1 returns
+// img. YCbCr images with 4:4:4 or 4:2:0 sampling stay YCbCr (no RGBA copy of a big photo).
+func orient(img image.Image, o int) image.Image {
+	if o < 2 || o > 8 {
+		return img
+	}
+	if y, ok := img.(*image.YCbCr); ok && (y.SubsampleRatio == image.YCbCrSubsampleRatio444 || y.SubsampleRatio == image.YCbCrSubsampleRatio420) {
+		b := y.Bounds()
+		w, h := b.Dx(), b.Dy()
+		dw, dh := w, h
+		if o >= 5 {
+			dw, dh = h, w
+		}
+		dst := image.NewYCbCr(image.Rect(0, 0, dw, dh), y.SubsampleRatio)
+		transformPixels(dst.Y, dst.YStride, y.Y[y.YOffset(b.Min.X, b.Min.Y):], y.YStride, w, h, 1, o)
+		cw, ch := w, h
+		if y.SubsampleRatio == image.YCbCrSubsampleRatio420 {
+			cw, ch = (w+1)/2, (h+1)/2
+		}
+		co := y.COffset(b.Min.X, b.Min.Y)
+		transformPixels(dst.Cb, dst.CStride, y.Cb[co:], y.CStride, cw, ch, 1, o)
+		transformPixels(dst.Cr, dst.CStride, y.Cr[co:], y.CStride, cw, ch, 1, o)
+		return dst
+	}
+	// Pixel formats the decoders return are turned in place of a copy: a 50-megapixel PNG is
+	// 200 MB as NRGBA, and a conversion first would double that.
+	switch m := img.(type) {
+	case *image.NRGBA:
+		d := image.NewNRGBA(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 4, o)
+		return d
+	case *image.RGBA:
+		d := image.NewRGBA(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 4, o)
+		return d
+	case *image.NRGBA64:
+		d := image.NewNRGBA64(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 8, o)
+		return d
+	case *image.RGBA64:
+		d := image.NewRGBA64(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 8, o)
+		return d
+	case *image.Gray:
+		d := image.NewGray(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 1, o)
+		return d
+	case *image.Paletted:
+		d := image.NewPaletted(orientedRect(m.Rect, o), m.Palette)
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 1, o)
+		return d
+	}
+	src := image.NewNRGBA(img.Bounds().Sub(img.Bounds().Min))
+	draw.Draw(src, src.Bounds(), img, img.Bounds().Min, draw.Src)
+	return orient(src, o)
+}
+
+// orientedRect is the bounds of r's image turned by orientation o, at the origin.
+func orientedRect(r image.Rectangle, o int) image.Rectangle {
+	if o >= 5 {
+		return image.Rect(0, 0, r.Dy(), r.Dx())
+	}
+	return image.Rect(0, 0, r.Dx(), r.Dy())
+}
+
+// transformPixels turns a w×h image of bpp-byte pixels by orientation o into dst.
+func transformPixels(dst []byte, dstStride int, src []byte, srcStride, w, h, bpp, o int) {
+	dw, dh := w, h
+	if o >= 5 {
+		dw, dh = h, w
+	}
+	for y := 0; y < dh; y++ {
+		row := dst[y*dstStride:]
+		for x := 0; x < dw; x++ {
+			sx, sy := orientSource(x, y, w, h, o)
+			copy(row[x*bpp:x*bpp+bpp], src[sy*srcStride+sx*bpp:])
+		}
+	}
+}
+
+// orientSource maps a pixel of the upright image to the stored one (w×h) for orientation o.
+func orientSource(x, y, w, h, o int) (int, int) {
+	switch o {
+	case 2: // mirrored
+		return w - 1 - x, y
+	case 3: // upside down
+		return w - 1 - x, h - 1 - y
+	case 4: // mirrored upside down
+		return x, h - 1 - y
+	case 5: // transpose
+		return y, x
+	case 6: // stored turned 90° counter-clockwise: turn clockwise
+		return y, h - 1 - x
+	case 7: // transverse
+		return w - 1 - y, h - 1 - x
+	case 8: // stored turned 90° clockwise: turn counter-clockwise
+		return w - 1 - y, x
+	}
+	return x, y
+}
+
+// boxReduce shrinks img by the integer factor k (averaging k×k blocks, premultiplied alpha),
+// reading the source in bands of k rows so no full-size copy of it is made.
+func boxReduce(img image.Image, k int) *image.RGBA {
+	b := img.Bounds()
+	w, h := b.Dx()/k, b.Dy()/k
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	band := image.NewRGBA(image.Rect(0, 0, w*k, k))
+	sums := make([]uint32, w*4)
+	n := uint32(k * k)
+	for y := 0; y < h; y++ {
+		draw.Draw(band, band.Rect, img, image.Pt(b.Min.X, b.Min.Y+y*k), draw.Src)
+		clear(sums)
+		for r := 0; r < k; r++ {
+			row := band.Pix[r*band.Stride:]
+			for x := 0; x < w*k; x++ {
+				s := sums[(x/k)*4:]
+				p := row[x*4:]
+				s[0] += uint32(p[0])
+				s[1] += uint32(p[1])
+				s[2] += uint32(p[2])
+				s[3] += uint32(p[3])
+			}
+		}
+		out := dst.Pix[y*dst.Stride:]
+		for i, v := range sums {
+			out[i] = uint8((v + n/2) / n)
+		}
+	}
+	return dst
+}
+
+// resizeWidth returns img scaled to width w (height keeping the aspect ratio, at least 1). Big
+// reductions first box-reduce by an integer factor (anti-aliasing and memory), then CatmullRom
+// finishes; when CatmullRom's temporary buffer would exceed kernelTempBudget, bilinear sampling
+// of the box-reduced image (less than 2× larger than the target) finishes instead.
+func resizeWidth(img image.Image, w int) *image.RGBA {
+	b := img.Bounds()
+	h := max(1, int((int64(b.Dy())*int64(w)+int64(b.Dx())/2)/int64(b.Dx())))
+	src := img
+	if k := b.Dx() / w; k >= 2 {
+		src = boxReduce(img, k)
+	}
+	sb := src.Bounds()
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	if int64(w)*int64(sb.Dy())*32 <= kernelTempBudget {
+		xdraw.CatmullRom.Scale(dst, dst.Rect, src, sb, xdraw.Src, nil)
+	} else {
+		xdraw.ApproxBiLinear.Scale(dst, dst.Rect, src, sb, xdraw.Src, nil)
+	}
+	return dst
+}
+
+// makeVariants resizes img to every VariantWidths width smaller than its own, largest first,
+// each from the previous one (so only the first step reads the full-size image), and computes
+// the blurhash from a small copy. It returns the variants in ascending width.
+func makeVariants(img image.Image) ([]*image.RGBA, string) {
+	w := img.Bounds().Dx()
+	var widths []int
+	for _, vw := range VariantWidths {
+		if vw < w {
+			widths = append(widths, vw)
+		}
+	}
+	out := make([]*image.RGBA, len(widths))
+	src := img
+	for i := len(widths) - 1; i >= 0; i-- {
+		out[i] = resizeWidth(src, widths[i])
+		src = out[i]
+	}
+	// The blurhash reads every pixel 4×3 times: a 32-pixel-wide copy is plenty.
+	thumb := src
+	if src.Bounds().Dx() > 32 {
+		thumb = resizeWidth(src, 32)
+	}
+	hash, err := blurhash.Encode(4, 3, thumb)
+	if err != nil {
+		hash = ""
+	}
+	return out, hash
+}
+
+// isOpaque reports whether every pixel of img is opaque (variants are then JPEG, else PNG).
+func isOpaque(img image.Image) bool {
+	if o, ok := img.(interface{ Opaque() bool }); ok {
+		return o.Opaque()
+	}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if _, _, _, a := img.At(x, y).RGBA(); a != 0xffff {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,137 @@
+package webui_test
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserContent drives the dashboard's search boxes and the media library's uploads
+// (several files at once with progress, drag and drop, paste) and its variants/srcset.
+func TestBrowserContent(t *testing.T) {
+	chromium := findChromium(t)
+	s := startFolio(t)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless,
+		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-extensions", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
+	defer cancelAlloc()
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	if err := chromedp.Do(browserCtx); err != nil {
+		t.Fatalf("start chromium %s: %v", chromium, err)
+	}
+	desk := newTab(t, browserCtx, visitorZone)
+	desk.do(t, "sign in",
+		chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
+		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
+		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
+		chromedp.Click(css("#login-form button[type=submit]")),
+		chromedp.WaitVisible(css("#stat-views, #overview-empty")))
+
+	t.Run("search", func(t *testing.T) {
+		for _, p := range []map[string]any{
+			{"title": "Crème brûlée diary", "content": "Burnt <b>sugar</b> and caramel notes.", "status": "draft"},
+			{"title": "Unrelated", "content": "Nothing to see.", "status": "published"},
+		} {
+			if res := s.api(t, "POST", "/api/blog", p, nil); res.status != 201 {
+				t.Fatalf("create post: %d %s", res.status, res.body)
+			}
+		}
+		desk.do(t, "search posts",
+			chromedp.Navigate(s.base+"/admin/#/posts"), chromedp.WaitVisible(css("#post-search")),
+			chromedp.SendKeys(css("#post-search"), "CREME caram"))
+		desk.waitFor(t, "the draft in the results, highlighted",
+			`[...document.querySelectorAll('#post-search-results mark')].some((m) => m.textContent === 'caramel')`)
+		if got := desk.text(t, "#post-search-results a"); got != "Crème brûlée diary" {
+			t.Errorf("hit: %q", got)
+		}
+		// The post's own markup is text in the snippet, never an element.
+		if n := eval[int](t, desk, `document.querySelectorAll('#post-search-results b').length`); n != 0 {
+			t.Errorf("content markup became %d elements", n)
+		}
+		desk.screenshot(t, s, "content-01-post-search")
+		desk.do(t, "open the hit", chromedp.Click(css("#post-search-results a")), chromedp.WaitVisible(css("#post-form")))
+
+		if res := s.api(t, "POST", "/api/projects", map[string]any{"title": "Électron dashboard", "description": "Desktop app", "status": "draft"}, nil); res.status != 201 {
+			t.Fatalf("create project: %d %s", res.status, res.body)
+		}
+		desk.do(t, "search projects",
+			chromedp.Navigate(s.base+"/admin/#/projects"), chromedp.WaitVisible(css("#project-search")),
+			chromedp.SendKeys(css("#project-search"), "electron"))
+		desk.waitText(t, "#project-search-results", "Électron dashboard")
+	})
+
+	t.Run("media", func(t *testing.T) {
+		dir := t.TempDir()
+		wide, square := filepath.Join(dir, "wide.png"), filepath.Join(dir, "square.png")
+		writeSizedPNG(t, wide, 700, 350)
+		writeSizedPNG(t, square, 500, 500)
+		desk.do(t, "upload two files at once",
+			chromedp.Navigate(s.base+"/admin/#/media"), chromedp.WaitVisible(css("#upload-form")),
+			chromedp.SetUploadFiles(css("#upload-file"), []string{wide, square}),
+			chromedp.Click(css("#upload-form button[type=submit]")))
+		desk.waitFor(t, "both uploads done", `document.querySelectorAll('#upload-queue li.ok').length === 2`)
+		if n := eval[int](t, desk, `[...document.querySelectorAll('#upload-queue progress')].filter((p) => p.value === 1).length`); n != 2 {
+			t.Errorf("%d full progress bars, want 2", n)
+		}
+		desk.waitFor(t, "the library with srcsets",
+			`[...document.querySelectorAll('#media-grid img')].some((i) => (i.getAttribute('srcset') || '').includes(' 320w') && i.getAttribute('srcset').includes(' 700w'))`)
+		desk.screenshot(t, s, "content-02-media-uploaded")
+
+		// Drag and drop: a file dropped on the drop zone.
+		desk.do(t, "drop a file", chromedp.Evaluate[chromedp.Void](`(async () => {
+			const c = document.createElement('canvas'); c.width = 400; c.height = 300;
+			const g = c.getContext('2d'); g.fillStyle = '#c33'; g.fillRect(0, 0, 400, 300);
+			const blob = await new Promise((r) => c.toBlob(r, 'image/png'));
+			const dt = new DataTransfer(); dt.items.add(new File([blob], 'dropped.png', { type: 'image/png' }));
+			document.querySelector('#dropzone').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+		})()`))
+		desk.waitFor(t, "the dropped file uploaded", `document.querySelectorAll('#upload-queue li.ok').length === 3`)
+		// Paste: an image on the clipboard pasted anywhere on the page.
+		desk.do(t, "paste an image", chromedp.Evaluate[chromedp.Void](`(async () => {
+			const c = document.createElement('canvas'); c.width = 360; c.height = 200;
+			const g = c.getContext('2d'); g.fillStyle = '#33c'; g.fillRect(0, 0, 360, 200);
+			const blob = await new Promise((r) => c.toBlob(r, 'image/png'));
+			const dt = new DataTransfer(); dt.items.add(new File([blob], 'image.png', { type: 'image/png' }));
+			document.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+		})()`))
+		desk.waitFor(t, "the pasted image uploaded", `document.querySelectorAll('#upload-queue li.ok').length === 4`)
+		desk.waitFor(t, "four images in the library", `document.querySelectorAll('#media-grid figure').length >= 4`)
+
+		// Copy srcset copies the variants and the original at their widths.
+		desk.do(t, "copy a srcset", chromedp.Evaluate[chromedp.Void](`(() => {
+			const fig = [...document.querySelectorAll('#media-grid figure')].find((f) => f.textContent.includes('700×350'));
+			window.__copied = '';
+			navigator.clipboard.writeText = async (t) => { window.__copied = t; };
+			fig.querySelector('[data-copy=srcset]').click();
+		})()`))
+		desk.waitFor(t, "the srcset on the clipboard", `/ 320w, .* 640w, .* 700w$/.test(window.__copied)`)
+	})
+}
+
+// writeSizedPNG writes an opaque w×h PNG with a gradient.
+func writeSizedPNG(t *testing.T, path string, w, h int) {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			img.Set(x, y, color.RGBA{R: uint8(x), G: uint8(y), B: 128, A: 255})
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+}
