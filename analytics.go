@@ -18,6 +18,8 @@ type Analytics struct {
 	TimeRange TimeRange      `json:"timeRange"`
 	// Daily is one entry per day of the range, for charts (beyond the spec's object).
 	Daily []DailyTotals `json:"daily"`
+	// Previous is present with compare=previous (contract §8).
+	Previous *AnalyticsComparison `json:"previous,omitempty" doc:"compare=previous: the same figures over the preceding period of equal length"`
 }
 
 // DailyTotals are one day's figures of the site report.

@@ -59,10 +59,14 @@ type Options struct {
 	// QueueSize bounds the events waiting to be written (default 65536); beyond it events are
 	// dropped and counted.
 	QueueSize int
-	// BatchSize is the most events written in one transaction (default 1000).
+	// BatchSize is the most events written in one transaction (default 4000).
 	BatchSize int
 	// FlushInterval is the longest an event waits for its batch to fill (default 1s).
 	FlushInterval time.Duration
+	// RawLimit is the most page views in a range that an unfiltered breakdown reads raw, with
+	// exact visitors; above it the daily rollup answers and visitors are estimated (default
+	// DefaultRawLimit; negative: always the rollup).
+	RawLimit int
 	// RetentionDays is how many days of raw page views and events RunRetention keeps (0: all).
 	RetentionDays int
 	// Now and Rand are the clock and the salt's randomness (defaults time.Now, crypto/rand).
@@ -78,6 +82,7 @@ type Service struct {
 	loc       *time.Location
 	rotation  string
 	retention int // days of raw rows kept (Options.RetentionDays)
+	rawLimit  int
 	siteHost  string
 	batch     int
 	every     time.Duration
@@ -91,7 +96,8 @@ type Service struct {
 	queue   chan item
 	done    chan struct{}
 
-	bots botCache
+	bots   botCache
+	agents agentCache
 
 	saltMu     sync.Mutex
 	saltWindow string
@@ -131,11 +137,19 @@ func New(db *sqldb.DB, o Options) (*Service, error) {
 		}
 		s.siteHost = bareHost(u.Hostname())
 	}
+	switch {
+	case o.RawLimit == 0:
+		s.rawLimit = DefaultRawLimit
+	case o.RawLimit < 0:
+		s.rawLimit = -1
+	default:
+		s.rawLimit = o.RawLimit
+	}
 	if o.QueueSize <= 0 {
 		o.QueueSize = 65536
 	}
 	if s.batch <= 0 {
-		s.batch = 1000
+		s.batch = 4000
 	}
 	if s.every <= 0 {
 		s.every = time.Second
@@ -215,8 +229,9 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 	}
 	var it item
 	if in.Type == folio.CollectPageView {
+		ref := referrerDomain(in.Referrer, s.siteHost)
 		it.pv = &sqldb.AnalyticsPageView{At: now, Day: day, VisitorKey: key, Path: path, Query: query,
-			Title: strings.TrimSpace(in.Title), Referrer: referrerDomain(in.Referrer, s.siteHost)}
+			Title: strings.TrimSpace(in.Title), Referrer: ref, Attrs: s.enrich(in.Path, ref, clientIP, userAgent)}
 	} else {
 		ev := &sqldb.AnalyticsEvent{At: now, Day: day, VisitorKey: key, Name: in.Name, Path: path, Props: "{}"}
 		if len(in.Props) > 0 {
@@ -236,6 +251,18 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 		it.ev = ev
 	}
 	return s.enqueue(it), nil
+}
+
+// enrich derives a visit's attributes (contract §8) from what arrives with its page view: the
+// campaign tags of the page address, the referrer host (already reduced), the country of the
+// client address and the User-Agent's device, browser and OS. Neither the address nor the agent
+// is kept.
+func (s *Service) enrich(addr, refHost, clientIP, userAgent string) sqldb.VisitAttrs {
+	c := ParseCampaign(addr)
+	a := s.agents.parse(userAgent)
+	return sqldb.VisitAttrs{Source: SourceName(refHost, c.Source), Referrer: refHost,
+		UTMSource: c.Source, UTMMedium: c.Medium, UTMCampaign: c.Campaign, Country: Country(clientIP),
+		Device: a.Device, Browser: a.Browser, BrowserVersion: a.BrowserVersion, OS: a.OS, OSVersion: a.OSVersion}
 }
 
 func (s *Service) enqueue(it item) Outcome {

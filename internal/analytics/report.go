@@ -89,8 +89,23 @@ func (s *Service) ParseRange(start, end string) (Range, error) {
 	return Range{From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), loc: s.loc}, nil
 }
 
-// Report builds the site report of a range.
-func (s *Service) Report(ctx context.Context, r Range) (*folio.Analytics, error) {
+// Report builds the site report of a range; with compare it adds the same figures over the
+// preceding period of equal length.
+func (s *Service) Report(ctx context.Context, r Range, compare ...bool) (*folio.Analytics, error) {
+	rep, err := s.report(ctx, r)
+	if err != nil || len(compare) == 0 || !compare[0] {
+		return rep, err
+	}
+	prev, err := s.report(ctx, r.Previous())
+	if err != nil {
+		return nil, err
+	}
+	rep.Previous = &folio.AnalyticsComparison{Visitors: prev.Visitors, PageViews: prev.PageViews, TopPages: prev.TopPages,
+		Referrers: prev.Referrers, Daily: prev.Daily, TimeRange: prev.TimeRange}
+	return rep, nil
+}
+
+func (s *Service) report(ctx context.Context, r Range) (*folio.Analytics, error) {
 	t, err := s.db.AnalyticsTotals(ctx, r.From, r.To)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,11 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/csv"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
@@ -17,6 +20,23 @@ var rangeParams = []param{
 	{Name: "end", Type: "string", Doc: "last day, inclusive, YYYY-MM-DD; default: today in the owner's time zone"},
 }
 
+var compareParam = param{Name: "compare", Type: "string", Doc: "`previous` adds the same figures over the preceding period of equal length (field `previous`)"}
+
+// breakdownParams documents the breakdown query: the dimension, the range, paging, comparison,
+// format and one filter per dimension.
+func breakdownParams() []param {
+	ps := []param{
+		{Name: "dimension", Type: "string", Required: true, Doc: "one of " + strings.Join(analytics.Dimensions, ", ") + "; anything else is 400"},
+	}
+	ps = append(ps, rangeParams...)
+	ps = append(ps, pageParam, limitParam, compareParam,
+		param{Name: "format", Type: "string", Doc: "`json` (default) or `csv`: text/csv with a header row (value, visitors, pageViews, visits, bounceRate, conversionRate, events)"})
+	for _, d := range analytics.Dimensions {
+		ps = append(ps, param{Name: d, Type: "string", Doc: "filter: only visits whose " + d + " is this value"})
+	}
+	return ps
+}
+
 func (s *Server) analyticsRoutes() []route {
 	return []route{
 		{Method: "POST", Pattern: "/api/analytics/collect", Handle: s.collectAnalytics, Audit: "-",
@@ -27,7 +47,13 @@ func (s *Server) analyticsRoutes() []route {
 			Status: http.StatusOK, RespType: "text/javascript"},
 		{Method: "GET", Pattern: "/api/analytics", Handle: s.analyticsReport, Level: folio.LevelAdmin,
 			Tag: "Analytics", Summary: "Site report over a range of days (default the last 30): visits, unique and returning visitors, page views, top pages and referrers",
-			Query: rangeParams, Status: http.StatusOK, Resp: folio.Analytics{}, Errors: []int{422, 503}},
+			Query: append(append([]param{}, rangeParams...), compareParam), Status: http.StatusOK, Resp: folio.Analytics{}, Errors: []int{422, 503}},
+		{Method: "GET", Pattern: "/api/analytics/breakdown", Handle: s.analyticsBreakdown, Level: folio.LevelAdmin,
+			Tag: "Analytics", Summary: "One dimension's values over a range of days (page, entry/exit page, source, referrer, UTM, country, device, browser, OS, event), filtered by any dimension; bounce and conversion rates; JSON or CSV",
+			Query: breakdownParams(), Status: http.StatusOK, Resp: folio.Breakdown{}, Errors: []int{422, 503}},
+		{Method: "GET", Pattern: "/api/analytics/realtime", Handle: s.analyticsRealtime, Level: folio.LevelAdmin,
+			Tag: "Analytics", Summary: "Visitors of the last 5 minutes and the pages they are on",
+			Status: http.StatusOK, Resp: folio.Realtime{}, Errors: []int{503}},
 		{Method: "GET", Pattern: "/api/analytics/projects/{id}", Handle: s.projectAnalytics, Level: folio.LevelAdmin,
 			Tag: "Analytics", Summary: "Page views of one project's page (/projects/{id}) over a range of days",
 			Query: rangeParams, Status: http.StatusOK, Resp: folio.ProjectAnalytics{}, Errors: []int{404, 422, 503}},
@@ -95,11 +121,132 @@ func (s *Server) analyticsReport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rep, err := a.Report(r.Context(), rg)
+	compare, err := compareFlag(r)
+	if err != nil {
+		return err
+	}
+	rep, err := a.Report(r.Context(), rg, compare)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, rep)
+}
+
+func compareFlag(r *http.Request) (bool, error) {
+	q := r.URL.Query()
+	switch v := q.Get("compare"); {
+	case v == "previous":
+		return true, nil
+	case v == "" && !q.Has("compare"):
+		return false, nil
+	default:
+		return false, folio.BadRequest("compare", "must be previous")
+	}
+}
+
+func (s *Server) analyticsBreakdown(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	dim := q.Get("dimension")
+	switch {
+	case dim == "":
+		return folio.BadRequest("dimension", "is required: one of %s", strings.Join(analytics.Dimensions, ", "))
+	case !analytics.ValidDimension(dim):
+		return folio.BadRequest("dimension", "must be one of %s", strings.Join(analytics.Dimensions, ", "))
+	}
+	format := q.Get("format")
+	if format != "" && format != "json" && format != "csv" {
+		return folio.BadRequest("format", "must be json or csv")
+	}
+	a, rg, err := s.analyticsRange(r)
+	if err != nil {
+		return err
+	}
+	page, limit, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	compare, err := compareFlag(r)
+	if err != nil {
+		return err
+	}
+	filters, err := analytics.ParseFilters(q)
+	if err != nil {
+		return err
+	}
+	b, err := a.Breakdown(r.Context(), analytics.BreakdownParams{Dimension: dim, Range: rg, Filters: filters, Page: page, Limit: limit, Compare: compare})
+	if err != nil {
+		return err
+	}
+	if format != "csv" {
+		return writeJSON(w, http.StatusOK, b)
+	}
+	body := breakdownCSV(b)
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="analytics-`+dim+`-`+rg.From+`-`+rg.To+`.csv"`)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(body)
+	return err
+}
+
+// breakdownCSV renders a breakdown as CSV with a header row; with a comparison, the previous
+// period's rows follow with period "previous". Values a spreadsheet would run as a formula
+// (starting with = + - @) are prefixed with a quote, since values come from visitors.
+func breakdownCSV(b *folio.Breakdown) []byte {
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	header := []string{"value", "visitors", "pageViews", "visits", "bounceRate", "conversionRate", "events"}
+	if b.Previous != nil {
+		header = append(header, "period")
+	}
+	cw.Write(header)
+	write := func(rows []folio.BreakdownRow, period string) {
+		for _, row := range rows {
+			rec := []string{csvSafe(row.Value), strconv.Itoa(row.Visitors), strconv.Itoa(row.PageViews), strconv.Itoa(row.Visits), "", "", ""}
+			if row.BounceRate != nil {
+				rec[4] = strconv.FormatFloat(*row.BounceRate, 'f', -1, 64)
+			}
+			if row.ConversionRate != nil {
+				rec[5] = strconv.FormatFloat(*row.ConversionRate, 'f', -1, 64)
+			}
+			if row.Events != nil {
+				rec[6] = strconv.Itoa(*row.Events)
+			}
+			if period != "" {
+				rec = append(rec, period)
+			}
+			cw.Write(rec)
+		}
+	}
+	if b.Previous != nil {
+		write(b.Rows, "current")
+		write(b.Previous.Rows, "previous")
+	} else {
+		write(b.Rows, "")
+	}
+	cw.Flush()
+	return buf.Bytes()
+}
+
+func csvSafe(v string) string {
+	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		return "'" + v
+	}
+	return v
+}
+
+func (s *Server) analyticsRealtime(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.analyticsService()
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	rt, err := a.Realtime(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, rt)
 }
 
 func (s *Server) projectAnalytics(w http.ResponseWriter, r *http.Request) error {

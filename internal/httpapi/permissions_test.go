@@ -65,6 +65,9 @@ var contractRoutes = []contractRoute{
 	// Analytics reports, keys, contact inbox: admin.
 	{"GET", "/api/analytics", adminAccess, limitTier},
 	{"GET", "/api/analytics/projects/{}", adminAccess, limitTier},
+	// Contract §8: breakdowns and realtime are admin only, like the report.
+	{"GET", "/api/analytics/breakdown", adminAccess, limitTier},
+	{"GET", "/api/analytics/realtime", adminAccess, limitTier},
 	{"GET", "/api/keys", adminAccess, limitTier},
 	{"POST", "/api/keys", adminAccess, limitTier},
 	{"DELETE", "/api/keys/{}", adminAccess, limitTier},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +27,50 @@ type AnalyticsPageView struct {
 	Query      string // kept query parameters (utm_*, ref), encoded
 	Title      string
 	Referrer   string // domain, or ""
+	// The attributes of the page view's visit (contract §8). The store keeps those of the
+	// visit's first page view for all its page views, so these matter only on that one.
+	Attrs VisitAttrs
+}
+
+// VisitAttrs are the attributes of a visit, taken from its first page view: where it came from
+// and what the visitor used. Nothing here identifies a person.
+type VisitAttrs struct {
+	Source, Referrer                               string // source name ("GitHub"), referrer host
+	UTMSource, UTMMedium, UTMCampaign              string
+	Country                                        string // ISO 3166-1 alpha-2, ZZ unknown
+	Device, Browser, BrowserVersion, OS, OSVersion string
+}
+
+// visitAttrDims are the dimension names of VisitAttrs, in the order of values().
+var visitAttrDims = []string{"source", "referrer", "utm_source", "utm_medium", "utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version"}
+
+// values lists the attributes as the dimension values stored and reported: browser_version and
+// os_version carry the name too ("Firefox 128").
+func (a VisitAttrs) values() []string {
+	return []string{a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser,
+		joinVersion(a.Browser, a.BrowserVersion), a.OS, joinVersion(a.OS, a.OSVersion)}
+}
+
+func joinVersion(name, version string) string {
+	if version == "" {
+		return name
+	}
+	return name + " " + version
+}
+
+// attrSep separates the stored attributes of a visit (analytics_visitors.visit_attrs).
+const attrSep = "\x1f"
+
+func (a VisitAttrs) encode() string {
+	return strings.Join([]string{a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser, a.BrowserVersion, a.OS, a.OSVersion}, attrSep)
+}
+
+func decodeVisitAttrs(s string) VisitAttrs {
+	f := strings.Split(s, attrSep)
+	if len(f) != 11 {
+		return VisitAttrs{Country: "ZZ"}
+	}
+	return VisitAttrs{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10]}
 }
 
 // AnalyticsEvent is one named event to store. Props is its JSON-encoded properties; Group and
@@ -56,13 +101,13 @@ func (db *DB) WriteAnalytics(ctx context.Context, pvs []AnalyticsPageView, evs [
 	if len(pvs) == 0 && len(evs) == 0 {
 		return nil
 	}
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.analyticsTx(ctx, func(tx anTx) error {
 		if db.Dialect == Postgres && len(pvs) > 0 {
 			// A batch reads each visitor's state and then writes the rollups from it; two
 			// instances' batches for one visitor must not interleave, or the visitor is counted
 			// twice. Batches are about one a second per instance, so the lock costs nothing.
 			// (SQLite's single writer already serialises them.)
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, analyticsLockID); err != nil {
+			if err := tx.exec(ctx, `SELECT pg_advisory_xact_lock($1)`, analyticsLockID); err != nil {
 				return err
 			}
 		}
@@ -121,7 +166,22 @@ type visitorState struct {
 	lastDay    string // latest day with a page view
 	lastSeen   time.Time
 	visitStart time.Time
+	// The current visit (see migration 0015).
+	visitDay   string
+	visitViews int
+	visitEntry string
+	visitPages []string
+	attrs      VisitAttrs
+	lastPath   string
 }
+
+// maxVisitPages bounds the paths remembered of one visit (to count a page's visits once each);
+// a visit longer than that may count a page it returns to twice.
+const maxVisitPages = 32
+
+// dimKey is a row of analytics_daily_dims and dimDelta what a batch adds to it.
+type dimKey struct{ dim, day, value string }
+type dimDelta struct{ visits, pageviews, bounces int }
 
 type dayPath struct{ day, path string }
 
@@ -132,7 +192,7 @@ type uniqueKey struct {
 	prevIsFirst  bool
 }
 
-func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPageView) error {
+func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageView) error {
 	sort.SliceStable(pvs, func(i, j int) bool { return pvs[i].At.Before(pvs[j].At) })
 
 	// The visitors' state before this batch.
@@ -145,23 +205,28 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		}
 	}
 	for chunk := range anChunks(keys, 500) {
-		q := `SELECT visitor_key, first_day, last_day, last_seen, visit_start FROM analytics_visitors WHERE visitor_key IN (` + db.anBatchValues(len(chunk), 1) + `)`
-		rows, err := tx.QueryContext(ctx, q, anAnySlice(chunk)...)
+		q := `SELECT visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path
+			FROM analytics_visitors WHERE visitor_key IN (` + db.anBatchValues(len(chunk), 1) + `)`
+		rows, err := tx.query(ctx, q, anAnySlice(chunk)...)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
-			var k string
+			var k, pages, attrs string
 			var st visitorState
 			var last, start Time
-			if err := rows.Scan(&k, &st.firstDay, &st.lastDay, &last, &start); err != nil {
-				rows.Close()
+			if err := rows.Scan(&k, &st.firstDay, &st.lastDay, &last, &start, &st.visitDay, &st.visitViews, &st.visitEntry, &pages, &attrs, &st.lastPath); err != nil {
+				closeRows(rows)
 				return err
 			}
 			st.lastSeen, st.visitStart = last.Time, start.Time
+			if pages != "" {
+				st.visitPages = strings.Split(pages, "\n")
+			}
+			st.attrs = decodeVisitAttrs(attrs)
 			states[k] = &st
 		}
-		rows.Close()
+		closeRows(rows)
 		if err := rows.Err(); err != nil {
 			return err
 		}
@@ -174,9 +239,21 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 	type totals struct{ views, visits int }
 	daily := map[string]*totals{}
 	uniques := map[uniqueKey]int{}
+	dims := map[dimKey]*dimDelta{}
+	addDim := func(dim, day, value string, visits, views, bounces int) {
+		d := dims[dimKey{dim, day, value}]
+		if d == nil {
+			d = &dimDelta{}
+			dims[dimKey{dim, day, value}] = d
+		}
+		d.visits += visits
+		d.pageviews += views
+		d.bounces += bounces
+	}
 	newVisit := make([]bool, len(pvs))
 	visitStart := make([]time.Time, len(pvs))
-	for i, pv := range pvs {
+	for i := range pvs {
+		pv := &pvs[i]
 		st := states[pv.VisitorKey]
 		switch {
 		case st == nil:
@@ -190,6 +267,51 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		if pv.At.After(st.lastSeen) {
 			st.lastSeen = pv.At
 		}
+		// Breakdown rollup: a visit counts on the day it starts, with its attributes, entry
+		// page and (moving) exit page; a page counts on the day it is viewed.
+		if newVisit[i] {
+			if pv.Attrs.Country == "" {
+				pv.Attrs.Country = "ZZ"
+			}
+			st.visitDay, st.visitViews, st.visitEntry, st.visitPages, st.attrs = pv.Day, 1, pv.Path, nil, pv.Attrs
+			for k, v := range st.attrs.values() {
+				addDim(visitAttrDims[k], pv.Day, v, 1, 1, 1)
+			}
+			addDim("entry_page", pv.Day, pv.Path, 1, 1, 1)
+			addDim("exit_page", pv.Day, pv.Path, 1, 1, 1)
+		} else {
+			pv.Attrs = st.attrs
+			bounce := 0
+			if st.visitViews == 1 {
+				bounce = -1
+			}
+			if st.visitDay == "" { // a visit begun before migration 0015: attributes unknown
+				st.visitDay, st.visitEntry, st.attrs = pv.Day, pv.Path, decodeVisitAttrs("")
+				pv.Attrs = st.attrs
+				for k, v := range st.attrs.values() {
+					addDim(visitAttrDims[k], pv.Day, v, 1, 0, 0)
+				}
+				addDim("entry_page", pv.Day, pv.Path, 1, 0, 0)
+				bounce = 0
+			} else {
+				addDim("exit_page", st.visitDay, st.lastPath, -1, -st.visitViews, bounce)
+			}
+			for k, v := range st.attrs.values() {
+				addDim(visitAttrDims[k], st.visitDay, v, 0, 1, bounce)
+			}
+			addDim("entry_page", st.visitDay, st.visitEntry, 0, 1, bounce)
+			st.visitViews++
+			addDim("exit_page", st.visitDay, pv.Path, 1, st.visitViews, 0)
+		}
+		if !slices.Contains(st.visitPages, pv.Path) {
+			addDim("page", pv.Day, pv.Path, 1, 1, 0)
+			if len(st.visitPages) < maxVisitPages {
+				st.visitPages = append(st.visitPages, pv.Path)
+			}
+		} else {
+			addDim("page", pv.Day, pv.Path, 0, 1, 0)
+		}
+		st.lastPath = pv.Path
 		// NB: a page view dated before the visitor's latest active day (instances whose clocks
 		// disagree around midnight) counts in that day's views and visits, not in its uniques.
 		if pv.Day > st.lastDay {
@@ -216,16 +338,20 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		first_day = CASE WHEN excluded.first_day < analytics_visitors.first_day THEN excluded.first_day ELSE analytics_visitors.first_day END,
 		last_day = CASE WHEN excluded.last_day > analytics_visitors.last_day THEN excluded.last_day ELSE analytics_visitors.last_day END,
 		visit_start = CASE WHEN excluded.last_seen > analytics_visitors.last_seen THEN excluded.visit_start ELSE analytics_visitors.visit_start END,
+		visit_day = excluded.visit_day, visit_views = excluded.visit_views, visit_entry = excluded.visit_entry,
+		visit_pages = excluded.visit_pages, visit_attrs = excluded.visit_attrs, last_path = excluded.last_path,
 		last_seen = CASE WHEN excluded.last_seen > analytics_visitors.last_seen THEN excluded.last_seen ELSE analytics_visitors.last_seen END
 		RETURNING id, visitor_key`
-	for chunk := range anChunks(keys, 400) {
-		args := make([]any, 0, 5*len(chunk))
+	for chunk := range anChunks(keys, 300) {
+		args := make([]any, 0, 11*len(chunk))
 		for _, k := range chunk {
 			st := states[k]
-			args = append(args, k, st.firstDay, st.lastDay, db.ts(st.lastSeen), db.ts(st.visitStart))
+			args = append(args, k, st.firstDay, st.lastDay, db.ts(st.lastSeen), db.ts(st.visitStart),
+				st.visitDay, st.visitViews, st.visitEntry, strings.Join(st.visitPages, "\n"), st.attrs.encode(), st.lastPath)
 		}
-		q := `INSERT INTO analytics_visitors (visitor_key, first_day, last_day, last_seen, visit_start) VALUES ` + db.anBatchValues(len(chunk), 5) + upsertVisitors
-		rows, err := tx.QueryContext(ctx, q, args...)
+		q := `INSERT INTO analytics_visitors (visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path) VALUES ` +
+			db.anBatchValues(len(chunk), 11) + upsertVisitors
+		rows, err := tx.query(ctx, q, args...)
 		if err != nil {
 			return err
 		}
@@ -233,12 +359,12 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 			var id int64
 			var k string
 			if err := rows.Scan(&id, &k); err != nil {
-				rows.Close()
+				closeRows(rows)
 				return err
 			}
 			states[k].id = id
 		}
-		rows.Close()
+		closeRows(rows)
 		if err := rows.Err(); err != nil {
 			return err
 		}
@@ -251,29 +377,50 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 	}
 	pages := map[dayPath]*pageAgg{}
 	refs := map[dayPath]int{}
-	for chunk := range anChunks(anIndexes(len(pvs)), 400) {
-		args := make([]any, 0, 9*len(chunk))
-		for _, i := range chunk {
-			pv := pvs[i]
-			st := states[pv.VisitorKey]
-			visitID := strconv.FormatInt(st.id, 36) + "." + strconv.FormatInt(visitStart[i].UnixMilli(), 36)
-			args = append(args, db.ts(pv.At), pv.Day, st.id, visitID, newVisit[i], pv.Path, pv.Query, pv.Title, pv.Referrer)
+	pvRows := make([][]any, len(pvs))
+	for i, pv := range pvs {
+		st := states[pv.VisitorKey]
+		visitID := strconv.FormatInt(st.id, 36) + "." + strconv.FormatInt(visitStart[i].UnixMilli(), 36)
+		a := pv.Attrs
+		pvRows[i] = []any{db.ts(pv.At), pv.Day, st.id, visitID, newVisit[i], pv.Path, pv.Query, pv.Title, pv.Referrer,
+			a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser, a.BrowserVersion, a.OS, a.OSVersion}
 
-			pa := pages[dayPath{pv.Day, pv.Path}]
-			if pa == nil {
-				pa = &pageAgg{}
-				pages[dayPath{pv.Day, pv.Path}] = pa
-			}
-			pa.views++
-			if pv.Title != "" {
-				pa.title = pv.Title
-			}
-			if pv.Referrer != "" {
-				refs[dayPath{pv.Day, pv.Referrer}]++
-			}
+		pa := pages[dayPath{pv.Day, pv.Path}]
+		if pa == nil {
+			pa = &pageAgg{}
+			pages[dayPath{pv.Day, pv.Path}] = pa
 		}
-		q := `INSERT INTO analytics_pageviews (at, day, visitor_id, visit_id, is_new_visit, path, query, title, referrer) VALUES ` + db.anBatchValues(len(chunk), 9)
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		pa.views++
+		if pv.Title != "" {
+			pa.title = pv.Title
+		}
+		if pv.Referrer != "" {
+			refs[dayPath{pv.Day, pv.Referrer}]++
+		}
+	}
+	if err := tx.insertRows(ctx, "analytics_pageviews", pageViewColumns, pvRows); err != nil {
+		return err
+	}
+
+	dimKeys := anMapKeys(dims)
+	for chunk := range anChunks(dimKeys, 300) {
+		args := make([]any, 0, 6*len(chunk))
+		n := 0
+		for _, k := range chunk {
+			d := dims[k]
+			if d.visits == 0 && d.pageviews == 0 && d.bounces == 0 {
+				continue
+			}
+			args = append(args, k.dim, k.day, k.value, d.visits, d.pageviews, d.bounces)
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		q := `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces) VALUES ` + db.anBatchValues(n, 6) + `
+			ON CONFLICT (dim, day, value) DO UPDATE SET visits = analytics_daily_dims.visits + excluded.visits,
+			pageviews = analytics_daily_dims.pageviews + excluded.pageviews, bounces = analytics_daily_dims.bounces + excluded.bounces`
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
@@ -287,7 +434,7 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		q := `INSERT INTO analytics_daily_pages (day, path, views, title) VALUES ` + db.anBatchValues(len(chunk), 4) + `
 			ON CONFLICT (day, path) DO UPDATE SET views = analytics_daily_pages.views + excluded.views,
 			title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE analytics_daily_pages.title END`
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
@@ -299,7 +446,7 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		}
 		q := `INSERT INTO analytics_daily_referrers (day, domain, visits) VALUES ` + db.anBatchValues(len(chunk), 3) + `
 			ON CONFLICT (day, domain) DO UPDATE SET visits = analytics_daily_referrers.visits + excluded.visits`
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
@@ -312,7 +459,7 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		q := `INSERT INTO analytics_daily_totals (day, views, visits) VALUES ` + db.anBatchValues(len(chunk), 3) + `
 			ON CONFLICT (day) DO UPDATE SET views = analytics_daily_totals.views + excluded.views,
 			visits = analytics_daily_totals.visits + excluded.visits`
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
@@ -324,25 +471,81 @@ func (db *DB) writePageViews(ctx context.Context, tx *sql.Tx, pvs []AnalyticsPag
 		}
 		q := `INSERT INTO analytics_daily_uniques (day, prev_day, prev_is_first, visitors) VALUES ` + db.anBatchValues(len(chunk), 4) + `
 			ON CONFLICT (day, prev_day, prev_is_first) DO UPDATE SET visitors = analytics_daily_uniques.visitors + excluded.visitors`
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (db *DB) writeEvents(ctx context.Context, tx *sql.Tx, evs []AnalyticsEvent) error {
-	for chunk := range anChunks(evs, 400) {
-		args := make([]any, 0, 9*len(chunk))
-		for _, e := range chunk {
-			props := e.Props
-			if props == "" {
-				props = "{}"
-			}
-			args = append(args, db.ts(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step)
+// pageViewColumns are the columns of analytics_pageviews an ingest batch writes.
+var pageViewColumns = []string{"at", "day", "visitor_id", "visit_id", "is_new_visit", "path", "query", "title", "referrer",
+	"source", "visit_referrer", "utm_source", "utm_medium", "utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version"}
+
+func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []AnalyticsEvent) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	// The event rollup: per day and name, the events and the visitors who sent it that day for
+	// the first time (those already stored that day are looked up before the batch is written).
+	type dayName struct{ day, name string }
+	batchKeys := map[dayName]map[string]bool{}
+	counts := map[dayName]int{}
+	for _, e := range evs {
+		k := dayName{e.Day, e.Name}
+		if batchKeys[k] == nil {
+			batchKeys[k] = map[string]bool{}
 		}
-		q := `INSERT INTO analytics_events (at, day, visitor_key, name, path, props, grp, step) VALUES ` + db.anBatchValues(len(chunk), 8)
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		batchKeys[k][e.VisitorKey] = true
+		counts[k]++
+	}
+	for k, keys := range batchKeys {
+		list := anMapKeys(keys)
+		for chunk := range anChunks(list, 500) {
+			args := append([]any{k.name, k.day}, anAnySlice(chunk)...)
+			q := `SELECT DISTINCT visitor_key FROM analytics_events WHERE name = $1 AND day = $2 AND visitor_key IN (` + anPlaceholders(3, len(chunk), 1) + `)`
+			if db.Dialect == SQLite {
+				q = `SELECT DISTINCT visitor_key FROM analytics_events WHERE name = ? AND day = ? AND visitor_key IN (` + db.anBatchValues(len(chunk), 1) + `)`
+			}
+			rows, err := tx.query(ctx, q, args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var v string
+				if err := rows.Scan(&v); err != nil {
+					closeRows(rows)
+					return err
+				}
+				delete(keys, v)
+			}
+			closeRows(rows)
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	rows := make([][]any, len(evs))
+	for i, e := range evs {
+		props := e.Props
+		if props == "" {
+			props = "{}"
+		}
+		rows[i] = []any{db.ts(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step}
+	}
+	if err := tx.insertRows(ctx, "analytics_events", []string{"at", "day", "visitor_key", "name", "path", "props", "grp", "step"}, rows); err != nil {
+		return err
+	}
+	dimKeys := anMapKeys(counts)
+	for chunk := range anChunks(dimKeys, 300) {
+		args := make([]any, 0, 6*len(chunk))
+		for _, k := range chunk {
+			args = append(args, "event", k.day, k.name, len(batchKeys[k]), counts[k], 0)
+		}
+		q := `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces) VALUES ` + db.anBatchValues(len(chunk), 6) + `
+			ON CONFLICT (dim, day, value) DO UPDATE SET visits = analytics_daily_dims.visits + excluded.visits,
+			pageviews = analytics_daily_dims.pageviews + excluded.pageviews`
+		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}
@@ -684,14 +887,6 @@ func anChunks[T any](s []T, n int) func(yield func([]T) bool) {
 			s = s[k:]
 		}
 	}
-}
-
-func anIndexes(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }
 
 func anMapKeys[K comparable, V any](m map[K]V) []K {

@@ -6,6 +6,7 @@ import { api, ApiError, setUnauthorizedHandler } from './shared/api.js';
 import { h, replace, field } from './shared/dom.js';
 import { icon, openDialog, toast, loadingBlock, errorText, forgetFeatures } from './ui.js';
 import * as overview from './overview.js';
+import * as analytics from './analytics.js';
 import * as projects from './projects.js';
 import * as posts from './posts.js';
 import * as media from './media.js';
@@ -26,6 +27,7 @@ const live = document.getElementById('live');
 // the "g <key>" keyboard shortcut. A page without an icon gets a generic one.
 const pages = [
   { path: 'overview', title: 'Overview', view: overview, owner: true, icon: 'chart-line', key: 'o' },
+  { path: 'analytics', title: 'Analytics', view: analytics, owner: true, icon: 'chart-pie', key: 'l' },
   { path: 'projects', title: 'Projects', view: projects, icon: 'folder-kanban', key: 'r' },
   { path: 'posts', title: 'Posts', view: posts, icon: 'file-text', key: 'p' },
   { path: 'media', title: 'Media', view: media, icon: 'image', key: 'm' },
@@ -207,7 +209,7 @@ async function secondFactor(ticket) {
 
 const shortcuts = [
   ['?', 'Show these shortcuts'],
-  ['g then o / r / p / m / b / i', 'Go to Overview, Projects, Posts, Media, Bookings, Inbox'],
+  ['g then o / l / r / p / m / b / i', 'Go to Overview, Analytics, Projects, Posts, Media, Bookings, Inbox'],
   ['g then k / w / f / u / s / a', 'Go to API keys, Webhooks, Features, Profile, Security, Audit log'],
   ['n', 'New project or post (on those pages)'],
   ['/', 'Focus the page\'s first filter or search field'],

@@ -1,0 +1,62 @@
+package folio
+
+// Breakdown is the answer of GET /api/analytics/breakdown (contract §8): one dimension's values
+// over a range, with the figures of the visits (or page views, or events) behind each.
+type Breakdown struct {
+	Dimension string            `json:"dimension"`
+	Rows      []BreakdownRow    `json:"rows"`
+	Total     int               `json:"total" doc:"how many values the dimension has in the range (after filters)"`
+	Page      int               `json:"page"`
+	Limit     int               `json:"limit"`
+	Filters   map[string]string `json:"filters" doc:"the dimension filters applied (dimension → value)"`
+	// VisitorsExact is false when visitors were estimated from the rollup (see docs/api.md).
+	VisitorsExact bool             `json:"visitorsExact" doc:"false when the visitors of each row are an estimate: unfiltered breakdowns of ranges too large to read raw scale each row's visits by the range's visitors per visit"`
+	TimeRange     TimeRange        `json:"timeRange"`
+	Previous      *BreakdownPeriod `json:"previous,omitempty" doc:"compare=previous: the same breakdown over the preceding period of equal length"`
+}
+
+// BreakdownPeriod is a breakdown of the comparison period.
+type BreakdownPeriod struct {
+	Rows          []BreakdownRow `json:"rows"`
+	Total         int            `json:"total"`
+	VisitorsExact bool           `json:"visitorsExact"`
+	TimeRange     TimeRange      `json:"timeRange"`
+}
+
+// BreakdownRow is one value of a dimension. For visit dimensions (everything but page and
+// event) visits are the visits with that value (a visit counts on its first day) and pageViews
+// their page views; for page, the page's views and the visits that viewed it; for event,
+// visitors who sent it and events counts them, and conversionRate is those visitors over all
+// visitors of the range (after filters).
+type BreakdownRow struct {
+	Value          string   `json:"value"`
+	Visitors       int      `json:"visitors"`
+	PageViews      int      `json:"pageViews"`
+	Visits         int      `json:"visits"`
+	BounceRate     *float64 `json:"bounceRate,omitempty" doc:"visits of one page view / visits, 0..1 (visit dimensions)"`
+	ConversionRate *float64 `json:"conversionRate,omitempty" doc:"event: visitors who sent it / visitors of the range, 0..1"`
+	Events         *int     `json:"events,omitempty" doc:"event: how many times it was sent"`
+}
+
+// Realtime is the answer of GET /api/analytics/realtime.
+type Realtime struct {
+	Visitors int            `json:"visitors" doc:"visitors with a page view in the last 5 minutes"`
+	Pages    []RealtimePage `json:"pages" doc:"the pages they are on (their latest page view), most visitors first, at most 10"`
+}
+
+// RealtimePage is one page of the realtime answer.
+type RealtimePage struct {
+	Path     string `json:"path"`
+	Visitors int    `json:"visitors"`
+}
+
+// AnalyticsComparison is the report's compare=previous part: the same figures over the
+// preceding period of equal length.
+type AnalyticsComparison struct {
+	Visitors  VisitorCounts  `json:"visitors"`
+	PageViews PageViewCounts `json:"pageViews"`
+	TopPages  []PageView     `json:"topPages"`
+	Referrers []Referrer     `json:"referrers"`
+	Daily     []DailyTotals  `json:"daily"`
+	TimeRange TimeRange      `json:"timeRange"`
+}

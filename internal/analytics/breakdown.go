@@ -1,0 +1,178 @@
+package analytics
+
+import (
+	"context"
+	"math"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+// Dimensions are the breakdown dimensions of contract §8, plus browser_version and os_version
+// ("Firefox 128") and date (the day a visit starts, for charts of a filtered view). Each is also a
+// filter parameter.
+var Dimensions = sqldb.BreakdownDims
+
+// DefaultRawLimit is the most page views in a range that an unfiltered breakdown reads raw
+// (exact visitors); above it the daily rollup answers (see Options.RawLimit).
+const DefaultRawLimit = 25_000
+
+// RealtimeWindow is how far back "on the site now" reaches.
+const RealtimeWindow = 5 * time.Minute
+
+// maxFilterValue bounds a filter value (longer than any stored value).
+const maxFilterValue = 1024
+
+// BreakdownParams is a parsed breakdown request.
+type BreakdownParams struct {
+	Dimension   string
+	Range       Range
+	Filters     map[string]string
+	Page, Limit int
+	Compare     bool
+}
+
+// ParseFilters reads the dimension filters of a query: every parameter named like a dimension
+// (country=FR&device=mobile). A filter given twice or longer than 1024 bytes is 400.
+func ParseFilters(q url.Values) (map[string]string, error) {
+	f := map[string]string{}
+	for _, d := range Dimensions {
+		vs, ok := q[d]
+		if !ok {
+			continue
+		}
+		if len(vs) > 1 {
+			return nil, folio.BadRequest(d, "may be given once")
+		}
+		if len(vs[0]) > maxFilterValue {
+			return nil, folio.BadRequest(d, "must be at most %d bytes", maxFilterValue)
+		}
+		f[d] = vs[0]
+	}
+	return f, nil
+}
+
+// ValidDimension reports whether d names a breakdown dimension.
+func ValidDimension(d string) bool { return slices.Contains(Dimensions, d) }
+
+// Previous is the period of equal length just before r.
+func (r Range) Previous() Range {
+	f, _ := time.Parse(time.DateOnly, r.From)
+	t, _ := time.Parse(time.DateOnly, r.To)
+	n := int(t.Sub(f).Hours()/24+0.5) + 1
+	pt := f.AddDate(0, 0, -1)
+	pf := pt.AddDate(0, 0, -(n - 1))
+	return Range{From: pf.Format(time.DateOnly), To: pt.Format(time.DateOnly), loc: r.loc}
+}
+
+// Breakdown builds GET /api/analytics/breakdown.
+func (s *Service) Breakdown(ctx context.Context, p BreakdownParams) (*folio.Breakdown, error) {
+	if !ValidDimension(p.Dimension) {
+		return nil, folio.BadRequest("dimension", "must be one of %v", Dimensions)
+	}
+	cur, err := s.breakdownPeriod(ctx, p, p.Range)
+	if err != nil {
+		return nil, err
+	}
+	out := &folio.Breakdown{Dimension: p.Dimension, Rows: cur.Rows, Total: cur.Total, Page: p.Page, Limit: p.Limit,
+		Filters: p.Filters, VisitorsExact: cur.VisitorsExact, TimeRange: cur.TimeRange}
+	if out.Filters == nil {
+		out.Filters = map[string]string{}
+	}
+	if p.Compare {
+		prev, err := s.breakdownPeriod(ctx, p, p.Range.Previous())
+		if err != nil {
+			return nil, err
+		}
+		out.Previous = prev
+	}
+	return out, nil
+}
+
+func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Range) (*folio.BreakdownPeriod, error) {
+	q := sqldb.BreakdownQuery{Dim: p.Dimension, From: r.From, To: r.To, Filters: p.Filters, Limit: p.Limit, Offset: (p.Page - 1) * p.Limit}
+	rollup := false
+	var totals sqldb.AnalyticsTotals
+	if len(p.Filters) == 0 {
+		var err error
+		if totals, err = s.db.AnalyticsTotals(ctx, r.From, r.To); err != nil {
+			return nil, err
+		}
+		// A range without page views (the period before the data, say) has nothing to group:
+		// the rollup answers it at once.
+		rollup = totals.Views > s.rawLimit || totals.Views == 0 && p.Dimension != "event"
+	}
+	var rows []sqldb.BreakdownRow
+	var total int
+	var err error
+	if rollup {
+		rows, total, err = s.db.AnalyticsBreakdownRollup(ctx, q)
+	} else {
+		rows, total, err = s.db.AnalyticsBreakdownRaw(ctx, q)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 && q.Offset > 0 {
+		if total, err = s.db.AnalyticsBreakdownCount(ctx, q, rollup); err != nil {
+			return nil, err
+		}
+	}
+	// The denominators: visitors of the range (conversion), visitors per visit (estimates).
+	visitors, visits := totals.Unique, totals.Visits
+	if len(p.Filters) > 0 && p.Dimension == "event" {
+		if visitors, visits, err = s.db.AnalyticsVisitStats(ctx, r.From, r.To, p.Filters); err != nil {
+			return nil, err
+		}
+	}
+	out := &folio.BreakdownPeriod{Rows: make([]folio.BreakdownRow, 0, len(rows)), Total: total, VisitorsExact: !rollup || len(p.Filters) == 0 && totals.Views == 0, TimeRange: r.TimeRange()}
+	for _, row := range rows {
+		br := folio.BreakdownRow{Value: row.Value, Visitors: row.Visitors, PageViews: row.PageViews, Visits: row.Visits}
+		switch {
+		case rollup && p.Dimension == "event":
+			// The sum of daily distinct visitors counts a visitor once a day; never more than all.
+			br.Visitors = min(row.Visitors, visitors)
+		case rollup:
+			br.Visitors = estimateVisitors(row.Visits, visits, visitors)
+		}
+		switch p.Dimension {
+		case "page":
+		case "event":
+			n := row.Events
+			br.Events = &n
+			c := ratio(row.Visitors, visitors, 4)
+			br.ConversionRate = &c
+		default:
+			b := ratio(row.Bounces, row.Visits, 4)
+			br.BounceRate = &b
+		}
+		out.Rows = append(out.Rows, br)
+	}
+	return out, nil
+}
+
+// estimateVisitors scales a row's visits by the range's visitors per visit: the rollup keeps
+// visits per day, and distinct visitors do not add up over days.
+func estimateVisitors(rowVisits, visits, visitors int) int {
+	if rowVisits <= 0 || visits <= 0 {
+		return 0
+	}
+	v := int(math.Round(float64(rowVisits) * float64(visitors) / float64(visits)))
+	return max(1, min(v, rowVisits, visitors))
+}
+
+// Realtime counts the visitors of the last RealtimeWindow and the pages they are on.
+func (s *Service) Realtime(ctx context.Context) (*folio.Realtime, error) {
+	n, pages, err := s.db.AnalyticsRealtime(ctx, s.now().Add(-RealtimeWindow), 10)
+	if err != nil {
+		return nil, err
+	}
+	out := &folio.Realtime{Visitors: n, Pages: make([]folio.RealtimePage, len(pages))}
+	for i, p := range pages {
+		out.Pages[i] = folio.RealtimePage{Path: p.Path, Visitors: p.Visitors}
+	}
+	return out, nil
+}

@@ -1,0 +1,504 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/foliotest"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+// The generator's facts about the software of each User-Agent and the country of each address,
+// stated here (from public knowledge), not asked from the parsers under test.
+var bdAgents = []struct{ ua, device, browser, browserVersion, os, osVersion string }{
+	{"Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0", "desktop", "Firefox", "128", "Linux", ""},
+	{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", "desktop", "Chrome", "131", "Windows", "10"},
+	{"Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1", "mobile", "Safari", "17", "iOS", "17"},
+	{"Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36", "mobile", "Chrome", "131", "Android", "14"},
+	{"Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1", "tablet", "Safari", "16", "iOS", "16"},
+}
+
+var bdAddrs = []struct{ ip, country string }{
+	{"8.8.8.8", "US"},        // Google public DNS
+	{"81.2.69.160", "GB"},    // the GeoIP test address in London
+	{"2a01:4f8::1", "DE"},    // Hetzner
+	{"133.242.0.1", "JP"},    // Sakura Internet
+	{"193.0.6.139", "NL"},    // RIPE NCC
+	{"200.160.2.3", "BR"},    // NIC.br
+	{"10.1.2.3", "ZZ"},       // private: unknown
+	{"::ffff:8.8.4.4", "US"}, // IPv4-mapped
+}
+
+// Entry referrers and campaign tags with the source, referrer host and campaign they must give.
+var bdArrivals = []struct {
+	referrer, query                           string
+	source, host, uSource, uMedium, uCampaign string
+}{
+	{"", "", "Direct / None", "", "", "", ""},
+	{"https://github.com/foliohq/folio", "", "GitHub", "github.com", "", "", ""},
+	{"https://news.ycombinator.com/item?id=1", "", "Hacker News", "news.ycombinator.com", "", "", ""},
+	{"https://www.google.de/", "", "Google", "google.de", "", "", ""},
+	{"https://m.facebook.com/story", "", "Facebook", "m.facebook.com", "", "", ""},
+	{"https://blog.example.org/links", "", "blog.example.org", "blog.example.org", "", "", ""},
+	{"", "?utm_source=Newsletter&utm_medium=Email&utm_campaign=Spring%20Launch", "newsletter", "", "newsletter", "email", "Spring Launch"},
+	{"https://t.co/abc", "?UTM_SOURCE=twitter&utm_campaign=talk-2026&x=1", "X (Twitter)", "t.co", "twitter", "", "talk-2026"},
+}
+
+type bdPageView struct {
+	at             time.Time
+	identity, path string
+	visit          int // index of the visit in the reference
+}
+
+type bdVisit struct {
+	identity, startDay, entry, exit string
+	views                           int
+	attrs                           map[string]string // visit dimension → value
+	pages                           map[string]bool
+}
+
+type bdEvent struct {
+	at             time.Time
+	identity, name string
+}
+
+// bdStream is a generated stream: the collect calls in time order and the facts they stand for.
+type bdStream struct {
+	calls  []bdCall
+	pvs    []bdPageView
+	visits []*bdVisit
+	events []bdEvent
+}
+
+type bdCall struct {
+	at     time.Time
+	in     folio.CollectInput
+	ip, ua string
+}
+
+// generateBreakdownStream builds visits of 1–6 page views by 40 visitors over about six days:
+// each visitor keeps an address and an agent; each visit arrives in one of bdArrivals.
+func generateBreakdownStream(seed uint64, loc *time.Location) *bdStream {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	paths := []string{"/", "/about", "/blog", "/blog/a-post", "/projects", "/contact", "/uses"}
+	goals := []string{"signup", "download", "contact_sent"}
+	start := time.Date(2026, 4, 6, 0, 30, 0, 0, loc)
+	st := &bdStream{}
+	type visitorGen struct {
+		id     string
+		ag, ad int
+		next   time.Time
+	}
+	for v := 0; v < 40; v++ {
+		vg := visitorGen{id: fmt.Sprintf("bd-%d-%x", v, rng.Uint32()), ag: rng.IntN(len(bdAgents)), ad: rng.IntN(len(bdAddrs)),
+			next: start.Add(time.Duration(rng.IntN(5*24*60)) * time.Minute)}
+		for k := 1 + rng.IntN(4); k > 0; k-- {
+			arr := bdArrivals[rng.IntN(len(bdArrivals))]
+			ag, ad := bdAgents[vg.ag], bdAddrs[vg.ad]
+			vis := &bdVisit{identity: vg.id, startDay: vg.next.In(loc).Format(time.DateOnly), pages: map[string]bool{}, attrs: map[string]string{
+				"source": arr.source, "referrer": arr.host, "utm_source": arr.uSource, "utm_medium": arr.uMedium, "utm_campaign": arr.uCampaign,
+				"country": ad.country, "device": ag.device, "browser": ag.browser, "browser_version": strings.TrimSpace(ag.browser + " " + ag.browserVersion),
+				"os": ag.os, "os_version": strings.TrimSpace(ag.os + " " + ag.osVersion)}}
+			st.visits = append(st.visits, vis)
+			t := vg.next
+			for n := 1 + rng.IntN(6); n > 0; n-- {
+				p := paths[rng.IntN(len(paths))]
+				in := folio.CollectInput{Type: folio.CollectPageView, Path: p, VisitorID: vg.id, Referrer: "https://folio.example" + vis.exit}
+				if vis.views == 0 {
+					in.Path, in.Referrer = "https://folio.example"+p+arr.query, arr.referrer
+					vis.entry = p
+				}
+				vis.views++
+				vis.exit = p
+				vis.pages[p] = true
+				st.calls = append(st.calls, bdCall{at: t, in: in, ip: ad.ip, ua: ag.ua})
+				st.pvs = append(st.pvs, bdPageView{at: t, identity: vg.id, path: p, visit: len(st.visits) - 1})
+				if rng.IntN(5) == 0 {
+					g := goals[rng.IntN(len(goals))]
+					t = t.Add(5 * time.Second)
+					st.calls = append(st.calls, bdCall{at: t, in: folio.CollectInput{Type: folio.CollectEvent, Path: p, Name: g, VisitorID: vg.id}, ip: ad.ip, ua: ag.ua})
+					st.events = append(st.events, bdEvent{at: t, identity: vg.id, name: g})
+				}
+				t = t.Add(time.Duration(20+rng.IntN(25*60)) * time.Second) // under 30 minutes: same visit
+			}
+			vg.next = t.Add(time.Duration(31+rng.IntN(30*60)) * time.Minute) // over 30 minutes: a new visit
+		}
+	}
+	sort.SliceStable(st.calls, func(i, j int) bool { return st.calls[i].at.Before(st.calls[j].at) })
+	return st
+}
+
+type bdRow struct {
+	visitors, pageViews, visits, bounces, events int
+}
+
+// bdReference computes a breakdown from the stream's facts for days from..to and filters.
+func bdReference(st *bdStream, loc *time.Location, dim, from, to string, filters map[string]string) (map[string]bdRow, int) {
+	day := func(t time.Time) string { return t.In(loc).Format(time.DateOnly) }
+	in := func(d string) bool { return d >= from && d <= to }
+	evDone := map[string]map[string]bool{} // event name → identities that sent it in range
+	for _, e := range st.events {
+		if in(day(e.at)) {
+			if evDone[e.name] == nil {
+				evDone[e.name] = map[string]bool{}
+			}
+			evDone[e.name][e.identity] = true
+		}
+	}
+	match := func(v *bdVisit) bool {
+		if !in(v.startDay) {
+			return false
+		}
+		for d, val := range filters {
+			switch d {
+			case "page":
+				if !v.pages[val] {
+					return false
+				}
+			case "entry_page":
+				if v.entry != val {
+					return false
+				}
+			case "exit_page":
+				if v.exit != val {
+					return false
+				}
+			case "date":
+				if v.startDay != val {
+					return false
+				}
+			case "event":
+				if !evDone[val][v.identity] {
+					return false
+				}
+			default:
+				if v.attrs[d] != val {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	out := map[string]bdRow{}
+	who := map[string]map[string]bool{}
+	count := func(value, identity string, f func(*bdRow)) {
+		r := out[value]
+		f(&r)
+		if who[value] == nil {
+			who[value] = map[string]bool{}
+		}
+		who[value][identity] = true
+		r.visitors = len(who[value])
+		out[value] = r
+	}
+	allVisitors := map[string]bool{}
+	for _, v := range st.visits {
+		if match(v) {
+			allVisitors[v.identity] = true
+		}
+	}
+	switch dim {
+	case "page":
+		seen := map[[2]int]bool{}
+		for _, pv := range st.pvs {
+			if !in(day(pv.at)) || len(filters) > 0 && !match(st.visits[pv.visit]) {
+				continue
+			}
+			count(pv.path, pv.identity, func(r *bdRow) {
+				r.pageViews++
+				pathIdx := strings.Index("|/|/about|/blog|/blog/a-post|/projects|/contact|/uses|", "|"+pv.path+"|")
+				if !seen[[2]int{pv.visit, pathIdx}] {
+					seen[[2]int{pv.visit, pathIdx}] = true
+					r.visits++
+				}
+			})
+		}
+	case "event":
+		for _, e := range st.events {
+			if !in(day(e.at)) || len(filters) > 0 && !allVisitors[e.identity] {
+				continue
+			}
+			count(e.name, e.identity, func(r *bdRow) { r.events++ })
+		}
+	default:
+		for _, v := range st.visits {
+			if !match(v) {
+				continue
+			}
+			value := v.attrs[dim]
+			switch dim {
+			case "entry_page":
+				value = v.entry
+			case "exit_page":
+				value = v.exit
+			case "date":
+				value = v.startDay
+			}
+			count(value, v.identity, func(r *bdRow) {
+				r.visits++
+				r.pageViews += v.views
+				if v.views == 1 {
+					r.bounces++
+				}
+			})
+		}
+	}
+	if len(filters) == 0 && dim == "event" {
+		// The denominator of conversion: every visitor with a page view in the range.
+		allVisitors = map[string]bool{}
+		for _, pv := range st.pvs {
+			if in(day(pv.at)) {
+				allVisitors[pv.identity] = true
+			}
+		}
+	}
+	return out, len(allVisitors)
+}
+
+func collectStream(t *testing.T, s *Service, clock *foliotest.Clock, st *bdStream) {
+	t.Helper()
+	ctx := context.Background()
+	s.Start()
+	for i, c := range st.calls {
+		clock.Advance(c.at.Sub(clock.Now()))
+		in := c.in
+		out, err := s.Collect(ctx, &in, c.ip, c.ua)
+		if err != nil || out != Queued {
+			t.Fatalf("collect %+v: %v %v", c.in, out, err)
+		}
+		if i%50 == 49 {
+			if err := s.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkBreakdown(t *testing.T, got *folio.Breakdown, want map[string]bdRow, visitors int, exactVisitors bool) {
+	t.Helper()
+	if got.Total != len(want) {
+		t.Errorf("total = %d, want %d", got.Total, len(want))
+	}
+	if len(got.Rows) != min(len(want), got.Limit) {
+		t.Errorf("%d rows, want %d", len(got.Rows), min(len(want), got.Limit))
+	}
+	for _, r := range got.Rows {
+		w, ok := want[r.Value]
+		if !ok {
+			t.Errorf("row %q not expected", r.Value)
+			continue
+		}
+		if r.PageViews != w.pageViews || r.Visits != w.visits {
+			t.Errorf("row %q: pageViews %d visits %d, want %d %d", r.Value, r.PageViews, r.Visits, w.pageViews, w.visits)
+		}
+		if exactVisitors && r.Visitors != w.visitors {
+			t.Errorf("row %q: visitors %d, want %d", r.Value, r.Visitors, w.visitors)
+		}
+		if !exactVisitors && got.Dimension == "event" && (r.Visitors < w.visitors || r.Visitors > visitors) {
+			t.Errorf("event %q: estimated visitors %d outside %d..%d", r.Value, r.Visitors, w.visitors, visitors)
+		}
+		if !exactVisitors && got.Dimension != "event" && (r.Visitors < 1 || r.Visitors > r.Visits) {
+			t.Errorf("row %q: estimated visitors %d outside 1..%d", r.Value, r.Visitors, r.Visits)
+		}
+		switch got.Dimension {
+		case "page":
+			if r.BounceRate != nil || r.ConversionRate != nil {
+				t.Errorf("page row %q has rates", r.Value)
+			}
+		case "event":
+			if r.Events == nil || *r.Events != w.events {
+				t.Errorf("event %q: events %v, want %d", r.Value, r.Events, w.events)
+			}
+			if r.ConversionRate == nil || math.Abs(*r.ConversionRate-float64(r.Visitors)/float64(visitors)) > 0.00005 {
+				t.Errorf("event %q: conversion %v, want %d/%d", r.Value, r.ConversionRate, w.visitors, visitors)
+			}
+		default:
+			if r.BounceRate == nil || math.Abs(*r.BounceRate-float64(w.bounces)/float64(w.visits)) > 0.00005 {
+				t.Errorf("row %q: bounce rate %v, want %d/%d", r.Value, r.BounceRate, w.bounces, w.visits)
+			}
+		}
+	}
+	// Rows come most visitors first (most visits first from the rollup).
+	for i := 1; i < len(got.Rows); i++ {
+		a, b := got.Rows[i-1], got.Rows[i]
+		if exactVisitors && a.Visitors < b.Visitors || !exactVisitors && got.Dimension != "event" && a.Visits < b.Visits {
+			t.Errorf("rows out of order: %+v before %+v", a, b)
+		}
+	}
+}
+
+func TestBreakdownsMatchReferenceComputation(t *testing.T) {
+	loc, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := generateBreakdownStream(11, loc)
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		clock := foliotest.NewClock(st.calls[0].at)
+		s, err := New(db, Options{Location: loc, SiteURL: "https://folio.example", Now: clock.Now, BatchSize: 23, FlushInterval: time.Hour, QueueSize: len(st.calls) + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		collectStream(t, s, clock, st)
+		defer s.Close(ctx)
+		rollup, err := New(db, Options{Location: loc, Now: clock.Now, RawLimit: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		first := st.calls[0].at.In(loc).Format(time.DateOnly)
+		last := st.calls[len(st.calls)-1].at.In(loc).Format(time.DateOnly)
+		for _, rg := range []struct{ name, from, to string }{
+			{"whole stream", first, last},
+			{"two middle days", "2026-04-08", "2026-04-09"},
+		} {
+			r, err := s.ParseRange(rg.from, rg.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, dim := range Dimensions {
+				for _, f := range []map[string]string{
+					nil,
+					{"country": "US"},
+					{"device": "mobile", "source": "GitHub"},
+					{"page": "/blog"},
+					{"event": "signup"},
+					{"exit_page": "/contact", "utm_source": "newsletter"},
+					{"date": "2026-04-08", "browser": "Safari"},
+				} {
+					t.Run(fmt.Sprintf("%s/%s/%v", rg.name, dim, f), func(t *testing.T) {
+						want, visitors := bdReference(st, loc, dim, rg.from, rg.to, f)
+						if rg.name == "whole stream" && f == nil && len(want) < 2 && dim != "utm_medium" {
+							t.Fatalf("the stream does not exercise %s: %v", dim, want)
+						}
+						got, err := s.Breakdown(ctx, BreakdownParams{Dimension: dim, Range: r, Filters: f, Page: 1, Limit: 100})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !got.VisitorsExact {
+							t.Error("a small range was estimated")
+						}
+						checkBreakdown(t, got, want, visitors, true)
+
+						if f == nil && rg.name == "whole stream" {
+							// The rollup gives the same visits, page views and bounces.
+							got, err := rollup.Breakdown(ctx, BreakdownParams{Dimension: dim, Range: r, Page: 1, Limit: 100})
+							if err != nil {
+								t.Fatal(err)
+							}
+							if got.VisitorsExact {
+								t.Error("the rollup claims exact visitors")
+							}
+							checkBreakdown(t, got, want, visitors, false)
+						}
+					})
+				}
+			}
+		}
+
+		// Paging: the rows of page 2 follow those of page 1, and total counts them all.
+		r, _ := s.ParseRange(first, last)
+		p1, err := s.Breakdown(ctx, BreakdownParams{Dimension: "page", Range: r, Page: 1, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p3, err := s.Breakdown(ctx, BreakdownParams{Dimension: "page", Range: r, Page: 3, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, _ := s.Breakdown(ctx, BreakdownParams{Dimension: "page", Range: r, Page: 1, Limit: 100})
+		if p1.Total != 7 || p3.Total != 7 || len(p3.Rows) != 1 || p3.Rows[0] != all.Rows[6] && p3.Rows[0].Value != all.Rows[6].Value {
+			t.Errorf("paging: page 1 %+v, page 3 %+v", p1, p3)
+		}
+		p9, _ := s.Breakdown(ctx, BreakdownParams{Dimension: "page", Range: r, Page: 9, Limit: 3})
+		if p9.Total != 7 || len(p9.Rows) != 0 {
+			t.Errorf("past the end: %+v", p9)
+		}
+
+		// compare=previous: the previous period of equal length, with its own figures.
+		r, _ = s.ParseRange("2026-04-10", "2026-04-11")
+		cmp, err := s.Breakdown(ctx, BreakdownParams{Dimension: "country", Range: r, Page: 1, Limit: 100, Compare: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cmp.Previous == nil || cmp.Previous.TimeRange.Start[:10] != "2026-04-08" || cmp.Previous.TimeRange.End[:10] != "2026-04-10" {
+			t.Fatalf("previous = %+v", cmp.Previous)
+		}
+		want, visitors := bdReference(st, loc, "country", "2026-04-08", "2026-04-09", nil)
+		checkBreakdown(t, &folio.Breakdown{Dimension: "country", Rows: cmp.Previous.Rows, Total: cmp.Previous.Total, Limit: 100}, want, visitors, true)
+		rep, err := s.Report(ctx, r, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prevRep, _ := s.Report(ctx, r.Previous())
+		if rep.Previous == nil || rep.Previous.Visitors != prevRep.Visitors || rep.Previous.PageViews != prevRep.PageViews || rep.Previous.TimeRange != prevRep.TimeRange {
+			t.Errorf("report previous = %+v, want the figures of %+v", rep.Previous, prevRep)
+		}
+
+		// Realtime: visitors whose latest page view is in the last five minutes, by that page.
+		now := clock.Now()
+		lastPV := map[string]bdPageView{}
+		for _, pv := range st.pvs {
+			if pv.at.After(lastPV[pv.identity].at) {
+				lastPV[pv.identity] = pv
+			}
+		}
+		wantPages := map[string]int{}
+		wantN := 0
+		for _, pv := range lastPV {
+			if !pv.at.Before(now.Add(-RealtimeWindow)) {
+				wantN++
+				wantPages[pv.path]++
+			}
+		}
+		rt, err := s.Realtime(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotPages := map[string]int{}
+		for _, p := range rt.Pages {
+			gotPages[p.Path] = p.Visitors
+		}
+		if wantN == 0 || rt.Visitors != wantN || fmt.Sprint(gotPages) != fmt.Sprint(wantPages) {
+			t.Errorf("realtime = %+v, want %d visitors on %v", rt, wantN, wantPages)
+		}
+		clock.Advance(RealtimeWindow + time.Second)
+		if rt, _ := s.Realtime(ctx); rt.Visitors != 0 || len(rt.Pages) != 0 {
+			t.Errorf("realtime after five quiet minutes = %+v", rt)
+		}
+
+		// Nothing raw about the visitor is stored: no address, no agent.
+		for _, q := range []string{`SELECT COUNT(*) FROM analytics_pageviews WHERE path LIKE '%8.8.8.8%' OR title LIKE '%Mozilla%'`,
+			`SELECT COUNT(*) FROM analytics_visitors WHERE visit_attrs LIKE '%Mozilla%' OR visit_attrs LIKE '%8.8.%' OR visit_attrs LIKE '%10.1.2.3%'`} {
+			var n int
+			if err := db.R.QueryRowContext(ctx, q).Scan(&n); err != nil || n != 0 {
+				t.Errorf("%s: %d %v", q, n, err)
+			}
+		}
+	})
+}
+
+func TestParseFilters(t *testing.T) {
+	f, err := ParseFilters(url.Values{"country": {"FR"}, "device": {"mobile"}, "start": {"2026-01-01"}, "nope": {"x"}})
+	if err != nil || len(f) != 2 || f["country"] != "FR" || f["device"] != "mobile" {
+		t.Errorf("filters = %v, %v", f, err)
+	}
+	if _, err := ParseFilters(url.Values{"page": {"/a", "/b"}}); err == nil {
+		t.Error("a repeated filter was accepted")
+	}
+	if _, err := ParseFilters(url.Values{"page": {strings.Repeat("x", 2000)}}); err == nil {
+		t.Error("an overlong filter was accepted")
+	}
+}

@@ -1,0 +1,327 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Breakdown dimensions (contract §8). Visit dimensions describe a visit (its attributes, entry
+// and exit page); page is a property of each page view; event is a named event.
+var BreakdownDims = []string{"page", "entry_page", "exit_page", "source", "referrer", "utm_source", "utm_medium",
+	"utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version", "event", "date"}
+
+// visitDimExpr is the SQL of each visit dimension's value over the visits CTE (v).
+var visitDimExpr = map[string]string{
+	"source": "v.source", "referrer": "v.referrer", "utm_source": "v.utm_source", "utm_medium": "v.utm_medium",
+	"utm_campaign": "v.utm_campaign", "country": "v.country", "device": "v.device", "browser": "v.browser",
+	"browser_version": "CASE WHEN v.browser_version = '' THEN v.browser ELSE v.browser || ' ' || v.browser_version END",
+	"os":              "v.os",
+	"os_version":      "CASE WHEN v.os_version = '' THEN v.os ELSE v.os || ' ' || v.os_version END",
+	"entry_page":      "v.entry_page", "exit_page": "x.exit_page",
+	"date": "v.start_day",
+}
+
+// BreakdownQuery asks for one dimension's rows over the days From..To (inclusive), restricted
+// to the visits matching every filter (dimension → value), Limit rows from Offset.
+type BreakdownQuery struct {
+	Dim           string
+	From, To      string
+	Filters       map[string]string
+	Limit, Offset int
+}
+
+// BreakdownRow is one value of a dimension. Bounces counts visits of one page view (visit
+// dimensions only); Events counts events (event only); Visitors is 0 from the rollup.
+type BreakdownRow struct {
+	Value                                        string
+	Visitors, PageViews, Visits, Bounces, Events int
+}
+
+// argList numbers query arguments as $n.
+type argList []any
+
+func (a *argList) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+func nextDay(day string) string {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
+	}
+	return t.AddDate(0, 0, 1).Format(time.DateOnly)
+}
+
+// visitsCTE returns the WITH clause defining pv (the page views of from..to and the day after,
+// so visits begun on the last day keep their page views after midnight) and fv: the visits that
+// start in from..to and match every filter, with visitor_id, views, start_day, entry_page, the
+// visit attributes and (when needed) exit_page.
+func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]string, needExit bool) string {
+	var b strings.Builder
+	fromArg, toArg := args.add(from), args.add(to)
+	// Every page view carries its visit's attributes, so filters on them select page views
+	// directly (which the planners estimate well, unlike conditions on aggregates).
+	var pvWhere strings.Builder
+	for _, dim := range BreakdownDims { // a fixed order keeps the statement text stable
+		val, ok := filters[dim]
+		if !ok {
+			continue
+		}
+		if col, ok := pvAttrColumn[dim]; ok {
+			fmt.Fprintf(&pvWhere, ` AND %s = %s`, col, args.add(val))
+		}
+	}
+	fmt.Fprintf(&b, `WITH pv AS (SELECT id, at, day, visitor_id, visit_id, is_new_visit, path, source, visit_referrer, utm_source, utm_medium,
+		utm_campaign, country, device, browser, browser_version, os, os_version
+		FROM analytics_pageviews WHERE day >= %s AND day <= %s%s),
+	v AS (SELECT visit_id, MAX(visitor_id) AS visitor_id, COUNT(*) AS views,
+		MAX(CASE WHEN is_new_visit THEN day END) AS start_day, MAX(CASE WHEN is_new_visit THEN path END) AS entry_page,
+		MAX(source) AS source, MAX(visit_referrer) AS referrer, MAX(utm_source) AS utm_source, MAX(utm_medium) AS utm_medium,
+		MAX(utm_campaign) AS utm_campaign, MAX(country) AS country, MAX(device) AS device, MAX(browser) AS browser,
+		MAX(browser_version) AS browser_version, MAX(os) AS os, MAX(os_version) AS os_version
+		FROM pv GROUP BY visit_id)`, fromArg, args.add(nextDay(to)), pvWhere.String())
+	_, exitFilter := filters["exit_page"]
+	if needExit || exitFilter {
+		b.WriteString(`,
+	x AS (SELECT visit_id, path AS exit_page FROM (SELECT visit_id, path,
+		ROW_NUMBER() OVER (PARTITION BY visit_id ORDER BY at DESC, id DESC) AS rn FROM pv) t WHERE rn = 1)`)
+	}
+	b.WriteString(`,
+	fv AS (SELECT v.*`)
+	if needExit || exitFilter {
+		b.WriteString(`, x.exit_page FROM v JOIN x ON x.visit_id = v.visit_id`)
+	} else {
+		b.WriteString(` FROM v`)
+	}
+	fmt.Fprintf(&b, ` WHERE v.start_day >= %s AND v.start_day <= %s`, fromArg, toArg)
+	for _, dim := range BreakdownDims {
+		val, ok := filters[dim]
+		if !ok {
+			continue
+		}
+		switch dim {
+		case "page":
+			fmt.Fprintf(&b, ` AND v.visit_id IN (SELECT visit_id FROM pv WHERE path = %s)`, args.add(val))
+		case "event":
+			fmt.Fprintf(&b, ` AND v.visitor_id IN (SELECT a.id FROM analytics_events e JOIN analytics_visitors a ON a.visitor_key = e.visitor_key
+				WHERE e.name = %s AND e.day >= %s AND e.day <= %s)`, args.add(val), fromArg, toArg)
+		case "entry_page", "exit_page", "date":
+			fmt.Fprintf(&b, ` AND %s = %s`, visitDimExpr[dim], args.add(val))
+		}
+	}
+	b.WriteString(`) `)
+	return b.String()
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// rawAnalyticsQuery runs f against the read pool; on PostgreSQL inside a read-only transaction
+// with nested loops off: the planner cannot estimate how many visits match conditions on
+// aggregates (it guesses one) and would join page views to them in a nested loop, which is
+// quadratic; hash joins are right for every breakdown statement.
+func (db *DB) rawAnalyticsQuery(ctx context.Context, f func(q querier) error) error {
+	if db.Dialect != Postgres {
+		return f(db.R)
+	}
+	tx, err := db.R.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SET LOCAL enable_nestloop = off`); err != nil {
+		return err
+	}
+	return f(tx)
+}
+
+// pvAttrColumn is the page-view column (or expression) of each visit attribute dimension.
+var pvAttrColumn = map[string]string{
+	"source": "source", "referrer": "visit_referrer", "utm_source": "utm_source", "utm_medium": "utm_medium",
+	"utm_campaign": "utm_campaign", "country": "country", "device": "device", "browser": "browser",
+	"browser_version": "CASE WHEN browser_version = '' THEN browser ELSE browser || ' ' || browser_version END",
+	"os":              "os",
+	"os_version":      "CASE WHEN os_version = '' THEN os ELSE os || ' ' || os_version END",
+}
+
+// AnalyticsBreakdownRaw computes a breakdown from the raw page views and events: exact, with any
+// filters, but it reads every page view of the range. It returns the rows and how many values
+// the dimension has.
+func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
+	var args argList
+	var stmt string
+	switch q.Dim {
+	case "page":
+		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, false)
+		from := `pv`
+		if len(q.Filters) > 0 {
+			from = `pv JOIN fv ON fv.visit_id = pv.visit_id`
+		}
+		stmt = cte + `SELECT pv.path, COUNT(DISTINCT pv.visitor_id) AS visitors, COUNT(*) AS views, COUNT(DISTINCT pv.visit_id) AS visits, 0, 0,
+			COUNT(*) OVER () FROM ` + from + ` WHERE pv.day >= ` + args.add(q.From) + ` AND pv.day <= ` + args.add(q.To) + `
+			GROUP BY pv.path ORDER BY visitors DESC, views DESC, pv.path`
+	case "event":
+		from, to := args.add(q.From), args.add(q.To)
+		where := ``
+		if len(q.Filters) > 0 {
+			cte := db.visitsCTE(&args, q.From, q.To, q.Filters, false)
+			where = ` AND e.visitor_key IN (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id IN (SELECT visitor_id FROM fv))`
+			stmt = cte
+		}
+		stmt += `SELECT e.name, COUNT(DISTINCT e.visitor_key) AS visitors, 0, 0, 0, COUNT(*) AS events, COUNT(*) OVER ()
+			FROM analytics_events e WHERE e.day >= ` + from + ` AND e.day <= ` + to + where + `
+			GROUP BY e.name ORDER BY visitors DESC, events DESC, e.name`
+	default:
+		expr, ok := visitDimExpr[q.Dim]
+		if !ok {
+			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRaw: unknown dimension %q", q.Dim)
+		}
+		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim == "exit_page")
+		expr = strings.ReplaceAll(strings.ReplaceAll(expr, "v.", "fv."), "x.", "fv.")
+		stmt = cte + `SELECT ` + expr + ` AS value, COUNT(DISTINCT visitor_id) AS visitors, SUM(views) AS views, COUNT(*) AS visits,
+			SUM(CASE WHEN views = 1 THEN 1 ELSE 0 END), 0, COUNT(*) OVER () FROM fv GROUP BY value ORDER BY visitors DESC, visits DESC, value`
+	}
+	stmt += ` LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+	var rows []BreakdownRow
+	var total int
+	err := db.rawAnalyticsQuery(ctx, func(q querier) error {
+		var err error
+		rows, total, err = scanBreakdown(q.QueryContext(ctx, stmt, args...))
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRaw: %w", err)
+	}
+	return rows, total, nil
+}
+
+func scanBreakdown(rows *sql.Rows, err error) ([]BreakdownRow, int, error) {
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []BreakdownRow{}
+	total := 0
+	for rows.Next() {
+		var r BreakdownRow
+		var value sql.NullString
+		if err := rows.Scan(&value, &r.Visitors, &r.PageViews, &r.Visits, &r.Bounces, &r.Events, &total); err != nil {
+			return nil, 0, err
+		}
+		r.Value = value.String
+		out = append(out, r)
+	}
+	return out, total, rows.Err()
+}
+
+// AnalyticsBreakdownRollup computes an unfiltered breakdown of a page or visit dimension from
+// the daily rollup: it reads at most days × values rows, whatever the traffic. Visitors are not
+// in the rollup (they are not additive over days) and come back 0, except for events, whose rows
+// carry the sum of each day's distinct visitors (an upper bound of the range's).
+func (db *DB) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
+	var args argList
+	if q.Dim == "date" {
+		// Every visit has exactly one device, so the device rows of a day sum to its visits.
+		stmt := `SELECT day, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
+			FROM analytics_daily_dims WHERE dim = 'device' AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
+			GROUP BY day HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, day
+			LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+		rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
+		if err != nil {
+			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
+		}
+		return rows, total, nil
+	}
+	if q.Dim == "event" {
+		// Event rows: visits holds the day's distinct visitors, pageviews the events.
+		stmt := `SELECT value, SUM(visits) AS visitors, 0, 0, 0, SUM(pageviews) AS events, COUNT(*) OVER ()
+			FROM analytics_daily_dims WHERE dim = 'event' AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
+			GROUP BY value ORDER BY visitors DESC, events DESC, value
+			LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+		rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
+		if err != nil {
+			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
+		}
+		return rows, total, nil
+	}
+	stmt := `SELECT value, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
+		FROM analytics_daily_dims WHERE dim = ` + args.add(q.Dim) + ` AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
+		GROUP BY value HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, value
+		LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+	rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
+	}
+	return rows, total, nil
+}
+
+// AnalyticsBreakdownCount counts the values of a breakdown (for a page past the last row, where
+// the rows carry no count).
+func (db *DB) AnalyticsBreakdownCount(ctx context.Context, q BreakdownQuery, rollup bool) (int, error) {
+	q.Offset, q.Limit = 0, 1
+	var rows []BreakdownRow
+	var total int
+	var err error
+	if rollup {
+		rows, total, err = db.AnalyticsBreakdownRollup(ctx, q)
+	} else {
+		rows, total, err = db.AnalyticsBreakdownRaw(ctx, q)
+	}
+	if len(rows) == 0 {
+		return 0, err
+	}
+	return total, err
+}
+
+// AnalyticsVisitStats counts the distinct visitors and the visits that start in from..to and
+// match the filters (the denominators of conversion rates and of visitor estimates).
+func (db *DB) AnalyticsVisitStats(ctx context.Context, from, to string, filters map[string]string) (visitors, visits int, err error) {
+	var args argList
+	stmt := db.visitsCTE(&args, from, to, filters, false) + `SELECT COUNT(DISTINCT visitor_id), COUNT(*) FROM fv`
+	err = db.rawAnalyticsQuery(ctx, func(q querier) error {
+		return q.QueryRowContext(ctx, stmt, args...).Scan(&visitors, &visits)
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("sqldb.AnalyticsVisitStats: %w", err)
+	}
+	return visitors, visits, nil
+}
+
+// RealtimePage is one page visitors are on now.
+type RealtimePage struct {
+	Path     string
+	Visitors int
+}
+
+// AnalyticsRealtime counts the visitors with a page view since the given time and the pages they
+// are on (their latest page view), most visitors first, at most n pages. It reads the page views
+// of those minutes by their time index.
+func (db *DB) AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []RealtimePage, error) {
+	var total int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE at >= $1`, db.ts(since)).Scan(&total); err != nil {
+		return 0, nil, fmt.Errorf("sqldb.AnalyticsRealtime: %w", err)
+	}
+	rows, err := db.R.QueryContext(ctx, `SELECT path, COUNT(*) AS n FROM (SELECT path,
+		ROW_NUMBER() OVER (PARTITION BY visitor_id ORDER BY at DESC, id DESC) AS rn FROM analytics_pageviews WHERE at >= $1) t
+		WHERE rn = 1 GROUP BY path ORDER BY n DESC, path LIMIT $2`, db.ts(since), n)
+	if err != nil {
+		return 0, nil, fmt.Errorf("sqldb.AnalyticsRealtime: %w", err)
+	}
+	defer rows.Close()
+	pages := []RealtimePage{}
+	for rows.Next() {
+		var p RealtimePage
+		if err := rows.Scan(&p.Path, &p.Visitors); err != nil {
+			return 0, nil, err
+		}
+		pages = append(pages, p)
+	}
+	return total, pages, rows.Err()
+}

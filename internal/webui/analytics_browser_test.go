@@ -1,0 +1,150 @@
+package webui_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserAnalytics drives the analytics page (analytics.js): ranked lists per dimension,
+// the chart with the previous period, the realtime count, click-to-filter across the whole
+// page (and undoing it), and the CSV download.
+func TestBrowserAnalytics(t *testing.T) {
+	chromium := findChromium(t)
+	s := startFolio(t)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true), chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
+	defer cancelAlloc()
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	if err := chromedp.Do(browserCtx); err != nil {
+		t.Fatalf("start chromium %s: %v", chromium, err)
+	}
+
+	// Three visitors: two arrive from GitHub on a phone (one reads two pages), one comes from a
+	// newsletter campaign on a desktop and sends a goal event.
+	const phoneUA = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
+	for _, c := range []struct {
+		body map[string]any
+		ua   string
+	}{
+		{map[string]any{"type": "pageview", "path": "/projects/a", "referrer": "https://github.com/someone", "visitorId": "gh1"}, phoneUA},
+		{map[string]any{"type": "pageview", "path": "/about", "visitorId": "gh1"}, phoneUA},
+		{map[string]any{"type": "pageview", "path": "/projects/a", "referrer": "https://github.com/other", "visitorId": "gh2"}, phoneUA},
+		{map[string]any{"type": "pageview", "path": "/blog/spring?utm_source=newsletter&utm_medium=email&utm_campaign=spring", "visitorId": "nl1"}, chromeUA},
+		{map[string]any{"type": "event", "path": "/blog/spring", "name": "signup", "visitorId": "nl1"}, chromeUA},
+	} {
+		if res := s.api(t, "POST", "/api/analytics/collect", c.body, map[string]string{"User-Agent": c.ua}); res.status != 202 {
+			t.Fatalf("collect: %d %s", res.status, res.body)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var b struct{ Total int }
+		s.api(t, "GET", "/api/analytics/breakdown?dimension=source", nil, nil).decode(t, &b)
+		if b.Total >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the collected page views never showed in the source breakdown")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	tb := newTab(t, browserCtx, visitorZone)
+	tb.do(t, "sign in",
+		chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
+		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
+		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
+		chromedp.Click(css("#login-form button[type=submit]")),
+		chromedp.WaitVisible(css(`nav a[data-page="analytics"]`)))
+	tb.do(t, "open analytics", chromedp.Click(css(`nav a[data-page="analytics"]`)), chromedp.WaitVisible(css("#panel-source")))
+
+	rowValues := func(dim string) []string {
+		return eval[[]string](t, tb, fmt.Sprintf(`[...document.querySelectorAll('#panel-%s .rowbtn')].map((b) => b.dataset.value)`, dim))
+	}
+	tb.waitText(t, "#panel-source", "GitHub")
+	if got := rowValues("source"); len(got) != 2 || got[0] != "GitHub" || got[1] != "newsletter" {
+		t.Errorf("sources = %v, want GitHub then newsletter", got)
+	}
+	if got := strings.Join(rowValues("device"), ","); got != "mobile,desktop" {
+		t.Errorf("devices = %s", got)
+	}
+	if got := tb.text(t, "#panel-browser"); !strings.Contains(got, "Safari") || !strings.Contains(got, "Chrome") {
+		t.Errorf("browsers panel = %q", got)
+	}
+	if got := tb.text(t, "#panel-os"); !strings.Contains(got, "iOS") || !strings.Contains(got, "Linux") {
+		t.Errorf("OS panel = %q", got)
+	}
+	// Loopback clients have no country: the unknown row shows the globe and "Unknown".
+	if got := tb.text(t, "#panel-country"); !strings.Contains(got, "🌐 Unknown") {
+		t.Errorf("countries panel = %q", got)
+	}
+	if got := tb.text(t, "#panel-utm_campaign"); !strings.Contains(got, "spring") {
+		t.Errorf("campaigns panel = %q", got)
+	}
+	// The goal row shows visitors and the conversion rate: 1 of 3 visitors.
+	if got := tb.text(t, "#panel-event"); !strings.Contains(got, "signup") || !strings.Contains(got, "33.3%") {
+		t.Errorf("goals panel = %q", got)
+	}
+	if got := tb.text(t, "#realtime"); got != "3 visitors now" {
+		t.Errorf("realtime = %q", got)
+	}
+	if got := tb.text(t, "#stat-unique .value"); got != "3" {
+		t.Errorf("unique visitors = %q", got)
+	}
+	if n := eval[int](t, tb, `document.querySelectorAll('.chart svg polyline').length`); n != 2 {
+		t.Errorf("chart lines = %d, want this period and the previous one", n)
+	}
+	if got := tb.text(t, ".chart .legend"); !strings.Contains(got, "Previous period") {
+		t.Errorf("chart legend = %q", got)
+	}
+	tb.screenshot(t, s, "analytics-01")
+
+	// Clicking GitHub filters every panel: only the phone visitors' pages and device remain.
+	tb.do(t, "filter by GitHub", chromedp.Click(css(`#panel-source .rowbtn[data-value="GitHub"]`)))
+	tb.waitFor(t, "the filtered page", `location.hash.includes('source=GitHub') && document.querySelector('#analytics-filters .chip') !== null && document.querySelectorAll('#panel-source .rowbtn').length === 1`)
+	if got := strings.Join(rowValues("device"), ","); got != "mobile" {
+		t.Errorf("devices after the filter = %s", got)
+	}
+	if got := strings.Join(rowValues("page"), ","); got != "/projects/a,/about" {
+		t.Errorf("pages after the filter = %s", got)
+	}
+	if got := tb.text(t, "#stat-visits .value"); got != "2" {
+		t.Errorf("filtered visits = %q", got)
+	}
+	if got := rowValues("event"); len(got) != 0 {
+		t.Errorf("goals after the filter = %v, want none (the goal came from the newsletter)", got)
+	}
+	// A second filter narrows further; the chips say what is applied.
+	tb.do(t, "filter by exit page", chromedp.Click(css(`#panel-exit_page .rowbtn[data-value="/about"]`)))
+	tb.waitFor(t, "two filters", `document.querySelectorAll('#analytics-filters .chip').length === 2 && document.querySelectorAll('#panel-page .rowbtn').length === 2 && document.querySelector('#stat-visits .value').textContent === '1'`)
+	tb.screenshot(t, s, "analytics-02-filtered")
+
+	// The CSV link downloads the same breakdown, filters included, as text/csv.
+	href := eval[string](t, tb, `document.querySelector('#panel-page a.csv').getAttribute('href')`)
+	if !strings.Contains(href, "format=csv") || !strings.Contains(href, "source=GitHub") || !strings.Contains(href, "exit_page=%2Fabout") {
+		t.Errorf("csv link = %q", href)
+	}
+	eval[bool](t, tb, `(window.csvDownload = null, fetch(document.querySelector('#panel-page a.csv').href)
+		.then(async (r) => { window.csvDownload = r.headers.get('content-type') + '\n' + await r.text(); }), true)`)
+	tb.waitFor(t, "the CSV download", `window.csvDownload !== null`)
+	csv := eval[string](t, tb, `window.csvDownload`)
+	if !strings.HasPrefix(csv, "text/csv") || !strings.Contains(csv, "value,visitors,pageViews,visits") || !strings.Contains(csv, "/about,1,1,1") {
+		t.Errorf("csv download = %q", csv)
+	}
+
+	// Removing the filters brings every visitor back.
+	tb.do(t, "clear the filters", chromedp.Click(css("#clear-filters")))
+	tb.waitFor(t, "the unfiltered page", `document.querySelectorAll('#analytics-filters .chip').length === 0 && document.querySelectorAll('#panel-source .rowbtn').length === 2`)
+	if got := tb.text(t, "#stat-unique .value"); got != "3" {
+		t.Errorf("unique visitors after clearing = %q", got)
+	}
+}
