@@ -84,9 +84,11 @@ type ProjectAnalytics struct {
 }
 
 // Booking funnel steps (spec §6), in funnel order. The booking interface reports each as an
-// event whose name is the step.
+// event whose name is the step. The last three follow a completed booking (issue 17): the
+// visitor opened the manage link, then rescheduled or cancelled.
 var FunnelSteps = []string{
 	"modal_opened", "contact_info_submitted", "date_selected", "time_selected", "booking_confirmed", "booking_completed",
+	"manage_opened", "booking_rescheduled", "booking_cancelled",
 }
 
 // FunnelErrorEvent is the event name of booking errors; its props.group is one of

@@ -62,6 +62,9 @@ type BookingConfig struct {
 	SlotStep time.Duration
 	// Buffer is free time required before and after each meeting.
 	Buffer time.Duration
+	// Overrides replaces the business hours of the owner dates it names (YYYY-MM-DD): a date
+	// with no range is closed; a date with ranges is open then only, business day or not.
+	Overrides map[string]DayHours
 }
 
 // DefaultSlotStep is the slot grid when BookingConfig.SlotStep is zero.
@@ -146,6 +149,12 @@ type CalendarEvent struct {
 	Attendee  Participant
 	MeetLink  string // URL of the video meeting
 	EventLink string // URL of the event in the provider's calendar
+	// Sequence is the iCalendar SEQUENCE: 0 when booked, raised by every reschedule and cancel.
+	Sequence int
+	// Cancelled marks the event cancelled (STATUS:CANCELLED in iCalendar).
+	Cancelled bool
+	// ManageURL is the visitor's manage link, carried in the invite's DESCRIPTION.
+	ManageURL string
 }
 
 // Calendar is the owner's calendar provider (google, caldav or local).
@@ -158,6 +167,8 @@ type Calendar interface {
 	// It returns UPSTREAM_ERROR when the provider fails; NB: a timeout may leave the event
 	// created.
 	CreateEvent(ctx context.Context, ev CalendarEvent) (CalendarEvent, error)
+	// CalendarMover moves and deletes events (contract §7).
+	CalendarMover
 }
 
 // Input limits of the booking routes.
@@ -177,6 +188,9 @@ type BookingRequest struct {
 	AttendeeName    string `json:"attendeeName"`
 	Summary         string `json:"summary"`
 	Description     string `json:"description"`
+	// Type is a meeting type slug; when set, DurationMinutes may be omitted (it must then
+	// match the type's duration).
+	Type string `json:"type,omitempty"`
 }
 
 // Validate checks the request on its own: missing fields, an unparseable start or an unknown
@@ -186,7 +200,7 @@ type BookingRequest struct {
 func (r BookingRequest) Validate() error {
 	var bad bookingBadInput
 	bad.start(r.StartISO, true)
-	if r.DurationMinutes == 0 {
+	if r.DurationMinutes == 0 && r.Type == "" {
 		bad.missing("durationMinutes")
 	}
 	bad.zone(r.TimeZone, true)
@@ -202,6 +216,9 @@ func (r BookingRequest) Validate() error {
 	var v Validation
 	if r.DurationMinutes < 0 || r.DurationMinutes > 24*60 {
 		v.Invalid("durationMinutes", "must be between 1 and 1440")
+	}
+	if r.Type != "" && !ValidSlug(r.Type) {
+		v.Invalid("type", "must be a meeting type slug listed by GET /api/schedule/types")
 	}
 	if len(r.AttendeeEmail) > MaxEmailLen || !bookingEmail(r.AttendeeEmail) {
 		v.Invalid("attendeeEmail", "must be an email address")

@@ -9,7 +9,7 @@ import (
 	_ "time/tzdata"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/booking"
+	"github.com/foliohq/folio/internal/slots"
 )
 
 const days = 60
@@ -18,9 +18,9 @@ type fixture struct {
 	cfg     folio.BookingConfig
 	visitor *time.Location
 	now     time.Time
-	dates   []booking.Date
+	dates   []slots.Date
 	busy    []folio.Interval   // the whole calendar
-	perDay  [][]folio.Interval // what FreeBusy returns for each date's booking.BusyWindow
+	perDay  [][]folio.Interval // what FreeBusy returns for each date's slots.BusyWindow
 }
 
 // newFixture builds the spec's default configuration (New York, 9–18 Mon–Fri, 30/60 min, 24h
@@ -44,7 +44,7 @@ func newFixture(b *testing.B) fixture {
 		now:     time.Date(2026, 2, 20, 15, 4, 5, 0, owner), // the window spans the US and EU DST changes
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	start := booking.DateOf(f.now.In(visitor))
+	start := slots.DateOf(f.now.In(visitor))
 	for i := -1; i <= days+1; i++ {
 		d := start.AddDays(i)
 		if i >= 0 && i < days {
@@ -59,7 +59,7 @@ func newFixture(b *testing.B) fixture {
 		}
 	}
 	for _, d := range f.dates {
-		w := booking.BusyWindow(f.cfg, d)
+		w := slots.BusyWindow(f.cfg, d)
 		var in []folio.Interval
 		for _, iv := range f.busy {
 			if iv.Overlaps(w) {
@@ -76,14 +76,14 @@ func newFixture(b *testing.B) fixture {
 func BenchmarkSlotsBusy60Days(b *testing.B) {
 	f := newFixture(b)
 	b.ReportAllocs()
-	slots := 0
+	offered := 0
 	for b.Loop() {
 		for i, d := range f.dates {
-			slots += len(booking.Slots(f.cfg, d, f.visitor, 30, f.now, f.perDay[i]))
+			offered += len(slots.Slots(f.cfg, d, f.visitor, 30, f.now, f.perDay[i]))
 		}
 	}
 	b.ReportMetric(float64(days*b.N)/b.Elapsed().Seconds(), "listings/s")
-	b.ReportMetric(float64(slots)/float64(b.N), "slots/op")
+	b.ReportMetric(float64(offered)/float64(b.N), "slots/op")
 }
 
 // BenchmarkSlotsBusy60DaysWholeCalendar passes the whole 60-day calendar to every listing:
@@ -93,7 +93,7 @@ func BenchmarkSlotsBusy60DaysWholeCalendar(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, d := range f.dates {
-			booking.Slots(f.cfg, d, f.visitor, 30, f.now, f.busy)
+			slots.Slots(f.cfg, d, f.visitor, 30, f.now, f.busy)
 		}
 	}
 	b.ReportMetric(float64(days*b.N)/b.Elapsed().Seconds(), "listings/s")

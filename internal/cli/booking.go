@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/bookings"
+	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/calendar/caldav"
 	"github.com/foliohq/folio/internal/calendar/google"
 	"github.com/foliohq/folio/internal/calendar/local"
@@ -31,7 +31,7 @@ func calendarProvider(cfg *config.Config) string {
 
 // wireBookings builds the calendar provider and the booking service. Confirmation mails go
 // through outbox, and the owner's copy to owner (CONTACT_RECIPIENT).
-func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox *mail.Outbox, owner folio.MailAddress, log *slog.Logger) (*bookings.Service, error) {
+func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox *mail.Outbox, owner folio.MailAddress, log *slog.Logger) (*booking.Service, error) {
 	provider := calendarProvider(cfg)
 	var cal folio.Calendar
 	var err error
@@ -48,7 +48,7 @@ func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox 
 	if err != nil {
 		return nil, fmt.Errorf("CALENDAR_PROVIDER=%s: %w", provider, err)
 	}
-	svc, err := bookings.New(db, cal, folio.BookingConfig{
+	svc, err := booking.New(db, cal, folio.BookingConfig{
 		DurationOptions: cfg.BookingDurations, HoursStart: cfg.BookingHoursStart, HoursEnd: cfg.BookingHoursEnd,
 		BusinessDays: cfg.BookingDays, Location: cfg.BookingTimezone, AdvanceDays: cfg.BookingAdvanceDays,
 		MinNotice: time.Duration(cfg.BookingMinNoticeHours) * time.Hour,
@@ -59,6 +59,9 @@ func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox 
 		return nil, fmt.Errorf("BOOKING_*: %w", err)
 	}
 	svc.Owner = folio.Participant(owner)
+	svc.SiteURL = cfg.SiteURL
+	svc.Reminders = cfg.BookingReminders
+	svc.MaxPerEmailPerDay = cfg.BookingMaxPerEmailPerDay
 	svc.Mail, svc.Outbox = outbox, db
 	svc.Log = log
 	if provider != "caldav" && cfg.CalDAVURL != "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/foliohq/folio/internal/analytics"
 	"github.com/foliohq/folio/internal/audit"
+	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/jobs"
@@ -160,6 +161,10 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	sched := jobs.New(db, log)
 	sched.Poll = cfg.JobsPoll
 	sched.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, extblogW.ArticlePublisher(), log))
+	// Booking: reminder mails before meetings (BOOKING_REMINDERS), once across instances.
+	if srv.Bookings != nil {
+		sched.Handle(booking.JobReminder, srv.Bookings.ReminderHandler())
+	}
 	// Outgoing webhooks: deliveries queued with the writes that caused them (internal/webhook).
 	sched.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(db, cfg.WebhookAllowPrivate, log).Handle)
 	pruner := &webhook.Pruner{DB: db, Log: log} // settled deliveries leave the log after 30 days

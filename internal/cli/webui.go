@@ -15,7 +15,7 @@ func wireWebUI(cfg *config.Config, srv *httpapi.Server) error {
 		DurationOptions: cfg.BookingDurations,
 		AdvanceDays:     cfg.BookingAdvanceDays,
 		MinNoticeHours:  cfg.BookingMinNoticeHours,
-	}}
+	}, EmbedOrigins: cfg.BookingEmbedOrigins}
 	if cfg.BookingTimezone != nil {
 		opt.Booking.OwnerTimeZone = cfg.BookingTimezone.String()
 	}

@@ -102,16 +102,22 @@ type Config struct {
 	BookingSlotStepMinutes int
 	BookingBufferMinutes   int
 	BookingMeetingTemplate string
-	CalendarProvider       string
-	ProviderCalendarID     string
-	ProviderSAEmail        string
-	ProviderSAPrivateKey   string
-	ProviderSubject        string
-	ProviderAPIURL         string
-	ProviderTokenURL       string
-	CalDAVURL              string
-	CalDAVUsername         string
-	CalDAVPassword         string
+	// BookingReminders are how long before the start the visitor is reminded (BOOKING_REMINDERS).
+	BookingReminders []time.Duration
+	// BookingMaxPerEmailPerDay caps bookings per visitor address in 24 hours; 0: no cap.
+	BookingMaxPerEmailPerDay int
+	// BookingEmbedOrigins may frame /book (CSP frame-ancestors).
+	BookingEmbedOrigins  []string
+	CalendarProvider     string
+	ProviderCalendarID   string
+	ProviderSAEmail      string
+	ProviderSAPrivateKey string
+	ProviderSubject      string
+	ProviderAPIURL       string
+	ProviderTokenURL     string
+	CalDAVURL            string
+	CalDAVUsername       string
+	CalDAVPassword       string
 
 	AnalyticsSaltRotation string
 	AnalyticsQueueSize    int
@@ -425,6 +431,31 @@ var options = []option{
 	{name: "BOOKING_MIN_NOTICE_HOURS", def: "24", help: "minimum notice in hours", set: integer(0, 24*365, func(c *Config) *int { return &c.BookingMinNoticeHours })},
 	{name: "BOOKING_SLOT_STEP_MINUTES", def: "30", help: "grid of slot starts from the business-hours start", set: integer(5, 240, func(c *Config) *int { return &c.BookingSlotStepMinutes })},
 	{name: "BOOKING_BUFFER_MINUTES", def: "0", help: "free time kept around every busy interval", set: integer(0, 240, func(c *Config) *int { return &c.BookingBufferMinutes })},
+	{name: "BOOKING_REMINDERS", def: "24h,1h", help: "comma list of how long before a meeting the visitor gets a reminder mail (Go durations); empty: none", set: func(c *Config, v string) error {
+		c.BookingReminders = nil
+		for _, f := range list(v) {
+			d, err := time.ParseDuration(f)
+			if err != nil || d <= 0 || d > 30*24*time.Hour {
+				return fmt.Errorf("%q is not a duration between 1s and 720h, like 24h or 30m", f)
+			}
+			c.BookingReminders = append(c.BookingReminders, d)
+		}
+		return nil
+	}},
+	{name: "BOOKING_MAX_PER_EMAIL_PER_DAY", def: "3", help: "bookings one visitor address may make in 24 hours (429 beyond); 0: no cap", set: integer(0, 1000, func(c *Config) *int { return &c.BookingMaxPerEmailPerDay })},
+	{name: "BOOKING_EMBED_ORIGINS", def: "", help: "comma list of origins allowed to frame the /book page (CSP frame-ancestors); every other page is never framed", set: func(c *Config, v string) error {
+		for _, o := range list(v) {
+			u, err := url.Parse(o)
+			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || strings.ContainsAny(o, " ;'\"") {
+				return fmt.Errorf("not an origin such as https://example.com: %q", o)
+			}
+		}
+		c.BookingEmbedOrigins = nil
+		for _, o := range list(v) {
+			c.BookingEmbedOrigins = append(c.BookingEmbedOrigins, strings.TrimRight(o, "/"))
+		}
+		return nil
+	}},
 	{name: "BOOKING_MEETING_URL_TEMPLATE", def: "https://meet.jit.si/folio-{id}", help: "meeting link of the local and caldav providers; {id} is the booking id", set: str(func(c *Config) *string { return &c.BookingMeetingTemplate })},
 	{name: "CALENDAR_PROVIDER", def: "", help: "google, caldav or local (default: google when PROVIDER_* is set, else local)", set: oneOf(func(c *Config) *string { return &c.CalendarProvider }, "", "google", "caldav", "local")},
 	{name: "PROVIDER_CALENDAR_ID", def: "", help: "Google calendar id", set: str(func(c *Config) *string { return &c.ProviderCalendarID })},

@@ -189,7 +189,7 @@ func TestAnalyticsReports(t *testing.T) {
 
 		fr := ts.do("GET", "/api/analytics/funnel", "admin", nil).json(t)
 		steps := fr["steps"].([]any)
-		if len(steps) != 6 {
+		if len(steps) != len(folio.FunnelSteps) {
 			t.Fatalf("steps = %v", steps)
 		}
 		s0, s1 := steps[0].(map[string]any), steps[1].(map[string]any)

@@ -4,10 +4,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/bookings"
+	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/calendar/local"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -33,8 +32,9 @@ type (
 	}
 	bookRequestDoc struct {
 		StartISO        string `json:"startISO" doc:"ISO 8601 start with offset; must be a slot GET /api/schedule/available offers"`
-		DurationMinutes int    `json:"durationMinutes" doc:"one of BOOKING_DURATION_OPTIONS"`
+		DurationMinutes int    `json:"durationMinutes,omitempty" doc:"one of BOOKING_DURATION_OPTIONS or a type's duration; required without type"`
 		TimeZone        string `json:"timeZone" doc:"the visitor's IANA zone"`
+		Type            string `json:"type,omitempty" doc:"meeting type slug; durationMinutes may then be omitted"`
 		AttendeeEmail   string `json:"attendeeEmail"`
 		AttendeeName    string `json:"attendeeName" doc:"at most 200 characters, one line"`
 		Summary         string `json:"summary,omitempty" doc:"event title; default \"Meeting with <attendeeName>\""`
@@ -48,7 +48,8 @@ func (s *Server) bookingRoutes() []route {
 			Tag: "Booking", Summary: "Free meeting slots on a date, in the visitor's time zone",
 			Query: []param{
 				{Name: "date", Type: "string", Required: true, Doc: "YYYY-MM-DD, a day in the visitor's time zone"},
-				{Name: "duration", Type: "integer", Doc: "minutes, one of BOOKING_DURATION_OPTIONS (default the first)"},
+				{Name: "duration", Type: "integer", Doc: "minutes, one of BOOKING_DURATION_OPTIONS or a meeting type's duration (default the first option)"},
+				{Name: "type", Type: "string", Doc: "meeting type slug (GET /api/schedule/types); its duration, buffer, maxPerDay apply"},
 				{Name: "timezone", Type: "string", Doc: "the visitor's IANA zone (default the owner's BOOKING_TIMEZONE)"}},
 			Status: http.StatusOK, Resp: availableSlotsDoc{}, Errors: []int{422, 502, 503}},
 		{Method: "POST", Pattern: "/api/schedule/check-conflict", Handle: s.scheduleCheckConflict, Audit: "-",
@@ -56,18 +57,21 @@ func (s *Server) bookingRoutes() []route {
 			Body: conflictRequestDoc{}, Status: http.StatusOK, Resp: conflictAnswer{}, Errors: []int{413, 422, 502, 503}},
 		{Method: "POST", Pattern: "/api/schedule/book", Handle: s.scheduleBook, Limit: limitHelperIP, HelperFree: []int{http.StatusConflict},
 			Tag: "Booking", Summary: "Book a meeting (atomic across instances; Idempotency-Key header replays the first answer)",
-			Body: bookRequestDoc{}, Status: http.StatusOK, Resp: bookings.BookResponse{}, Errors: []int{409, 413, 422, 502, 503}},
+			Body: bookRequestDoc{}, Status: http.StatusOK, Resp: booking.BookResponse{}, Errors: []int{409, 413, 422, 502, 503}},
 		{Method: "GET", Pattern: "/api/schedule/bookings", Handle: s.scheduleBookings, Level: folio.LevelAdmin,
-			Tag: "Booking", Summary: "Confirmed bookings that have not ended (or end after `from`), soonest first",
-			Query:  []param{pageParam, limitParam, {Name: "from", Type: "string", Doc: "RFC 3339 time; default now"}},
-			Status: http.StatusOK, Resp: bookingList{}},
+			Tag: "Booking", Summary: "Bookings (confirmed and cancelled), soonest first",
+			Query: []param{pageParam, limitParam,
+				{Name: "status", Type: "string", Doc: "confirmed or cancelled (default both)"},
+				{Name: "from", Type: "string", Doc: "RFC 3339 time: bookings ending at or after it"},
+				{Name: "to", Type: "string", Doc: "RFC 3339 time: bookings starting before it"}},
+			Status: http.StatusOK, Resp: bookingList{}, Errors: []int{503}},
 		{Method: "GET", Pattern: "/api/schedule/events/{file}", Handle: s.scheduleEventICS,
 			Tag: "Booking", Summary: "A booking's .ics (the local provider's event link: {file} is <token>.ics)",
 			Status: http.StatusOK, RespType: "text/calendar", Errors: []int{404, 503}},
 	}
 }
 
-func (s *Server) bookingService() (*bookings.Service, error) {
+func (s *Server) bookingService() (*booking.Service, error) {
 	if s.Bookings == nil {
 		return nil, folio.Errorf(folio.EUNAVAILABLE, "Booking is not configured on this server.")
 	}
@@ -86,7 +90,7 @@ func (s *Server) scheduleAvailable(w http.ResponseWriter, r *http.Request) error
 			return folio.BadRequest("duration", "must be a whole number of minutes")
 		}
 	}
-	slots, err := svc.Available(r.Context(), q.Get("date"), duration, strings.TrimSpace(q.Get("timezone")))
+	slots, err := svc.AvailableOfType(r.Context(), q.Get("date"), strings.TrimSpace(q.Get("type")), duration, strings.TrimSpace(q.Get("timezone")))
 	if err != nil {
 		return err
 	}
@@ -124,6 +128,7 @@ func (s *Server) scheduleBook(w http.ResponseWriter, r *http.Request) error {
 	if !a.Replayed {
 		s.recordBookingOutcome(r, err)
 	}
+	s.refundHelperOnConflict(r, err)
 	if err != nil {
 		return err
 	}
@@ -202,17 +207,16 @@ type bookingList struct {
 }
 
 func (s *Server) scheduleBookings(w http.ResponseWriter, r *http.Request) error {
+	svc, err := s.bookingService()
+	if err != nil {
+		return err
+	}
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
 	}
-	from := s.now()
-	if v := r.URL.Query().Get("from"); v != "" {
-		if from, err = time.Parse(time.RFC3339, v); err != nil {
-			return folio.BadRequest("from", "must be an RFC 3339 time such as 2026-01-31T00:00:00Z")
-		}
-	}
-	items, total, err := s.DB.ConfirmedBookings(r.Context(), from, page, limit)
+	q := r.URL.Query()
+	items, total, err := svc.List(r.Context(), q.Get("status"), q.Get("from"), q.Get("to"), page, limit)
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,8 @@ import (
 	arran "github.com/arran4/golang-ical"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/bookings"
-	"github.com/foliohq/folio/internal/bookings/bookingstest"
+	"github.com/foliohq/folio/internal/booking"
+	"github.com/foliohq/folio/internal/booking/bookingtest"
 	"github.com/foliohq/folio/internal/calendar/local"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/mail"
@@ -41,13 +41,13 @@ func bookingConfig(t testing.TB) folio.BookingConfig {
 
 // newBookingService returns the booking service over db and cal with a pinned clock and the
 // confirmation mails going into db's outbox; tweak adjusts the owner's configuration.
-func newBookingService(t testing.TB, db *sqldb.DB, cal folio.Calendar, tweak ...func(*folio.BookingConfig)) *bookings.Service {
+func newBookingService(t testing.TB, db *sqldb.DB, cal folio.Calendar, tweak ...func(*folio.BookingConfig)) *booking.Service {
 	t.Helper()
 	cfg := bookingConfig(t)
 	for _, f := range tweak {
 		f(&cfg)
 	}
-	svc, err := bookings.New(db, cal, cfg, "test")
+	svc, err := booking.New(db, cal, cfg, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func newBookingService(t testing.TB, db *sqldb.DB, cal folio.Calendar, tweak ...
 }
 
 // newBookingServer serves svc with a helper limit high enough for the concurrency tests.
-func newBookingServer(t *testing.T, db *sqldb.DB, svc *bookings.Service) *testServer {
+func newBookingServer(t *testing.T, db *sqldb.DB, svc *booking.Service) *testServer {
 	t.Helper()
 	return newTestServer(t, db, func(s *Server) {
 		s.Bookings = svc
@@ -97,7 +97,7 @@ func slotStarts(t *testing.T, res response) []string {
 
 func TestBookingRouteValidation(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
-	cal := &bookingstest.Calendar{}
+	cal := &bookingtest.Calendar{}
 	ts := newBookingServer(t, db, newBookingService(t, db, cal))
 	v := newOpenAPIValidator(t, ts)
 	valid := bookBody("2026-03-04T15:00:00Z") // 10:00 in New York
@@ -186,7 +186,7 @@ func countRows(t testing.TB, db *sqldb.DB, table string) int {
 // transitions, for visitors in other zones, and for an owner whose hours cross the gap.
 func TestBookingSlotsAcrossDST(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
-	ts := newBookingServer(t, db, newBookingService(t, db, &bookingstest.Calendar{}))
+	ts := newBookingServer(t, db, newBookingService(t, db, &bookingtest.Calendar{}))
 	v := newOpenAPIValidator(t, ts)
 	for _, tc := range []struct {
 		name, query  string
@@ -222,7 +222,7 @@ func TestBookingSlotsAcrossDST(t *testing.T) {
 
 	t.Run("owner hours across the spring-forward gap", func(t *testing.T) {
 		db := foliotest.MustOpenSQLite(t)
-		svc := newBookingService(t, db, &bookingstest.Calendar{}, func(c *folio.BookingConfig) {
+		svc := newBookingService(t, db, &bookingtest.Calendar{}, func(c *folio.BookingConfig) {
 			c.HoursStart, c.HoursEnd, c.BusinessDays = 0, 5, []time.Weekday{time.Sunday}
 		})
 		ts := newBookingServer(t, db, svc)
@@ -265,7 +265,7 @@ func contains(s []string, x string) bool {
 
 func TestBookingBufferThroughHTTP(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
-	cal := &bookingstest.Calendar{}
+	cal := &bookingtest.Calendar{}
 	cal.AddBusy(time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC), time.Date(2026, 3, 4, 15, 30, 0, 0, time.UTC)) // 10:00–10:30 EST
 	for _, tc := range []struct {
 		buffer           time.Duration
@@ -332,7 +332,7 @@ func TestBookingRaceOneSlot(t *testing.T) {
 	start := "2026-03-04T15:00:00Z"
 	t.Run("sqlite", func(t *testing.T) {
 		db := foliotest.MustOpenSQLite(t)
-		cal := &bookingstest.Calendar{}
+		cal := &bookingtest.Calendar{}
 		ts := newBookingServer(t, db, newBookingService(t, db, cal))
 		got := raceBook(t, []*testServer{ts}, n, start)
 		if got[200] != 1 || got[409] != n-1 || len(cal.Events()) != 1 || countRows(t, db, "bookings") != 1 {
@@ -354,7 +354,7 @@ func TestBookingRaceOneSlot(t *testing.T) {
 		if _, err := db1.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
-		cal := &bookingstest.Calendar{} // the provider both instances share
+		cal := &bookingtest.Calendar{} // the provider both instances share
 		ts1 := newBookingServer(t, db1, newBookingService(t, db1, cal))
 		ts2 := newBookingServer(t, db2, newBookingService(t, db2, cal))
 		got := raceBook(t, []*testServer{ts1, ts2}, n, start)
@@ -369,7 +369,7 @@ func TestBookingRaceOneSlot(t *testing.T) {
 
 func TestBookingIdempotencyAndFailureThroughHTTP(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
-		cal := &bookingstest.Calendar{}
+		cal := &bookingtest.Calendar{}
 		ts := newBookingServer(t, db, newBookingService(t, db, cal))
 		v := newOpenAPIValidator(t, ts)
 		body := bookBody("2026-03-04T15:00:00Z")
@@ -475,7 +475,7 @@ func TestBookingLocalEventLink(t *testing.T) {
 
 func TestBookingHelperLimitAndUnconfigured(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
-	ts := newTestServer(t, db, func(s *Server) { s.Bookings = newBookingService(t, db, &bookingstest.Calendar{}) })
+	ts := newTestServer(t, db, func(s *Server) { s.Bookings = newBookingService(t, db, &bookingtest.Calendar{}) })
 	for i := range 5 {
 		if res := ts.do("POST", "/api/schedule/book", "", map[string]any{}); res.Status != 400 {
 			t.Fatalf("request %d: %d", i+1, res.Status)

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/bookings/bookingstest"
+	"github.com/foliohq/folio/internal/booking/bookingtest"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/ratelimit"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -28,7 +28,7 @@ func TestBookingConflictsDoNotUseTheHelperBudget(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				lim := mk(t)
 				ts := newTestServer(t, db, func(s *Server) {
-					s.Bookings = newBookingService(t, db, &bookingstest.Calendar{})
+					s.Bookings = newBookingService(t, db, &bookingtest.Calendar{})
 					s.Now = func() time.Time { return bookingNow }
 					s.Limiter = lim
 					s.Limits.Helper = 2

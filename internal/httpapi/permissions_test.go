@@ -116,6 +116,19 @@ var contractRoutes = []contractRoute{
 	{"GET", "/api/setup", public, limitTier},
 	{"GET", "/api/features", anyCredential, limitTier},
 	{"POST", "/api/blog/preview", writeAccess, limitTier},
+	// Contract §7: the manage token is the visitor's credential; helper-limited like book.
+	{"GET", "/api/schedule/bookings/{}", public, limitHelperIP},
+	{"POST", "/api/schedule/bookings/{}/cancel", public, limitHelperIP},
+	{"POST", "/api/schedule/bookings/{}/reschedule", public, limitHelperIP},
+	{"POST", "/api/schedule/bookings/id/{}/cancel", adminAccess, limitTier},
+	{"GET", "/api/schedule/days", public, limitTier},
+	{"GET", "/api/schedule/types", public, limitTier},
+	{"POST", "/api/schedule/types", adminAccess, limitTier},
+	{"PUT", "/api/schedule/types/{}", adminAccess, limitTier},
+	{"DELETE", "/api/schedule/types/{}", adminAccess, limitTier},
+	{"GET", "/api/schedule/overrides", adminAccess, limitTier},
+	{"PUT", "/api/schedule/overrides/{}", adminAccess, limitTier},
+	{"DELETE", "/api/schedule/overrides/{}", adminAccess, limitTier},
 
 	// Contract §6: sign-in hardening and the audit log.
 	{"POST", "/api/auth/login/totp", public, limitHelperLogin},

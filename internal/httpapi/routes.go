@@ -20,6 +20,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.extblogRoutes()...)
 	rs = append(rs, s.analyticsRoutes()...)
 	rs = append(rs, s.bookingRoutes()...)
+	rs = append(rs, s.bookingLifecycleRoutes()...)
 	rs = append(rs, s.blogRoutes()...)
 	rs = append(rs, s.dashboardRoutes()...)
 	rs = append(rs, s.searchRoutes()...)

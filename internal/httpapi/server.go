@@ -15,7 +15,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
 	"github.com/foliohq/folio/internal/audit"
-	"github.com/foliohq/folio/internal/bookings"
+	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
@@ -88,7 +88,7 @@ type Server struct {
 	Analytics *analytics.Service
 
 	// Bookings serves the booking routes (booking.go); nil answers 503.
-	Bookings *bookings.Service
+	Bookings *booking.Service
 
 	// ArticlePublisher sends articles to the external blog platform when publishing-options
 	// publishes one with crossPlatformPublishing.extblog on (blog.go); nil reports "skipped".

@@ -15,7 +15,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/bookings/bookingstest"
+	"github.com/foliohq/folio/internal/booking/bookingtest"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/foliotest/smtptest"
 	"github.com/foliohq/folio/internal/jobs"
@@ -191,7 +191,7 @@ func TestWebhookEndToEndBookingAndContact(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		smtp := smtptest.Start(t)
-		cal := &bookingstest.Calendar{}
+		cal := &bookingtest.Calendar{}
 		svc := newBookingService(t, db, cal)
 		contactTS, outbox := newContactServer(t, db, smtp, 1000)
 		ts := newTestServer(t, db, func(s *Server) {

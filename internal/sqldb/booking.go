@@ -18,6 +18,8 @@ const (
 	BookingPending = "pending"
 	// BookingConfirmed is a booked meeting whose event exists at the provider.
 	BookingConfirmed = "confirmed"
+	// BookingCancelled is a meeting cancelled by the visitor or the owner: it holds no time.
+	BookingCancelled = "cancelled"
 )
 
 // bookingLockID is the PostgreSQL advisory transaction lock that serialises reservations
@@ -55,24 +57,43 @@ type Booking struct {
 	ResponseBody   []byte
 	CreatedAt      time.Time
 	ConfirmedAt    time.Time // zero while pending
+	// ManageToken is the visitor's manage link token (contract §7).
+	ManageToken string
+	// Sequence is the iCalendar SEQUENCE of the last invite sent for the booking.
+	Sequence int
+	// TypeSlug is the meeting type booked ("" for a plain duration).
+	TypeSlug     string
+	CancelledAt  time.Time // zero unless cancelled
+	CancelReason string
+	CancelledBy  string // visitor or owner
+	// MovesBookingID is set on a pending row that holds the new time of a reschedule.
+	MovesBookingID string
 }
 
 const bookingColumns = `id, status, start_at, end_at, duration_minutes, time_zone, summary, description,
 	attendee_name, attendee_email, provider, provider_event_id, meet_link, event_link, ics_token,
-	idempotency_key, request_hash, response_status, response_body, created_at, confirmed_at`
+	idempotency_key, request_hash, response_status, response_body, created_at, confirmed_at,
+	manage_token, sequence, type_slug, cancelled_at, cancel_reason, cancelled_by, moves_booking_id`
 
 func scanBooking(row interface{ Scan(...any) error }) (*Booking, error) {
+	return scanBookingExtra(row)
+}
+
+// scanBookingExtra scans bookingColumns followed by extra columns into extra.
+func scanBookingExtra(row interface{ Scan(...any) error }, extra ...any) (*Booking, error) {
 	var b Booking
-	var start, end, created, confirmed Time
-	var token, key sql.NullString
+	var start, end, created, confirmed, cancelled Time
+	var token, key, manage, moves sql.NullString
 	var body string
-	if err := row.Scan(&b.ID, &b.Status, &start, &end, &b.DurationMinutes, &b.TimeZone, &b.Summary, &b.Description,
+	dest := []any{&b.ID, &b.Status, &start, &end, &b.DurationMinutes, &b.TimeZone, &b.Summary, &b.Description,
 		&b.AttendeeName, &b.AttendeeEmail, &b.Provider, &b.ProviderEventID, &b.MeetLink, &b.EventLink, &token,
-		&key, &b.RequestHash, &b.ResponseStatus, &body, &created, &confirmed); err != nil {
+		&key, &b.RequestHash, &b.ResponseStatus, &body, &created, &confirmed,
+		&manage, &b.Sequence, &b.TypeSlug, &cancelled, &b.CancelReason, &b.CancelledBy, &moves}
+	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
-	b.Start, b.End, b.CreatedAt, b.ConfirmedAt = start.Time, end.Time, created.Time, confirmed.Time
-	b.ICSToken, b.IdempotencyKey = token.String, key.String
+	b.Start, b.End, b.CreatedAt, b.ConfirmedAt, b.CancelledAt = start.Time, end.Time, created.Time, confirmed.Time, cancelled.Time
+	b.ICSToken, b.IdempotencyKey, b.ManageToken, b.MovesBookingID = token.String, key.String, manage.String, moves.String
 	if body != "" {
 		b.ResponseBody = []byte(body)
 	}
@@ -87,6 +108,32 @@ func nullIfEmpty(s string) any {
 	return s
 }
 
+// ReserveLimits are the extra rules ReserveBooking checks inside its lock.
+type ReserveLimits struct {
+	// Buffer is free time required around the reservation.
+	Buffer time.Duration
+	// StaleBefore: pending rows created before it no longer hold time and are deleted.
+	StaleBefore time.Time
+	// MaxPerDay > 0 caps the active bookings of b.TypeSlug whose start lies in [DayStart, DayEnd).
+	MaxPerDay int
+	DayStart  time.Time
+	DayEnd    time.Time
+	// MaxPerEmail > 0 caps the active bookings of b.AttendeeEmail (case-insensitive) created at or
+	// after EmailSince; over it ReserveBooking returns ErrEmailLimit.
+	MaxPerEmail int
+	EmailSince  time.Time
+}
+
+// ErrEmailLimit is returned by ReserveBooking when the visitor's address has booked
+// ReserveLimits.MaxPerEmail meetings already.
+var ErrEmailLimit = errors.New("sqldb: booking limit per email address reached")
+
+// activeBooking is the condition of a row that holds its time: confirmed, or pending and fresh
+// ($stale is the placeholder of the stale-before time).
+func activeBooking(stale string) string {
+	return `(status = 'confirmed' OR (status = 'pending' AND created_at >= ` + stale + `))`
+}
+
 // ReserveBooking inserts b as a pending reservation when no active booking overlaps
 // [b.Start−buffer, b.End+buffer): active means confirmed, or pending and created at or after
 // staleBefore. Stale pending rows are deleted on the way. The check and the insert run in one
@@ -97,13 +144,36 @@ func nullIfEmpty(s string) any {
 // It returns ECONFLICT when the slot is taken and ErrIdempotencyKeyUsed when another booking
 // carries b.IdempotencyKey.
 func (db *DB) ReserveBooking(ctx context.Context, b *Booking, buffer time.Duration, staleBefore time.Time) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		if db.Dialect == Postgres {
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, bookingLockID); err != nil {
-				return err
-			}
+	return db.ReserveBookingLimited(ctx, b, ReserveLimits{Buffer: buffer, StaleBefore: staleBefore})
+}
+
+// lockBookings takes the reservation lock of PostgreSQL (SQLite's writer lock is taken at BEGIN)
+// and deletes stale pending rows.
+func (db *DB) lockBookings(ctx context.Context, tx *sql.Tx, staleBefore time.Time) error {
+	if db.Dialect == Postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, bookingLockID); err != nil {
+			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM bookings WHERE status = 'pending' AND created_at < $1`, db.ts(staleBefore)); err != nil {
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM bookings WHERE status = 'pending' AND created_at < $1`, db.ts(staleBefore))
+	return err
+}
+
+// overlapping counts the active bookings other than exclude that overlap [start, end).
+func (db *DB) overlapping(ctx context.Context, tx *sql.Tx, start, end, staleBefore time.Time, exclude string) (int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE start_at < $1 AND end_at > $2 AND `+activeBooking("$3")+`
+		AND id <> $4 AND (moves_booking_id IS NULL OR moves_booking_id <> $4)`,
+		db.ts(end), db.ts(start), db.ts(staleBefore), exclude).Scan(&n)
+	return n, err
+}
+
+// ReserveBookingLimited is ReserveBooking with the per-type and per-address limits checked in
+// the same locked transaction: over MaxPerDay it returns ECONFLICT, over MaxPerEmail
+// ErrEmailLimit.
+func (db *DB) ReserveBookingLimited(ctx context.Context, b *Booking, lim ReserveLimits) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if err := db.lockBookings(ctx, tx, lim.StaleBefore); err != nil {
 			return err
 		}
 		if b.IdempotencyKey != "" {
@@ -115,20 +185,42 @@ func (db *DB) ReserveBooking(ctx context.Context, b *Booking, buffer time.Durati
 				return ErrIdempotencyKeyUsed
 			}
 		}
-		var taken int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE start_at < $1 AND end_at > $2`,
-			db.ts(b.End.Add(buffer)), db.ts(b.Start.Add(-buffer))).Scan(&taken); err != nil {
+		taken, err := db.overlapping(ctx, tx, b.Start.Add(-lim.Buffer), b.End.Add(lim.Buffer), lim.StaleBefore, b.MovesBookingID)
+		if err != nil {
 			return err
 		}
 		if taken > 0 {
 			return folio.Errorf(folio.ECONFLICT, "This time is no longer available; please choose another slot.")
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO bookings (`+bookingColumns+`) VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7,
-			$8, $9, $10, '', '', '', NULL, $11, $12, 0, '', $13, NULL)`,
+		if lim.MaxPerDay > 0 && b.TypeSlug != "" {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE type_slug = $1 AND start_at >= $2 AND start_at < $3
+				AND `+activeBooking("$4")+` AND moves_booking_id IS NULL AND id <> $5`,
+				b.TypeSlug, db.ts(lim.DayStart), db.ts(lim.DayEnd), db.ts(lim.StaleBefore), b.MovesBookingID).Scan(&n); err != nil {
+				return err
+			}
+			if n >= lim.MaxPerDay {
+				return folio.Errorf(folio.ECONFLICT, "This day is fully booked for this meeting type; please choose another day.")
+			}
+		}
+		if lim.MaxPerEmail > 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE LOWER(attendee_email) = LOWER($1) AND created_at >= $2
+				AND `+activeBooking("$3")+` AND moves_booking_id IS NULL`,
+				b.AttendeeEmail, db.ts(lim.EmailSince), db.ts(lim.StaleBefore)).Scan(&n); err != nil {
+				return err
+			}
+			if n >= lim.MaxPerEmail {
+				return ErrEmailLimit
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO bookings (`+bookingColumns+`) VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7,
+			$8, $9, $10, '', '', '', NULL, $11, $12, 0, '', $13, NULL, $14, $15, $16, NULL, '', '', $17)`,
 			b.ID, db.ts(b.Start), db.ts(b.End), b.DurationMinutes, b.TimeZone, b.Summary, b.Description,
-			b.AttendeeName, b.AttendeeEmail, b.Provider, nullIfEmpty(b.IdempotencyKey), b.RequestHash, db.ts(b.CreatedAt))
+			b.AttendeeName, b.AttendeeEmail, b.Provider, nullIfEmpty(b.IdempotencyKey), b.RequestHash, db.ts(b.CreatedAt),
+			nullIfEmpty(b.ManageToken), b.Sequence, b.TypeSlug, nullIfEmpty(b.MovesBookingID))
 		if isUniqueViolation(err) {
-			return ErrIdempotencyKeyUsed // the id is fresh; only the key can collide
+			return ErrIdempotencyKeyUsed // the id and token are fresh; only the key can collide
 		}
 		return err
 	})
@@ -137,7 +229,7 @@ func (db *DB) ReserveBooking(ctx context.Context, b *Booking, buffer time.Durati
 		return nil
 	}
 	var fe *folio.Error
-	if errors.As(err, &fe) || errors.Is(err, ErrIdempotencyKeyUsed) {
+	if errors.As(err, &fe) || errors.Is(err, ErrIdempotencyKeyUsed) || errors.Is(err, ErrEmailLimit) {
 		return err
 	}
 	return fmt.Errorf("sqldb.ReserveBooking: %w", err)
@@ -208,9 +300,9 @@ func (db *DB) BookingByIdempotencyKey(ctx context.Context, key string) (*Booking
 	return db.bookingWhere(ctx, "Booking with this idempotency key", `idempotency_key = $1`, key)
 }
 
-// BookingByICSToken returns the confirmed booking whose event link carries token, or ENOTFOUND.
+// BookingByICSToken returns the booking (confirmed or cancelled) whose event link carries token, or ENOTFOUND.
 func (db *DB) BookingByICSToken(ctx context.Context, token string) (*Booking, error) {
-	return db.bookingWhere(ctx, "Event", `ics_token = $1 AND status = 'confirmed'`, token)
+	return db.bookingWhere(ctx, "Event", `ics_token = $1 AND status IN ('confirmed', 'cancelled')`, token)
 }
 
 func (db *DB) bookingWhere(ctx context.Context, what, where string, arg string) (*Booking, error) {
@@ -247,7 +339,7 @@ func (db *DB) SetBookingICSToken(ctx context.Context, id, token string) (string,
 // counts every pending reservation; use ConfirmedBookingBusy for confirmed meetings only.
 func (db *DB) BookingBusy(ctx context.Context, start, end, staleBefore time.Time) ([]folio.Interval, error) {
 	return db.bookingBusy(ctx, `SELECT start_at, end_at FROM bookings WHERE start_at < $1 AND end_at > $2
-		AND (status = 'confirmed' OR created_at >= $3)`, db.ts(end), db.ts(start), db.ts(staleBefore))
+		AND `+activeBooking("$3"), db.ts(end), db.ts(start), db.ts(staleBefore))
 }
 
 // ConfirmedBookingBusy returns the intervals of the confirmed bookings that overlap [start, end).
@@ -274,47 +366,4 @@ func (db *DB) bookingBusy(ctx context.Context, query string, args ...any) ([]fol
 		return nil, fmt.Errorf("sqldb.BookingBusy: %w", err)
 	}
 	return out, nil
-}
-
-// BookingListItem is a confirmed booking as the owner's dashboard lists it.
-type BookingListItem struct {
-	ID              string    `json:"id"`
-	Start           time.Time `json:"start"`
-	End             time.Time `json:"end"`
-	DurationMinutes int       `json:"durationMinutes"`
-	TimeZone        string    `json:"timeZone"`
-	Summary         string    `json:"summary"`
-	Description     string    `json:"description,omitempty"`
-	AttendeeName    string    `json:"attendeeName"`
-	AttendeeEmail   string    `json:"attendeeEmail"`
-	Provider        string    `json:"provider"`
-	MeetLink        string    `json:"meetLink,omitempty"`
-	EventLink       string    `json:"eventLink,omitempty"`
-	CreatedAt       time.Time `json:"createdAt"`
-}
-
-// ConfirmedBookings lists confirmed bookings that end at or after from, soonest first, with
-// the total count.
-func (db *DB) ConfirmedBookings(ctx context.Context, from time.Time, page, limit int) ([]BookingListItem, int, error) {
-	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE status = 'confirmed' AND end_at >= $1`, db.ts(from)).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.ConfirmedBookings: %w", err)
-	}
-	rows, err := db.R.QueryContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE status = 'confirmed' AND end_at >= $1
-		ORDER BY start_at, id LIMIT $2 OFFSET $3`, db.ts(from), limit, (page-1)*limit)
-	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.ConfirmedBookings: %w", err)
-	}
-	defer rows.Close()
-	out := []BookingListItem{}
-	for rows.Next() {
-		b, err := scanBooking(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("sqldb.ConfirmedBookings: %w", err)
-		}
-		out = append(out, BookingListItem{ID: b.ID, Start: b.Start, End: b.End, DurationMinutes: b.DurationMinutes, TimeZone: b.TimeZone,
-			Summary: b.Summary, Description: b.Description, AttendeeName: b.AttendeeName, AttendeeEmail: b.AttendeeEmail,
-			Provider: b.Provider, MeetLink: b.MeetLink, EventLink: b.EventLink, CreatedAt: b.CreatedAt})
-	}
-	return out, total, rows.Err()
 }

@@ -552,36 +552,30 @@ func TestBrowser(t *testing.T) {
 	date := bookingDate(t)
 	phone := newTab(t, browserCtx, visitorZone, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
 
-	// openBooking fills the details and the date on /book and waits for the free times.
-	openBooking := func(t *testing.T, name, email string) {
+	// openBooking opens /book, picks the date in the month view and waits for its free times
+	// (the time comes first, the details last).
+	openBooking := func(t *testing.T) {
 		t.Helper()
-		phone.do(t, "open /book", chromedp.Navigate(s.base+"/book"), chromedp.WaitVisible(css("#details-form")))
+		phone.do(t, "open /book", chromedp.Navigate(s.base+"/book"), chromedp.WaitVisible(css("#step-when")))
 		phone.waitFor(t, "the time zone list", `document.querySelector('#timezone').options.length > 100`)
 		if got := eval[string](t, phone, `document.querySelector('#timezone').value`); got != visitorZone {
 			t.Errorf("detected time zone: got %q, want %q", got, visitorZone)
 		}
-		// Keyboard: the first Tab stop is the name field.
-		phone.do(t, "tab", chromedp.KeyEvent("\t"))
-		if got := eval[string](t, phone, `document.activeElement.id`); got != "name" {
-			t.Errorf("first focus: got #%s, want #name", got)
+		pickBookingDay(t, phone, date)
+	}
+
+	// fillDetails enters the visitor's details once a time is chosen.
+	fillDetails := func(t *testing.T, name, email string) {
+		t.Helper()
+		if got := eval[string](t, phone, `document.activeElement.id`); got != "h-details" && got != "name" {
+			t.Errorf("focus after choosing a time: got #%s, want the details step's heading (or the name after a refusal)", got)
 		}
-		phone.do(t, "details", chromedp.SendKeys(css("#name"), name), chromedp.SendKeys(css("#email"), email),
-			chromedp.Click(css("#details-form button[type=submit]")), chromedp.WaitVisible(css("#date-form")))
-		if got := eval[string](t, phone, `document.activeElement.id`); got != "h-date" {
-			t.Errorf("focus after details: got #%s, want the date step's heading", got)
-		}
-		phone.do(t, "date", chromedp.SetValue(css("#date"), date), chromedp.Click(css("#find-times")),
-			chromedp.WaitVisible(css("#slots button")))
+		phone.do(t, "details", chromedp.SendKeys(css("#name"), name), chromedp.SendKeys(css("#email"), email))
 	}
 
 	var bookedStart string
 	t.Run("book a slot", func(t *testing.T) {
-		phone.do(t, "open /book", chromedp.Navigate(s.base+"/book"), chromedp.WaitVisible(css("#details-form")))
-		phone.screenshot(t, s, "20-book-details-phone")
-		// Validation happens on the page before anything is sent.
-		phone.do(t, "empty details", chromedp.Click(css("#details-form button[type=submit]")))
-		phone.waitText(t, "#status", "Please enter your name")
-		openBooking(t, "Grace Visitor", "grace@example.com")
+		openBooking(t)
 		if w := eval[int](t, phone, `document.documentElement.scrollWidth`); w > 390 {
 			t.Errorf("page width on a 390 px phone: got %d px, want no horizontal scrolling", w)
 		}
@@ -590,8 +584,13 @@ func TestBrowser(t *testing.T) {
 		if !strings.HasSuffix(bookedStart, "+09:00") {
 			t.Errorf("slot start %q is not at the visitor's UTC offset (+09:00)", bookedStart)
 		}
-		phone.do(t, "choose the first time", chromedp.Click(css("#slots button")), chromedp.WaitVisible(css("#confirm-form")))
+		phone.do(t, "choose the first time", chromedp.Click(css("#slots button")), chromedp.WaitVisible(css("#details-form")))
 		phone.waitText(t, "#summary", visitorZone)
+		phone.screenshot(t, s, "20-book-details-phone")
+		// Validation happens on the page before anything is sent.
+		phone.do(t, "empty details", chromedp.Click(css("#confirm")))
+		phone.waitText(t, "#status", "Please enter your name")
+		fillDetails(t, "Grace Visitor", "grace@example.com")
 		phone.screenshot(t, s, "22-book-confirm-phone")
 		phone.do(t, "confirm", chromedp.Click(css("#confirm")), chromedp.WaitVisible(css("#step-done")))
 		meet := eval[string](t, phone, `document.querySelector('#meet-link').href`)
@@ -655,12 +654,13 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("lost race", func(t *testing.T) {
-		openBooking(t, "Linus Late", "linus@example.com")
+		openBooking(t)
 		start := eval[string](t, phone, `document.querySelector('#slots button').dataset.start`)
 		if start == bookedStart {
 			t.Fatalf("the booked slot %s is still offered", start)
 		}
-		phone.do(t, "choose a time", chromedp.Click(css("#slots button")), chromedp.WaitVisible(css("#confirm-form")))
+		phone.do(t, "choose a time", chromedp.Click(css("#slots button")), chromedp.WaitVisible(css("#details-form")))
+		fillDetails(t, "Linus Late", "linus@example.com")
 		// Someone else books the same time through the API first.
 		res := s.api(t, "POST", "/api/schedule/book", map[string]any{"startISO": start, "durationMinutes": 30,
 			"timeZone": visitorZone, "attendeeName": "Quick Quinn", "attendeeEmail": "quinn@example.com"}, nil)
@@ -669,15 +669,13 @@ func TestBrowser(t *testing.T) {
 		}
 		phone.do(t, "confirm", chromedp.Click(css("#confirm")))
 		phone.waitText(t, "#status", "someone else just booked that time")
-		phone.waitFor(t, "the date step", `!document.querySelector('#step-date').hidden && document.querySelector('#step-confirm').hidden`)
+		phone.waitFor(t, "the time step", `!document.querySelector('#step-when').hidden && document.querySelector('#step-details').hidden`)
 		if role := eval[string](t, phone, `document.querySelector('#status').getAttribute('role')`); role != "alert" {
 			t.Errorf("the lost-race message has role %q, want alert", role)
 		}
 		phone.screenshot(t, s, "24-book-lost-race-phone")
-		phone.do(t, "look again", chromedp.Click(css("#find-times")), chromedp.WaitVisible(css("#slots button")))
-		if taken := eval[bool](t, phone, fmt.Sprintf(`!!document.querySelector('#slots button[data-start=%s]')`, jsString(start))); taken {
-			t.Errorf("the slot %s lost to another booking is still offered", start)
-		}
+		// The page reloads the day's times: the lost one is gone.
+		phone.waitFor(t, "the taken time to disappear", fmt.Sprintf(`!!document.querySelector('#slots button') && !document.querySelector('#slots button[data-start=%s]')`, jsString(start)))
 	})
 
 	t.Run("bookings page", func(t *testing.T) {

@@ -28,6 +28,9 @@ type Options struct {
 	ImageOrigins []string
 	// Booking is what the booking page needs to know before its first API call.
 	Booking BookingConfig
+	// EmbedOrigins may frame the booking page (BOOKING_EMBED_ORIGINS, CSP frame-ancestors);
+	// every other page keeps frame-ancestors 'none'.
+	EmbedOrigins []string
 }
 
 // BookingConfig is served to the booking page as /book/config.json. It holds only what the
@@ -53,8 +56,9 @@ type asset struct {
 // Handler serves /admin/ (the dashboard), /book (the booking page) and /favicon.ico. Mount it
 // at "/admin/", "/admin", "/book", "/book/" and "/favicon.ico".
 type Handler struct {
-	assets map[string]asset // by URL path
-	csp    string
+	assets  map[string]asset // by URL path
+	csp     string
+	bookCSP string // csp with the embed origins as frame-ancestors; "" when there are none
 }
 
 // New builds the handler; it reads every embedded file once.
@@ -66,8 +70,18 @@ func New(opt Options) (*Handler, error) {
 			imgSrc = append(imgSrc, o)
 		}
 	}
-	h.csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src " + strings.Join(imgSrc, " ") +
-		"; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+	base := "default-src 'self'; script-src 'self'; style-src 'self'; img-src " + strings.Join(imgSrc, " ") +
+		"; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors "
+	h.csp = base + "'none'"
+	var ancestors []string
+	for _, o := range opt.EmbedOrigins {
+		if o = strings.TrimRight(strings.TrimSpace(o), "/"); o != "" && !strings.ContainsAny(o, " ;,'\"") {
+			ancestors = append(ancestors, o)
+		}
+	}
+	if len(ancestors) > 0 {
+		h.bookCSP = base + strings.Join(ancestors, " ")
+	}
 
 	add := func(urlPath, name string, body []byte) {
 		ct := mime.TypeByExtension(path.Ext(name))
@@ -131,8 +145,15 @@ func New(opt Options) (*Handler, error) {
 // ServeHTTP serves one page file. /admin and /book/ redirect to the canonical page addresses.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
-	hd.Set("Content-Security-Policy", h.csp)
-	hd.Set("X-Frame-Options", "DENY")
+	p := r.URL.Path
+	// Only the booking page itself (and its manage view) may be framed, by the embed origins.
+	// X-Frame-Options cannot name origins, so it is left out there: CSP frame-ancestors rules.
+	if h.bookCSP != "" && (p == "/book" || p == "/book/" || strings.HasPrefix(p, "/book/manage/")) {
+		hd.Set("Content-Security-Policy", h.bookCSP)
+	} else {
+		hd.Set("Content-Security-Policy", h.csp)
+		hd.Set("X-Frame-Options", "DENY")
+	}
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
@@ -141,7 +162,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	p := r.URL.Path
 	switch p {
 	case "/admin":
 		http.Redirect(w, r, "/admin/", http.StatusMovedPermanently)
@@ -154,6 +174,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/favicon.ico":
 		// Browsers ask for /favicon.ico on every site; they all accept the SVG under that name.
 		p = "/admin/favicon.svg"
+	}
+	if token, ok := strings.CutPrefix(p, "/book/manage/"); ok && token != "" && !strings.Contains(token, "/") {
+		p = "/book/" // the page reads the token from its address
 	}
 	a, ok := h.assets[p]
 	if !ok {

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +27,8 @@ import (
 	"github.com/emersion/go-webdav"
 	"github.com/emersion/go-webdav/caldav"
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/booking"
+	"github.com/foliohq/folio/internal/invite"
+
 	"github.com/teambition/rrule-go"
 )
 
@@ -103,18 +105,43 @@ func New(cfg Config) (*Calendar, error) {
 // errExists reports a PUT refused because the object already exists (412 to If-None-Match: *).
 var errExists = errors.New("caldav: object exists")
 
-// noOverwrite adds If-None-Match: * to every PUT (go-webdav v0.6.0 has no option for it) and
-// turns the 412 answer into errExists.
+// errGone reports a DELETE or an overwriting PUT of an object that does not exist (404, or 412 to
+// If-Match: *).
+var errGone = errors.New("caldav: object does not exist")
+
+// overwriteKey carries, in a request context, the ETag of the object a PUT replaces (MoveEvent).
+type overwriteKey struct{}
+
+// noOverwrite adds If-None-Match: * to every PUT that creates (go-webdav v0.6.0 has no option
+// for it) and If-Match: <etag> to one that replaces, so a move never creates a stray object, never
+// overwrites a change made meanwhile, and a create never clobbers one (Radicale does not accept
+// If-Match: *, hence the ETag read first). It turns the 412 answers into errExists / errGone, and
+// a 404 to GET or DELETE into errGone.
 type noOverwrite struct{ c *http.Client }
 
 func (n noOverwrite) Do(req *http.Request) (*http.Response, error) {
+	etag, replace := req.Context().Value(overwriteKey{}).(string)
 	if req.Method == http.MethodPut {
-		req.Header.Set("If-None-Match", "*")
+		if replace {
+			req.Header.Set("If-Match", strconv.Quote(etag))
+		} else {
+			req.Header.Set("If-None-Match", "*")
+		}
 	}
 	resp, err := n.c.Do(req)
-	if err == nil && req.Method == http.MethodPut && resp.StatusCode == http.StatusPreconditionFailed {
+	if err != nil {
+		return resp, err
+	}
+	switch {
+	case req.Method == http.MethodPut && resp.StatusCode == http.StatusPreconditionFailed:
 		resp.Body.Close()
+		if replace {
+			return nil, errGone
+		}
 		return nil, errExists
+	case (req.Method == http.MethodDelete || req.Method == http.MethodGet) && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone):
+		resp.Body.Close()
+		return nil, errGone
 	}
 	return resp, err
 }
@@ -306,7 +333,7 @@ func dateTime(p *ical.Prop, loc *time.Location) (time.Time, error) {
 	return t, err
 }
 
-// CreateEvent PUTs ev as <id>.ics (UID booking.EventUID(id)) and returns it with the meeting
+// CreateEvent PUTs ev as <id>.ics (UID invite.EventUID(id)) and returns it with the meeting
 // link from the template and the object's URL as the event link.
 func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (folio.CalendarEvent, error) {
 	if ev.ID == "" {
@@ -318,11 +345,45 @@ func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (fol
 	ev.MeetLink = strings.ReplaceAll(c.meetTpl, "{id}", url.PathEscape(ev.ID))
 	obj := c.base.JoinPath(ev.ID + ".ics")
 	ev.EventLink = obj.String()
-	_, err := c.client.PutCalendarObject(ctx, obj.Path, booking.EventCalendar(ev, c.now()))
+	_, err := c.client.PutCalendarObject(ctx, obj.Path, invite.EventCalendar(ev, c.now()))
 	if err != nil && !errors.Is(err, errExists) {
 		return folio.CalendarEvent{}, upstream("PUT", err)
 	}
 	return ev, nil
+}
+
+// MoveEvent implements folio.CalendarMover: a PUT of the same resource <id>.ics (If-Match with
+// the ETag just read, so it must exist unchanged) with the new times and the raised SEQUENCE;
+// the UID stays.
+func (c *Calendar) MoveEvent(ctx context.Context, ev folio.CalendarEvent) (folio.CalendarEvent, error) {
+	if ev.ID == "" || strings.ContainsAny(ev.ID, "/?#%\\") {
+		return folio.CalendarEvent{}, fmt.Errorf("caldav: event id %q is not a path segment", ev.ID)
+	}
+	ev.MeetLink = strings.ReplaceAll(c.meetTpl, "{id}", url.PathEscape(ev.ID))
+	obj := c.base.JoinPath(ev.ID + ".ics")
+	ev.EventLink = obj.String()
+	cur, err := c.client.GetCalendarObject(ctx, obj.Path)
+	if err != nil {
+		return folio.CalendarEvent{}, upstream("GET", err)
+	}
+	_, err = c.client.PutCalendarObject(context.WithValue(ctx, overwriteKey{}, cur.ETag), obj.Path, invite.EventCalendar(ev, c.now()))
+	if err != nil {
+		return folio.CalendarEvent{}, upstream("PUT", err)
+	}
+	return ev, nil
+}
+
+// DeleteEvent implements folio.CalendarMover: a DELETE of <id>.ics; one that is gone already is
+// success.
+func (c *Calendar) DeleteEvent(ctx context.Context, ev folio.CalendarEvent) error {
+	if ev.ID == "" || strings.ContainsAny(ev.ID, "/?#%\\") {
+		return fmt.Errorf("caldav: event id %q is not a path segment", ev.ID)
+	}
+	err := c.client.RemoveAll(ctx, c.base.JoinPath(ev.ID+".ics").Path)
+	if err != nil && !errors.Is(err, errGone) {
+		return upstream("DELETE", err)
+	}
+	return nil
 }
 
 // upstream wraps a server failure as UPSTREAM_ERROR; the cause stays in the chain for the log.

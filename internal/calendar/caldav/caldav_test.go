@@ -12,7 +12,8 @@ import (
 
 	ical "github.com/emersion/go-ical"
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/booking"
+	"github.com/foliohq/folio/internal/invite"
+
 	"github.com/foliohq/folio/internal/foliotest/radicaletest"
 )
 
@@ -80,7 +81,7 @@ func TestRadicale(t *testing.T) {
 		if len(events) != 1 {
 			t.Fatalf("%d events stored", len(events))
 		}
-		if uid, _ := events[0].Props.Text(ical.PropUID); uid != booking.EventUID(ev.ID) {
+		if uid, _ := events[0].Props.Text(ical.PropUID); uid != invite.EventUID(ev.ID) {
 			t.Errorf("UID = %q", uid)
 		}
 		if s, _ := events[0].Props.Text(ical.PropSummary); s != ev.Summary {

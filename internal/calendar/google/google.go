@@ -216,6 +216,42 @@ func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (fol
 	return ev, nil
 }
 
+// MoveEvent implements folio.CalendarMover with events.patch on the same event (the Google id
+// derived from ev.ID), changing only start and end, without Google's mails (folio sends its
+// own invite with a raised SEQUENCE).
+func (c *Calendar) MoveEvent(ctx context.Context, ev folio.CalendarEvent) (folio.CalendarEvent, error) {
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	gid := EventID(ev.ID)
+	patch := &calendar.Event{
+		Start: &calendar.EventDateTime{DateTime: ev.Start.Format(time.RFC3339), TimeZone: ev.TimeZone},
+		End:   &calendar.EventDateTime{DateTime: ev.End.Format(time.RFC3339), TimeZone: ev.TimeZone},
+	}
+	out, err := c.svc.Events.Patch(c.calendarID, gid, patch).SendUpdates("none").Context(ctx).Do()
+	if err != nil {
+		return folio.CalendarEvent{}, upstream("events.patch", err)
+	}
+	ev.EventLink = out.HtmlLink
+	ev.MeetLink = meetLink(out)
+	return ev, nil
+}
+
+// DeleteEvent implements folio.CalendarMover with events.delete. 404 and 410 (deleted before,
+// by a retried cancel or by the owner) count as done.
+func (c *Calendar) DeleteEvent(ctx context.Context, ev folio.CalendarEvent) error {
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	err := c.svc.Events.Delete(c.calendarID, EventID(ev.ID)).SendUpdates("none").Context(ctx).Do()
+	var gerr *googleapi.Error
+	if errors.As(err, &gerr) && (gerr.Code == http.StatusGone || gerr.Code == http.StatusNotFound) {
+		return nil
+	}
+	if err != nil {
+		return upstream("events.delete", err)
+	}
+	return nil
+}
+
 // meetLink returns the hangoutLink, or the conference's video entry point. NB: Google may
 // create the conference asynchronously (status "pending"); the link is then empty.
 func meetLink(e *calendar.Event) string {

@@ -94,6 +94,8 @@ type Server struct {
 	busy       map[string][]Interval
 	failStatus int
 	failLeft   int
+	patches    int
+	deletes    int
 	delay      time.Duration
 }
 
@@ -193,6 +195,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		case m[2] != "" && r.Method == http.MethodGet:
 			s.get(w, cal, unescape(m[2]))
+			return
+		case m[2] != "" && r.Method == http.MethodPatch:
+			s.patch(w, r, cal, unescape(m[2]))
+			return
+		case m[2] != "" && r.Method == http.MethodDelete:
+			s.delete(w, r, cal, unescape(m[2]))
 			return
 		}
 	}
@@ -397,6 +405,96 @@ func (s *Server) get(w http.ResponseWriter, cal, id string) {
 		}
 	}
 	googleError(w, http.StatusNotFound, "notFound", "Not Found")
+}
+
+// patch implements events.patch as Google does for the fields folio sends: a partial event
+// whose present fields replace the stored ones. start and end must stay a valid, non-empty
+// range; a deleted (cancelled) event answers 410 like the real API does for most changes.
+func (s *Server) patch(w http.ResponseWriter, r *http.Request, cal, id string) {
+	var in Event
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		googleError(w, http.StatusBadRequest, "parseError", "Parse Error")
+		return
+	}
+	if su := r.URL.Query().Get("sendUpdates"); su != "" && su != "all" && su != "externalOnly" && su != "none" {
+		googleError(w, http.StatusBadRequest, "invalid", "Invalid sendUpdates value.")
+		return
+	}
+	if in.ID != "" && in.ID != id {
+		googleError(w, http.StatusBadRequest, "invalid", "The event id in the body does not match the path.")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, e := range s.events[cal] {
+		if e.ID != id {
+			continue
+		}
+		if e.Status == "cancelled" {
+			googleError(w, http.StatusGone, "deleted", "Resource has been deleted")
+			return
+		}
+		if in.Start != nil {
+			e.Start = in.Start
+		}
+		if in.End != nil {
+			e.End = in.End
+		}
+		if in.Summary != "" {
+			e.Summary = in.Summary
+		}
+		if in.Description != "" {
+			e.Description = in.Description
+		}
+		if e.Start == nil || e.End == nil || !validTime(e.Start.DateTime) || !validTime(e.End.DateTime) {
+			googleError(w, http.StatusBadRequest, "invalid", "Invalid start or end time.")
+			return
+		}
+		st, _ := time.Parse(time.RFC3339, e.Start.DateTime)
+		en, _ := time.Parse(time.RFC3339, e.End.DateTime)
+		if !st.Before(en) {
+			googleError(w, http.StatusBadRequest, "timeRangeEmpty", "The specified time range is empty.")
+			return
+		}
+		s.events[cal][i] = e
+		s.patches++
+		writeJSON(w, http.StatusOK, e)
+		return
+	}
+	googleError(w, http.StatusNotFound, "notFound", "Not Found")
+}
+
+// delete implements events.delete: the event is kept with status "cancelled" (Google keeps
+// deleted events visible to sync clients) and answers 204; deleting it again is 410 Gone, an
+// unknown id 404.
+func (s *Server) delete(w http.ResponseWriter, r *http.Request, cal, id string) {
+	if su := r.URL.Query().Get("sendUpdates"); su != "" && su != "all" && su != "externalOnly" && su != "none" {
+		googleError(w, http.StatusBadRequest, "invalid", "Invalid sendUpdates value.")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, e := range s.events[cal] {
+		if e.ID != id {
+			continue
+		}
+		if e.Status == "cancelled" {
+			googleError(w, http.StatusGone, "deleted", "Resource has been deleted")
+			return
+		}
+		s.events[cal][i].Status = "cancelled"
+		s.deletes++
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	googleError(w, http.StatusNotFound, "notFound", "Not Found")
+}
+
+// Changes returns how many events.patch and events.delete calls succeeded.
+func (s *Server) Changes() (patches, deletes int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.patches, s.deletes
 }
 
 func validTime(s string) bool {

@@ -79,6 +79,25 @@ func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (fol
 	return ev, nil
 }
 
+// MoveEvent implements folio.CalendarMover: the event is the booking row, which the booking
+// service moves itself; the links stay as they are.
+func (c *Calendar) MoveEvent(ctx context.Context, ev folio.CalendarEvent) (folio.CalendarEvent, error) {
+	if ev.ID == "" {
+		return folio.CalendarEvent{}, errors.New("local calendar: the event needs the booking's id")
+	}
+	token, err := c.store.SetBookingICSToken(ctx, ev.ID, c.NewToken()) // the existing token is kept
+	if err != nil {
+		return folio.CalendarEvent{}, fmt.Errorf("local calendar: %w", err)
+	}
+	ev.MeetLink = MeetingURL(c.meetTpl, ev.ID)
+	ev.EventLink = c.siteURL + EventPathPrefix + token + ".ics"
+	return ev, nil
+}
+
+// DeleteEvent implements folio.CalendarMover: the booking service marks the row cancelled,
+// which frees its time and makes its .ics link answer the cancelled event; nothing to do here.
+func (c *Calendar) DeleteEvent(ctx context.Context, ev folio.CalendarEvent) error { return nil }
+
 // MeetingURL fills the template's {id} with the path-escaped id.
 func MeetingURL(template, id string) string {
 	return strings.ReplaceAll(template, "{id}", url.PathEscape(id))

@@ -11,6 +11,9 @@ import * as projects from './projects.js';
 import * as posts from './posts.js';
 import * as media from './media.js';
 import * as bookings from './bookings.js';
+import * as meetingTypes from './meetingtypes.js';
+import * as availability from './availability.js';
+import * as bookingList from './bookinglist.js';
 import * as inbox from './inbox.js';
 import * as keys from './keys.js';
 import * as featuresPage from './features.js';
@@ -33,6 +36,9 @@ const pages = [
   { path: 'media', title: 'Media', view: media, icon: 'image', key: 'm' },
   { path: 'bookings', title: 'Bookings', view: bookings, owner: true, icon: 'calendar', key: 'b' },
   { path: 'inbox', title: 'Inbox', view: inbox, owner: true, icon: 'inbox', key: 'i' },
+  { path: 'schedule/bookings', title: 'All bookings', view: bookingList, owner: true, group: 'Schedule', icon: 'list-checks' },
+  { path: 'schedule/types', title: 'Meeting types', view: meetingTypes, owner: true, group: 'Schedule', icon: 'clock' },
+  { path: 'schedule/availability', title: 'Days off', view: availability, owner: true, group: 'Schedule', icon: 'calendar-x' },
   { path: 'settings/keys', title: 'API keys', view: keys, owner: true, group: 'Settings', icon: 'key-round', key: 'k' },
   { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, group: 'Settings', icon: 'webhook', key: 'w' },
   { path: 'settings/features', title: 'Features', view: featuresPage, owner: true, group: 'Settings', icon: 'plug', key: 'f' },

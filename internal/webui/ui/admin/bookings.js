@@ -16,7 +16,7 @@ async function bookingList() {
   const load = async (page = 1) => {
     let res;
     try {
-      res = await api('GET', `/api/schedule/bookings${query({ page, limit: 20 })}`);
+      res = await api('GET', `/api/schedule/bookings${query({ page, limit: 20, status: 'confirmed', from: new Date().toISOString().replace(/\.\d+Z$/, 'Z') })}`);
     } catch (e) {
       if (e instanceof ApiError && (e.status === 404 || e.status === 405)) {
         replace(body, h('p', { class: 'muted' }, 'This server does not list bookings (no GET /api/schedule/bookings). Each booking still sends its confirmation mail, listed below.'));

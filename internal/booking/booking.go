@@ -1,5 +1,5 @@
-// Package bookings is the booking use case: it lists free slots, checks conflicts and books
-// meetings by coordinating the pure rules of internal/booking, the calendar provider, the
+// Package booking is the booking use case: it lists free slots, checks conflicts and books
+// meetings by coordinating the pure rules of internal/slots and internal/invite, the calendar provider, the
 // reservations in the database and the mail outbox.
 //
 // # Atomic booking
@@ -22,7 +22,7 @@
 // A concurrent request sees the pending row in phase 1 and gets 409 CONFLICT, so N requests for
 // one slot create exactly one event. A pending row older than PendingTTL (a crash between the
 // phases) no longer holds the slot and is deleted by the next reservation.
-package bookings
+package booking
 
 import (
 	"context"
@@ -38,7 +38,9 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/booking"
+	"github.com/foliohq/folio/internal/invite"
+	"github.com/foliohq/folio/internal/slots"
+
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -87,6 +89,13 @@ type Service struct {
 	// CreateTimeout bounds phase 2 (event creation and confirmation), which runs to the end
 	// even when the caller goes away. Default DefaultCreateTimeout.
 	CreateTimeout time.Duration
+	// SiteURL is FOLIO_SITE_URL: manage links are <SiteURL>/book/manage/<token>.
+	SiteURL string
+	// Reminders are how long before the start the visitor gets a reminder (BOOKING_REMINDERS).
+	Reminders []time.Duration
+	// MaxPerEmailPerDay caps the bookings of one visitor address in 24 hours
+	// (BOOKING_MAX_PER_EMAIL_PER_DAY); 0: no cap.
+	MaxPerEmailPerDay int
 }
 
 // New returns a Service after checking cfg.
@@ -95,7 +104,7 @@ func New(db *sqldb.DB, cal folio.Calendar, cfg folio.BookingConfig, provider str
 		return nil, err
 	}
 	if db == nil || cal == nil {
-		return nil, errors.New("bookings: a database and a calendar are required")
+		return nil, errors.New("booking: a database and a calendar are required")
 	}
 	return &Service{DB: db, Calendar: cal, Config: cfg, Provider: provider}, nil
 }
@@ -149,10 +158,16 @@ func asUpstream(err error) error {
 // A malformed date or an unknown zone is 400; a duration that is not an option is 422;
 // a provider failure is 502.
 func (s *Service) Available(ctx context.Context, date string, duration int, timezone string) ([]folio.Slot, error) {
+	return s.AvailableOfType(ctx, date, "", duration, timezone)
+}
+
+// AvailableOfType is Available for a meeting type (its duration, buffer, maxPerDay and the
+// availability overrides); typeSlug "" picks the type by duration.
+func (s *Service) AvailableOfType(ctx context.Context, date, typeSlug string, duration int, timezone string) ([]folio.Slot, error) {
 	if strings.TrimSpace(date) == "" {
 		return nil, folio.BadRequest("date", "is required (YYYY-MM-DD)")
 	}
-	d, err := booking.ParseDate(date)
+	d, err := slots.ParseDate(date)
 	if err != nil {
 		return nil, folio.BadRequest("date", "must be a calendar date YYYY-MM-DD")
 	}
@@ -162,28 +177,33 @@ func (s *Service) Available(ctx context.Context, date string, duration int, time
 			return nil, folio.BadRequest("timezone", "must be an IANA time zone name, like Europe/Berlin")
 		}
 	}
-	if duration == 0 {
-		duration = s.Config.DefaultDuration()
-	}
-	if !s.Config.AllowsDuration(duration) {
-		return nil, s.durationError("duration")
+	mt, err := s.resolveType(ctx, typeSlug, duration, "duration")
+	if err != nil {
+		return nil, err
 	}
 	now := s.now()
-	window := booking.BusyWindow(s.Config, d)
+	cfg, err := s.configFor(ctx, mt, d.AddDays(-2), d.AddDays(3))
+	if err != nil {
+		return nil, err
+	}
+	window := slots.BusyWindow(cfg, d)
 	// A date wholly before the notice or after the advance window has no slot: skip the provider.
-	if !window.End.After(now.Add(s.Config.MinNotice)) ||
-		(s.Config.AdvanceDays > 0 && window.Start.After(now.AddDate(0, 0, s.Config.AdvanceDays+1))) {
+	if !window.End.After(now.Add(cfg.MinNotice)) ||
+		(cfg.AdvanceDays > 0 && window.Start.After(now.AddDate(0, 0, cfg.AdvanceDays+1))) {
 		return []folio.Slot{}, nil
 	}
 	busy, err := s.busy(ctx, window.Start, window.End)
 	if err != nil {
 		return nil, err
 	}
-	slots := booking.Slots(s.Config, d, loc, duration, now, busy)
-	if slots == nil {
-		slots = []folio.Slot{}
+	out := slots.Slots(cfg, d, loc, mt.DurationMinutes, now, busy)
+	if out, err = s.dropFullDays(ctx, mt, out); err != nil {
+		return nil, err
 	}
-	return slots, nil
+	if out == nil {
+		out = []folio.Slot{}
+	}
+	return out, nil
 }
 
 func (s *Service) durationError(field string) error {
@@ -210,7 +230,7 @@ func (s *Service) CheckConflict(ctx context.Context, req folio.ConflictRequest) 
 	if err != nil {
 		return false, err
 	}
-	return booking.Conflicts(busy, iv.Start, iv.End, buf), nil
+	return slots.Conflicts(busy, iv.Start, iv.End, buf), nil
 }
 
 // BookResponse is the body of a successful POST /api/schedule/book.
@@ -219,6 +239,7 @@ type BookResponse struct {
 	EventID           string `json:"eventId" doc:"the provider's id of the calendar event"`
 	ProviderMeetLink  string `json:"providerMeetLink" doc:"URL of the video meeting"`
 	ProviderEventLink string `json:"providerEventLink" doc:"URL of the calendar event (local provider: an .ics on folio)"`
+	ManageURL         string `json:"manageUrl" doc:"the visitor's link to see, cancel or reschedule the booking: <FOLIO_SITE_URL>/book/manage/<token>"`
 }
 
 // Answer is the outcome of Book: the status and JSON body to send. Replayed is true when it is
@@ -246,9 +267,11 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	if err := req.Validate(); err != nil {
 		return Answer{}, err
 	}
-	if !s.Config.AllowsDuration(req.DurationMinutes) {
-		return Answer{}, s.durationError("durationMinutes")
+	mt, err := s.resolveType(ctx, req.Type, req.DurationMinutes, "durationMinutes")
+	if err != nil {
+		return Answer{}, err
 	}
+	req.DurationMinutes = mt.DurationMinutes
 	start, visitorLoc, err := req.Start()
 	if err != nil {
 		return Answer{}, err
@@ -262,16 +285,25 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	now := s.now()
 	dur := time.Duration(req.DurationMinutes) * time.Minute
 	end := start.Add(dur)
-	if !booking.IsOffered(s.Config, start, req.DurationMinutes, now, nil) {
-		return Answer{}, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
-			Details: []folio.FieldError{{Field: "startISO", Message: "is not an offered slot: pick a start listed by GET /api/schedule/available"}}}
+	od := slots.DateOf(start.In(s.Config.Location))
+	cfg, err := s.configFor(ctx, mt, od, od)
+	if err != nil {
+		return Answer{}, err
 	}
-	buf := s.Config.Buffer
+	if !slots.IsOffered(cfg, start, req.DurationMinutes, now, nil) {
+		return Answer{}, notOffered("startISO")
+	}
+	if full, err := s.dayFull(ctx, mt, start); err != nil {
+		return Answer{}, err
+	} else if full {
+		return Answer{}, notOffered("startISO")
+	}
+	buf := cfg.Buffer
 	providerBusy, err := s.Calendar.FreeBusy(ctx, start.Add(-buf), end.Add(buf))
 	if err != nil {
 		return Answer{}, asUpstream(err)
 	}
-	if booking.Conflicts(providerBusy, start, end, buf) {
+	if slots.Conflicts(providerBusy, start, end, buf) {
 		return Answer{}, errTaken()
 	}
 
@@ -280,9 +312,14 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 		ID: folio.NewID(), Start: start.UTC(), End: end.UTC(), DurationMinutes: req.DurationMinutes,
 		TimeZone: visitorLoc.String(), Summary: req.EventSummary(), Description: strings.TrimSpace(req.Description),
 		AttendeeName: strings.TrimSpace(req.AttendeeName), AttendeeEmail: req.AttendeeEmail, Provider: s.Provider,
-		IdempotencyKey: key, RequestHash: hash, CreatedAt: now,
+		IdempotencyKey: key, RequestHash: hash, CreatedAt: now, ManageToken: newToken(), TypeSlug: mt.Slug,
 	}
-	switch err := s.DB.ReserveBooking(ctx, b, buf, now.Add(-s.pendingTTL())); {
+	dayStart, dayEnd := ownerDay(s.Config.Location, start)
+	lim := sqldb.ReserveLimits{Buffer: buf, StaleBefore: now.Add(-s.pendingTTL()), MaxPerDay: mt.MaxPerDay, DayStart: dayStart, DayEnd: dayEnd,
+		MaxPerEmail: s.MaxPerEmailPerDay, EmailSince: now.Add(-24 * time.Hour)}
+	switch err := s.DB.ReserveBookingLimited(ctx, b, lim); {
+	case errors.Is(err, sqldb.ErrEmailLimit):
+		return Answer{}, s.emailLimitError(ctx, b.AttendeeEmail, now)
 	case errors.Is(err, sqldb.ErrIdempotencyKeyUsed):
 		// A request with the same key reserved first, between our lookup and our insert.
 		if a, done, err := s.replay(ctx, key, hash); done || err != nil {
@@ -314,10 +351,12 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 		s.log().Warn("booking: calendar provider failed; reservation released", "booking_id", b.ID, "error", err.Error())
 		return Answer{}, asUpstream(err)
 	}
-	body, err := json.Marshal(BookResponse{OK: true, EventID: created.ID, ProviderMeetLink: created.MeetLink, ProviderEventLink: created.EventLink})
+	body, err := json.Marshal(BookResponse{OK: true, EventID: created.ID, ProviderMeetLink: created.MeetLink, ProviderEventLink: created.EventLink,
+		ManageURL: s.manageURL(b.ManageToken)})
 	if err != nil {
 		return Answer{}, err
 	}
+	created.ManageURL = s.manageURL(b.ManageToken)
 	items := s.confirmationItems(created, b, visitorLoc, now)
 	err = s.DB.ConfirmBooking(cctx, b.ID, sqldb.BookingConfirmation{
 		ProviderEventID: created.ID, MeetLink: created.MeetLink, EventLink: created.EventLink,
@@ -328,13 +367,13 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 				return err
 			}
 		}
-		return nil
+		return s.planReminders(cctx, tx, b.ID, b.Start, now)
 	})
 	if err != nil {
 		// NB: the event exists at the provider but folio could not record it; the pending row
 		// keeps the slot until it goes stale. Logged with both ids for the owner to reconcile.
 		s.log().Error("booking: event created but not recorded", "booking_id", b.ID, "event_id", created.ID, "error", err.Error())
-		return Answer{}, fmt.Errorf("bookings: confirm %s: %w", b.ID, err)
+		return Answer{}, fmt.Errorf("booking: confirm %s: %w", b.ID, err)
 	}
 	return Answer{Status: 200, Body: body}, nil
 }
@@ -393,60 +432,18 @@ func requestHash(req folio.BookingRequest) string {
 // confirmationItems renders the visitor's and the owner's confirmation with the invite
 // attached. A mail that cannot be built is logged and left out: mail never fails a booking.
 func (s *Service) confirmationItems(ev folio.CalendarEvent, b *sqldb.Booking, visitorLoc *time.Location, now time.Time) []mail.OutboxItem {
-	if s.Mail == nil || s.Outbox == nil {
-		return nil
-	}
 	ev.ID = b.ID // the invite's UID is the booking's, as on the CalDAV and local calendars
-	ics, err := booking.InviteICS(ev, "REQUEST", now)
-	if err != nil {
-		s.log().Error("booking: invite not rendered; no confirmation mails", "booking_id", b.ID, "error", err.Error())
-		return nil
-	}
-	visitor := folio.MailAddress{Name: b.AttendeeName, Email: b.AttendeeEmail}
-	owner := folio.MailAddress{Name: s.Owner.Name, Email: s.Owner.Email}
-	var items []mail.OutboxItem
-	for _, forOwner := range []bool{false, true} {
-		to, replyTo := visitor, owner
-		if forOwner {
-			to, replyTo = owner, visitor
-		}
-		if to.Email == "" {
-			continue
-		}
-		c, err := booking.ConfirmationMail(ev, s.Config.Location, visitorLoc, forOwner)
-		if err != nil {
-			s.log().Error("booking: confirmation not rendered", "booking_id", b.ID, "error", err.Error())
-			continue
-		}
-		m := &folio.MailMessage{
-			To: []folio.MailAddress{to}, Subject: c.Subject, Text: c.Text, HTML: c.HTML,
-			Attachments: []folio.MailAttachment{{Filename: "invite.ics", ContentType: "text/calendar; method=REQUEST; charset=UTF-8", Data: ics}},
-			Headers:     map[string]string{"Auto-Submitted": "auto-generated"},
-		}
-		if replyTo.Email != "" {
-			m.ReplyTo = &replyTo
-		}
-		it, err := s.Mail.NewItem(m)
-		if err != nil {
-			s.log().Error("booking: confirmation not queued", "booking_id", b.ID, "for_owner", forOwner, "error", err.Error())
-			continue
-		}
-		items = append(items, it)
-	}
-	return items
+	return s.bookingMails(invite.Booked, ev, b, visitorLoc, now, invite.Extras{}, true)
 }
 
-// EventICS returns the .ics of the confirmed booking whose event link carries token (the local
+// EventICS returns the .ics of the booking (confirmed, or cancelled: STATUS:CANCELLED) whose event link carries token (the local
 // provider's event link), or ENOTFOUND.
 func (s *Service) EventICS(ctx context.Context, token string) ([]byte, error) {
 	b, err := s.DB.BookingByICSToken(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	ev := folio.CalendarEvent{
-		ID: b.ID, Summary: b.Summary, Description: b.Description, Start: b.Start, End: b.End, TimeZone: b.TimeZone,
-		Organizer: s.Owner, Attendee: folio.Participant{Name: b.AttendeeName, Email: b.AttendeeEmail},
-		MeetLink: b.MeetLink, EventLink: b.EventLink,
-	}
-	return booking.InviteICS(ev, "PUBLISH", b.ConfirmedAt)
+	ev := s.eventOf(b)
+	ev.Cancelled = b.Status == sqldb.BookingCancelled
+	return invite.InviteICS(ev, "PUBLISH", b.ConfirmedAt)
 }

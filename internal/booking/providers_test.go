@@ -1,4 +1,4 @@
-package bookings_test
+package booking_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/bookings"
+	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/calendar/caldav"
 	"github.com/foliohq/folio/internal/calendar/google"
 	"github.com/foliohq/folio/internal/calendar/googlefake"
@@ -78,7 +78,7 @@ func TestGoogleProviderThroughService(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var resp bookings.BookResponse
+		var resp booking.BookResponse
 		json.Unmarshal(a.Body, &resp)
 		var got *googlefake.Event
 		for _, e := range fake.Events(calendarID) {
@@ -140,7 +140,7 @@ func TestCalDAVProviderThroughService(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var resp bookings.BookResponse
+		var resp booking.BookResponse
 		json.Unmarshal(a.Body, &resp)
 		if resp.ProviderMeetLink != "https://meet.example.com/folio-"+resp.EventID || resp.ProviderEventLink != url+resp.EventID+".ics" {
 			t.Errorf("response %+v", resp)

@@ -1,4 +1,4 @@
-package booking
+package slots
 
 import (
 	"math/rand/v2"

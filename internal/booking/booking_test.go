@@ -1,4 +1,4 @@
-package bookings_test
+package booking_test
 
 import (
 	"bytes"
@@ -13,8 +13,8 @@ import (
 	arran "github.com/arran4/golang-ical"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/bookings"
-	"github.com/foliohq/folio/internal/bookings/bookingstest"
+	"github.com/foliohq/folio/internal/booking"
+	"github.com/foliohq/folio/internal/booking/bookingtest"
 	"github.com/foliohq/folio/internal/calendar/local"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/mail"
@@ -43,9 +43,9 @@ func testConfig(t testing.TB) folio.BookingConfig {
 
 // newService returns a service over db and cal with a pinned clock and the confirmation mails
 // going into db's outbox.
-func newService(t testing.TB, db *sqldb.DB, cal folio.Calendar, provider string) *bookings.Service {
+func newService(t testing.TB, db *sqldb.DB, cal folio.Calendar, provider string) *booking.Service {
 	t.Helper()
-	svc, err := bookings.New(db, cal, testConfig(t), provider)
+	svc, err := booking.New(db, cal, testConfig(t), provider)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func outboxMessages(t testing.TB, db *sqldb.DB) []folio.MailMessage {
 
 func TestBookConfirmsAndQueuesMails(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
-		cal := &bookingstest.Calendar{}
+		cal := &bookingtest.Calendar{}
 		svc := newService(t, db, cal, "fake")
 		ctx := context.Background()
 		// Wednesday 4 March, 10:00 in New York = 16:00 in Berlin.
@@ -120,7 +120,7 @@ func TestBookConfirmsAndQueuesMails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var resp bookings.BookResponse
+		var resp booking.BookResponse
 		if err := json.Unmarshal(a.Body, &resp); err != nil || a.Status != 200 || a.Replayed {
 			t.Fatalf("answer %d %s (%v)", a.Status, a.Body, err)
 		}
@@ -219,7 +219,7 @@ func checkInvite(t *testing.T, data []byte, b *sqldb.Booking, meet string) {
 
 func TestBookValidation(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
-	cal := &bookingstest.Calendar{}
+	cal := &bookingtest.Calendar{}
 	svc := newService(t, db, cal, "fake")
 	ok := request("2026-03-04T10:00:00-05:00")
 	with := func(f func(r *folio.BookingRequest)) folio.BookingRequest {
@@ -265,7 +265,7 @@ func TestBookValidation(t *testing.T) {
 
 func TestProviderFailureLeavesNothing(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
-		cal := &bookingstest.Calendar{}
+		cal := &bookingtest.Calendar{}
 		svc := newService(t, db, cal, "fake")
 		ctx := context.Background()
 		req := request("2026-03-04T10:00:00-05:00")
@@ -305,7 +305,7 @@ func hasSlot(slots []folio.Slot, start string) bool {
 
 func TestIdempotencyKey(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
-		cal := &bookingstest.Calendar{}
+		cal := &bookingtest.Calendar{}
 		svc := newService(t, db, cal, "fake")
 		ctx := context.Background()
 		req := request("2026-03-04T10:00:00-05:00")
@@ -336,7 +336,7 @@ func TestIdempotencyKey(t *testing.T) {
 // and checks that everything else sees the slot as taken meanwhile.
 func TestPendingReservationHoldsTheSlot(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
-		cal := &bookingstest.Calendar{}
+		cal := &bookingtest.Calendar{}
 		reached, release := make(chan struct{}), make(chan struct{})
 		var once sync.Once
 		cal.BeforeCreate = func(folio.CalendarEvent) {
@@ -379,13 +379,13 @@ func TestPendingReservationHoldsTheSlot(t *testing.T) {
 
 func TestStalePendingReservationFreesTheSlot(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
-		cal := &bookingstest.Calendar{}
+		cal := &bookingtest.Calendar{}
 		svc := newService(t, db, cal, "fake")
 		ctx := context.Background()
 		start := time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC)
 		crashed := &sqldb.Booking{ID: folio.NewID(), Start: start, End: start.Add(30 * time.Minute), DurationMinutes: 30,
 			TimeZone: "UTC", Summary: "s", AttendeeName: "a", AttendeeEmail: "a@example.org", Provider: "fake",
-			CreatedAt: testNow.Add(-bookings.DefaultPendingTTL - time.Minute)}
+			CreatedAt: testNow.Add(-booking.DefaultPendingTTL - time.Minute)}
 		if err := db.ReserveBooking(ctx, crashed, 0, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
@@ -403,7 +403,7 @@ func TestStalePendingReservationFreesTheSlot(t *testing.T) {
 
 func TestCheckConflictAndBuffer(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
-		cal := &bookingstest.Calendar{}
+		cal := &bookingtest.Calendar{}
 		cal.AddBusy(time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC), time.Date(2026, 3, 4, 15, 30, 0, 0, time.UTC)) // 10:00–10:30 EST
 		svc := newService(t, db, cal, "fake")
 		ctx := context.Background()
@@ -465,7 +465,7 @@ func TestLocalProvider(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var resp bookings.BookResponse
+		var resp booking.BookResponse
 		json.Unmarshal(a.Body, &resp)
 		if resp.ProviderMeetLink != "https://meet.example.com/room-"+resp.EventID {
 			t.Errorf("meet link %q for id %s", resp.ProviderMeetLink, resp.EventID)

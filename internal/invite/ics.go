@@ -1,8 +1,11 @@
-package booking
+// Package invite renders what a booking sends to people: the RFC 5545 iCalendar invite
+// (REQUEST, CANCEL, PUBLISH) and the text of the booking mails. Pure functions, no I/O.
+package invite
 
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -34,7 +37,7 @@ func InviteICS(ev folio.CalendarEvent, method string, now time.Time) ([]byte, er
 	}
 	var buf bytes.Buffer
 	if err := ical.NewEncoder(&buf).Encode(cal); err != nil {
-		return nil, fmt.Errorf("booking: encode invite: %w", err)
+		return nil, fmt.Errorf("invite: encode invite: %w", err)
 	}
 	return Fold(buf.Bytes()), nil
 }
@@ -54,8 +57,12 @@ func EventCalendar(ev folio.CalendarEvent, now time.Time) *ical.Calendar {
 	e.Props.SetDateTime(ical.PropDateTimeEnd, ev.End.UTC())
 	e.Props.SetText(ical.PropSummary, icsText(ev.Summary))
 	e.Props.SetText(ical.PropDescription, icsText(InviteDescription(ev)))
-	e.Props.Set(rawProp(ical.PropSequence, "0"))
-	e.Props.SetText(ical.PropStatus, "CONFIRMED")
+	e.Props.Set(rawProp(ical.PropSequence, strconv.Itoa(max(ev.Sequence, 0))))
+	if ev.Cancelled {
+		e.Props.SetText(ical.PropStatus, "CANCELLED")
+	} else {
+		e.Props.SetText(ical.PropStatus, "CONFIRMED")
+	}
 	e.Props.SetText(ical.PropTransparency, "OPAQUE")
 	if ev.MeetLink != "" {
 		e.Props.SetText(ical.PropLocation, icsText(ev.MeetLink))
@@ -90,16 +97,20 @@ func rawProp(name, value string) *ical.Prop {
 	return p
 }
 
-// InviteDescription is the event description: the visitor's text followed by the meeting link.
+// InviteDescription is the event description: the visitor's text, the meeting link and the
+// manage link, each when present.
 func InviteDescription(ev folio.CalendarEvent) string {
-	d := strings.TrimSpace(ev.Description)
-	if ev.MeetLink == "" {
-		return d
+	parts := []string{}
+	if d := strings.TrimSpace(ev.Description); d != "" {
+		parts = append(parts, d)
 	}
-	if d != "" {
-		d += "\n\n"
+	if ev.MeetLink != "" {
+		parts = append(parts, "Join the meeting: "+ev.MeetLink)
 	}
-	return d + "Join the meeting: " + ev.MeetLink
+	if ev.ManageURL != "" {
+		parts = append(parts, "Cancel or reschedule: "+ev.ManageURL)
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 // icsText normalises line breaks to LF (TEXT escapes them as \n) and drops the other control

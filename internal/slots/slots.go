@@ -1,7 +1,7 @@
-// Package booking holds the booking rules of spec §4 as pure functions: which meeting slots are
-// offered to a visitor on a date, whether a time conflicts with busy time, the iCalendar invite
-// and the confirmation mail text. Nothing here does I/O or reads the clock; callers pass "now"
-// and the busy intervals they got from the calendar provider.
+// Package slots holds the slot arithmetic of spec §4 as pure functions: which meeting slots are
+// offered to a visitor on a date and whether a time conflicts with busy time. Nothing here does
+// I/O or reads the clock; callers pass "now" and the busy intervals they got from the calendar
+// provider. (The invite and mail text live in internal/invite; the use case in internal/booking.)
 //
 // # The slot rules, precisely
 //
@@ -14,8 +14,12 @@
 //   - in a fall-back overlap (e.g. 01:00–02:00 on 2026-11-01 in America/New_York) the wall
 //     time occurs twice, and each occurrence is a candidate.
 //
+// An availability override (BookingConfig.Overrides) replaces the business hours of its date:
+// no range closes it; its ranges ("HH:MM"–"HH:MM", each with its own grid from its start) open
+// it, business day or not.
+//
 // A candidate [start, start+duration) is offered when every instant of it shows a wall time in
-// [HoursStart:00, HoursEnd:00) of D in the owner's zone (durations are elapsed time, so an hour
+// [HoursStart:00, HoursEnd:00) of D (or in its override range) in the owner's zone (durations are elapsed time, so an hour
 // lost or gained inside business hours shortens or lengthens the working day accordingly), and:
 //   - start ≥ now + MinNotice;
 //   - start ≤ now + AdvanceDays×24h (elapsed time; AdvanceDays ≤ 0 disables this bound);
@@ -25,7 +29,7 @@
 // Visitor side. The visitor's date is the set of instants whose wall-clock date in the visitor's
 // zone is that date; it may span two (or, between UTC−12 and UTC+14, three) owner dates. Slots
 // whose start lies in it are returned, sorted, without duplicates, in the visitor's location.
-package booking
+package slots
 
 import (
 	"fmt"
@@ -100,22 +104,21 @@ func Slots(cfg folio.BookingConfig, visitorDate Date, visitorLoc *time.Location,
 	// The visitor's date lies within owner dates D−2 … D+2 (UTC offsets span −12…+14).
 	for i := -2; i <= 2; i++ {
 		od := visitorDate.AddDays(i)
-		if !cfg.IsBusinessDay(od.Weekday()) {
-			continue
-		}
-		forEachCandidate(cfg, od, step, func(start time.Time) {
-			if DateOf(start.In(visitorLoc)) != visitorDate {
-				return
-			}
-			if !offeredOn(cfg, od, start, duration, now, merged) {
-				return
-			}
-			out = append(out, folio.Slot{
-				Start:    start.In(visitorLoc),
-				End:      start.Add(minutes(duration)).In(visitorLoc),
-				Duration: duration,
+		for _, h := range hoursOf(cfg, od) {
+			forEachCandidate(cfg, od, step, h, func(start time.Time) {
+				if DateOf(start.In(visitorLoc)) != visitorDate {
+					return
+				}
+				if !offeredOn(cfg, od, h, start, duration, now, merged) {
+					return
+				}
+				out = append(out, folio.Slot{
+					Start:    start.In(visitorLoc),
+					End:      start.Add(minutes(duration)).In(visitorLoc),
+					Duration: duration,
+				})
 			})
-		})
+		}
 	}
 	slices.SortFunc(out, func(a, b folio.Slot) int { return a.Start.Compare(b.Start) })
 	return slices.CompactFunc(out, func(a, b folio.Slot) bool { return a.Start.Equal(b.Start) })
@@ -129,16 +132,37 @@ func IsOffered(cfg folio.BookingConfig, start time.Time, duration int, now time.
 	}
 	start = start.In(cfg.Location)
 	od := DateOf(start)
-	if !cfg.IsBusinessDay(od.Weekday()) {
-		return false
-	}
 	civil := civilSince(start, od)
-	grid := civil - time.Duration(cfg.HoursStart)*time.Hour
-	if grid < 0 || grid%cfg.Step() != 0 {
-		return false
-	}
 	window := folio.Interval{Start: start.Add(-cfg.Buffer), End: start.Add(minutes(duration) + cfg.Buffer)}
-	return offeredOn(cfg, od, start, duration, now, mergeBusy(busy, window))
+	for _, h := range hoursOf(cfg, od) {
+		grid := civil - h.lo
+		if grid < 0 || grid%cfg.Step() != 0 || civil >= h.hi {
+			continue
+		}
+		if offeredOn(cfg, od, h, start, duration, now, mergeBusy(busy, window)) {
+			return true
+		}
+	}
+	return false
+}
+
+// hours is a span of wall-clock time on an owner date, as durations past its midnight.
+type hours struct{ lo, hi time.Duration }
+
+// hoursOf returns the opening hours of owner date od: the override's ranges when there is one
+// (none: closed), else business hours on a business day, else none.
+func hoursOf(cfg folio.BookingConfig, od Date) []hours {
+	if o, ok := cfg.Overrides[od.String()]; ok {
+		out := make([]hours, 0, len(o.Ranges))
+		for _, r := range o.Ranges {
+			out = append(out, hours{minutes(r[0]), minutes(r[1])})
+		}
+		return out
+	}
+	if !cfg.IsBusinessDay(od.Weekday()) {
+		return nil
+	}
+	return []hours{{time.Duration(cfg.HoursStart) * time.Hour, time.Duration(cfg.HoursEnd) * time.Hour}}
 }
 
 // Conflicts reports whether [start−buffer, end+buffer) overlaps any busy interval. Intervals are
@@ -161,11 +185,10 @@ func BusyWindow(cfg folio.BookingConfig, visitorDate Date) folio.Interval {
 	return folio.Interval{Start: w.Start.Add(-cfg.Buffer), End: w.End.Add(pad)}
 }
 
-// forEachCandidate calls fn with every instant that is a grid wall time on owner date od.
-func forEachCandidate(cfg folio.BookingConfig, od Date, step time.Duration, fn func(time.Time)) {
+// forEachCandidate calls fn with every instant that is a grid wall time of h on owner date od.
+func forEachCandidate(cfg folio.BookingConfig, od Date, step time.Duration, h hours, fn func(time.Time)) {
 	loc := cfg.Location
-	first := time.Duration(cfg.HoursStart) * time.Hour
-	last := time.Duration(cfg.HoursEnd) * time.Hour
+	first, last := h.lo, h.hi
 	for wall := first; wall < last; wall += step {
 		// time.Date normalises minute overflow, so build the wall time from minutes past midnight.
 		t := time.Date(od.Year, od.Month, od.Day, 0, int(wall/time.Minute), 0, 0, loc)
@@ -201,7 +224,7 @@ func otherOccurrence(t time.Time) (time.Time, bool) {
 }
 
 // offeredOn applies the rules to a candidate on owner date od. busy must be merged.
-func offeredOn(cfg folio.BookingConfig, od Date, start time.Time, duration int, now time.Time, busy []folio.Interval) bool {
+func offeredOn(cfg folio.BookingConfig, od Date, h hours, start time.Time, duration int, now time.Time, busy []folio.Interval) bool {
 	end := start.Add(minutes(duration))
 	if start.Before(now.Add(cfg.MinNotice)) {
 		return false
@@ -209,18 +232,17 @@ func offeredOn(cfg folio.BookingConfig, od Date, start time.Time, duration int, 
 	if cfg.AdvanceDays > 0 && start.After(now.Add(time.Duration(cfg.AdvanceDays)*24*time.Hour)) {
 		return false
 	}
-	if !withinHours(cfg, od, start, end) {
+	if !withinHours(cfg, od, h, start, end) {
 		return false
 	}
 	return !conflictsMerged(busy, start.Add(-cfg.Buffer), end.Add(cfg.Buffer))
 }
 
-// withinHours reports whether every instant of [start, end) shows a wall time in
-// [HoursStart:00, HoursEnd:00) of od in the owner's zone. Within one zone period the wall clock
-// only moves forward, so checking both ends of each period the interval crosses is enough.
-func withinHours(cfg folio.BookingConfig, od Date, start, end time.Time) bool {
-	lo := time.Duration(cfg.HoursStart) * time.Hour
-	hi := time.Duration(cfg.HoursEnd) * time.Hour
+// withinHours reports whether every instant of [start, end) shows a wall time in h of od in the
+// owner's zone. Within one zone period the wall clock only moves forward, so checking both ends
+// of each period the interval crosses is enough.
+func withinHours(cfg folio.BookingConfig, od Date, h hours, start, end time.Time) bool {
+	lo, hi := h.lo, h.hi
 	t := start.In(cfg.Location)
 	for t.Before(end) {
 		segEnd := end

@@ -1,4 +1,4 @@
-package booking
+package invite
 
 import (
 	"bytes"
@@ -15,6 +15,24 @@ import (
 	ical "github.com/emersion/go-ical"
 	"github.com/foliohq/folio"
 )
+
+func mustZone(t testing.TB, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatalf("load zone %s: %v", name, err)
+	}
+	return loc
+}
+
+func mustTime(t testing.TB, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatalf("parse %s: %v", s, err)
+	}
+	return v
+}
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
@@ -273,8 +291,9 @@ func TestConfirmationMail(t *testing.T) {
 			if strings.Contains(c.HTML, "<script>") || strings.Contains(c.HTML, "<b>") {
 				t.Error("html does not escape user text")
 			}
-			if !strings.Contains(c.Text, "<b>pricing</b> & scope") {
-				t.Error("text body is HTML-escaped")
+			// Contract §6: the requester's free text goes to the owner only.
+			if got := strings.Contains(c.Text, "<b>pricing</b> & scope"); got != forOwner {
+				t.Errorf("text carries the description: %v, want %v (HTML-escaped or leaked to the visitor)", got, forOwner)
 			}
 			if strings.ContainsAny(c.Subject, "\r\n") {
 				t.Errorf("subject spans lines: %q", c.Subject)
@@ -324,5 +343,93 @@ func TestFormatRange(t *testing.T) {
 		if got := FormatRange(mustTime(t, tt.start), mustTime(t, tt.end), ny); got != tt.want {
 			t.Errorf("FormatRange(%s, %s) = %q, want %q", tt.start, tt.end, got, tt.want)
 		}
+	}
+}
+
+// TestBookingMailKinds checks the reschedule, cancel and reminder mails: the lead line, the old
+// time, the reason (owner only), the manage link (visitor only, never on a cancel).
+func TestBookingMailKinds(t *testing.T) {
+	t.Parallel()
+	ev := hardEvent(t)
+	ev.Organizer = folio.Participant{Name: "Olivia Owner", Email: "owner@example.com"}
+	ev.Attendee = folio.Participant{Name: "Jane", Email: "jane@example.org"}
+	ev.ManageURL = "https://example.com/book/manage/TOKEN"
+	ny := mustZone(t, "America/New_York")
+	x := Extras{OldStart: ev.Start.Add(-24 * time.Hour), OldEnd: ev.End.Add(-24 * time.Hour), Reason: "flu, sorry", By: "visitor"}
+	cases := []struct {
+		kind     Kind
+		forOwner bool
+		want     []string
+		not      []string
+	}{
+		{Rescheduled, false, []string{"Rescheduled: ", "has a new time", "Was: Saturday 7 March 2026", ev.ManageURL}, []string{"flu"}},
+		{Rescheduled, true, []string{"moved their meeting", "Was: "}, []string{ev.ManageURL}},
+		{Cancelled, false, []string{"Cancelled: ", "was cancelled", "removes the meeting"}, []string{ev.ManageURL, "flu", "Join:"}},
+		{Cancelled, true, []string{"was cancelled", "Reason given: flu, sorry"}, []string{ev.ManageURL}},
+		{Reminder, false, []string{"Reminder: ", "coming up", ev.ManageURL, "Join: "}, nil},
+	}
+	for _, c := range cases {
+		m, err := BookingMail(c.kind, ev, ny, ny, c.forOwner, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := m.Subject + "\n" + m.Text
+		for _, w := range c.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("%s owner=%v: lacks %q:\n%s", c.kind, c.forOwner, w, all)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(all, w) || strings.Contains(m.HTML, w) {
+				t.Errorf("%s owner=%v: carries %q", c.kind, c.forOwner, w)
+			}
+		}
+	}
+	if m, _ := BookingMail(Cancelled, ev, ny, ny, false, Extras{Reason: "Double-booked", By: "owner"}); !strings.Contains(m.Text, "Reason given: Double-booked") {
+		t.Errorf("the owner's reason is not told to the visitor:\n%s", m.Text)
+	}
+	v := ForVisitor(folio.CalendarEvent{Summary: "secret plan", Description: "call me at 555", Organizer: ev.Organizer})
+	if v.Summary != "Meeting with Olivia Owner" || v.Description != "" {
+		t.Errorf("ForVisitor = %q / %q", v.Summary, v.Description)
+	}
+}
+
+// TestInviteSequenceAndCancel parses a CANCEL invite back with the second library: same UID,
+// the raised SEQUENCE, STATUS:CANCELLED and the manage link in DESCRIPTION.
+func TestInviteSequenceAndCancel(t *testing.T) {
+	t.Parallel()
+	ev := folio.CalendarEvent{ID: "b1", Summary: "S", Start: mustTime(t, "2026-03-10T13:00:00Z"), End: mustTime(t, "2026-03-10T13:30:00Z"),
+		Organizer: folio.Participant{Email: "o@example.com"}, Attendee: folio.Participant{Email: "a@example.com"},
+		Sequence: 2, Cancelled: true, ManageURL: "https://example.com/book/manage/abc"}
+	out, err := InviteICS(ev, "CANCEL", mustTime(t, "2026-03-01T00:00:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := arran.ParseCalendar(bytes.NewReader(out))
+	if err != nil {
+		t.Fatalf("golang-ical cannot parse: %v\n%s", err, out)
+	}
+	if m := cal.CalendarProperties; len(m) == 0 {
+		t.Fatal("no calendar properties")
+	}
+	if !bytes.Contains(out, []byte("METHOD:CANCEL\r\n")) {
+		t.Errorf("no METHOD:CANCEL:\n%s", out)
+	}
+	evs := cal.Events()
+	if len(evs) != 1 {
+		t.Fatalf("%d events", len(evs))
+	}
+	e := evs[0]
+	get := func(p arran.ComponentProperty) string {
+		if x := e.GetProperty(p); x != nil {
+			return x.Value
+		}
+		return ""
+	}
+	if get(arran.ComponentPropertyUniqueId) != "b1@folio" || get(arran.ComponentPropertySequence) != "2" || get(arran.ComponentPropertyStatus) != "CANCELLED" {
+		t.Errorf("UID %q SEQUENCE %q STATUS %q", get(arran.ComponentPropertyUniqueId), get(arran.ComponentPropertySequence), get(arran.ComponentPropertyStatus))
+	}
+	if d := get(arran.ComponentPropertyDescription); !strings.Contains(d, "https://example.com/book/manage/abc") {
+		t.Errorf("DESCRIPTION %q lacks the manage link", d)
 	}
 }
