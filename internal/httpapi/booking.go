@@ -55,7 +55,7 @@ func (s *Server) bookingRoutes() []route {
 		{Method: "POST", Pattern: "/api/schedule/check-conflict", Handle: s.scheduleCheckConflict, Audit: "-",
 			Tag: "Booking", Summary: "Whether a time overlaps busy time (the provider's or another booking's, buffers included)",
 			Body: conflictRequestDoc{}, Status: http.StatusOK, Resp: conflictAnswer{}, Errors: []int{413, 422, 502, 503}},
-		{Method: "POST", Pattern: "/api/schedule/book", Handle: s.scheduleBook, Limit: limitHelperIP, HelperFree: []int{http.StatusConflict},
+		{Method: "POST", Pattern: "/api/schedule/book", Handle: s.scheduleBook, Limit: limitHelperIP,
 			Tag: "Booking", Summary: "Book a meeting (atomic across instances; Idempotency-Key header replays the first answer)",
 			Body: bookRequestDoc{}, Status: http.StatusOK, Resp: booking.BookResponse{}, Errors: []int{409, 413, 422, 502, 503}},
 		{Method: "GET", Pattern: "/api/schedule/bookings", Handle: s.scheduleBookings, Level: folio.LevelAdmin,

@@ -150,11 +150,6 @@ type route struct {
 	// ErrorResp, when set, is the route's own failure body (the contact route's {error: string});
 	// rate-limit and permission failures keep the envelope.
 	ErrorResp any
-
-	// HelperFree lists answers that do not use up the helper limit per client IP: the budget is
-	// checked (peeked) before the handler and counted after it, unless the answer's status is
-	// one of these. Booking: a lost race (409) is not the visitor's fault (helperlimit.go).
-	HelperFree []int
 	// Audit names the audit-log action of the route ("-": never recorded); empty derives it
 	// from the method and pattern. Unsafe requests by a key or session are recorded, and every
 	// request of an AuditAlways route (sign-in) is, whoever sends it (audit.go).
@@ -244,9 +239,6 @@ func (s *Server) adapt(rt route) http.Handler {
 		}
 		s.recordAudit(w, r, rt, note)
 	})
-	if len(rt.HelperFree) > 0 {
-		return s.countHelperAfter(rt, h) // helperlimit.go
-	}
 	return h
 }
 
@@ -332,12 +324,11 @@ func matchPattern(pattern, path string) bool {
 // takes it), sets the X-RateLimit-* headers and answers 429 when a budget is spent. When the
 // limiter cannot decide (Redis down), the request is served: a limiter outage must not take the
 // site down. It is logged and counted.
-func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.Actor, class limitClass) (err error) {
+func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.Actor, class limitClass) error {
 	if s.Limiter == nil {
 		return nil
 	}
 	tierKey, tierLimit := "public:"+s.clientIP(r), s.Limits.Public
-	peekKey := "" // a helper budget checked without counting (HelperFree routes)
 	switch {
 	case actor.AtLeast(folio.LevelAdmin):
 		tierKey, tierLimit = "admin:"+credentialID(actor), s.Limits.Admin
@@ -350,16 +341,10 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 	}{{tierKey, tierLimit}}
 	switch class {
 	case limitHelperIP:
-		key := "helper:" + r.Pattern + ":" + s.clientIP(r)
-		if d := deferredHelperOf(r); d != nil {
-			// Peeked below, counted after the answer unless the route declares it free (HelperFree).
-			d.key, peekKey = key, key
-			break
-		}
 		checks = append(checks, struct {
 			key   string
 			limit int
-		}{key, s.Limits.Helper})
+		}{"helper:" + r.Pattern + ":" + s.clientIP(r), s.Limits.Helper})
 	case limitHelperLogin:
 		// Sign-in: only failed attempts count (contract §6). The budget is peeked here and the
 		// handler counts a failure (countFailedSignIn), so a correct password never locks its
@@ -378,11 +363,6 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 		}{"helper:" + r.Pattern + ":" + credentialID(actor), s.Limits.Helper})
 	}
 	var shown *folio.RateDecision
-	defer func() {
-		if peekKey != "" && err == nil {
-			err = s.peekHelper(w, r, peekKey)
-		}
-	}()
 	for _, c := range checks {
 		if c.limit <= 0 {
 			continue
