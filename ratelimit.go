@@ -22,8 +22,8 @@ type RateDecision struct {
 	// Remaining is how many more requests the identifier may make right now, after this one;
 	// for X-RateLimit-Remaining. It is 0 on a denial.
 	Remaining int
-	// Reset is the moment the window next frees a request (the oldest counted request leaves the
-	// window); X-RateLimit-Reset is Reset as Unix epoch seconds, rounded up.
+	// Reset is the moment the limiter next frees a request (internal/ratelimit: at most Window
+	// plus Window/8 ahead); X-RateLimit-Reset is Reset as Unix epoch seconds, rounded up.
 	Reset time.Time
 	// RetryAfter is zero when Allowed; otherwise how long until a request would be allowed
 	// (> 0), for Retry-After and the 429 envelope's retryAfter, rounded up to whole seconds.

@@ -40,11 +40,24 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // Run sends GET path to addr (host:port) over conns connections for the given duration, after a
 // warm-up of warm. Extra headers are added verbatim ("Name: value").
 func Run(addr, path string, conns int, warm, dur time.Duration, headers ...string) (Result, error) {
-	req := []byte("GET " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nUser-Agent: folio-loadgen\r\nAccept: */*\r\n")
+	return RunRaw(addr, Request(addr, "GET", path, nil, headers...), conns, warm, dur)
+}
+
+// Request builds the raw bytes of one HTTP/1.1 request (a Content-Length is added for a body).
+func Request(addr, method, path string, body []byte, headers ...string) []byte {
+	req := []byte(method + " " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nUser-Agent: folio-loadgen\r\nAccept: */*\r\n")
 	for _, h := range headers {
 		req = append(req, h+"\r\n"...)
 	}
+	if body != nil {
+		req = append(req, "Content-Length: "+strconv.Itoa(len(body))+"\r\n"...)
+	}
 	req = append(req, "\r\n"...)
+	return append(req, body...)
+}
+
+// RunRaw sends the raw request req (see Request) to addr over conns connections, as Run does.
+func RunRaw(addr string, req []byte, conns int, warm, dur time.Duration) (Result, error) {
 
 	type worker struct {
 		lat      []time.Duration
@@ -131,7 +144,7 @@ func readResponse(br *bufio.Reader) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	length := 0
+	length, chunked := 0, false
 	for {
 		h, err := br.ReadSlice('\n')
 		if err != nil {
@@ -146,11 +159,49 @@ func readResponse(br *bufio.Reader) (int, error) {
 				return 0, err
 			}
 		}
+		if len(h) > 18 && bytes.EqualFold(h[:18], []byte("transfer-encoding:")) && bytes.Contains(bytes.ToLower(h[18:]), []byte("chunked")) {
+			chunked = true
+		}
+	}
+	if chunked {
+		return status, discardChunked(br)
 	}
 	if _, err := br.Discard(length); err != nil {
 		return 0, err
 	}
 	return status, nil
+}
+
+// discardChunked skips a chunked body (sizes in hex, a zero chunk, then optional trailers).
+func discardChunked(br *bufio.Reader) error {
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		sz := bytes.TrimSpace(line)
+		if i := bytes.IndexByte(sz, ';'); i >= 0 {
+			sz = sz[:i]
+		}
+		n, err := strconv.ParseInt(string(sz), 16, 64)
+		if err != nil {
+			return fmt.Errorf("bad chunk size %q", line)
+		}
+		if n == 0 {
+			for {
+				t, err := br.ReadSlice('\n')
+				if err != nil {
+					return err
+				}
+				if len(t) <= 2 {
+					return nil
+				}
+			}
+		}
+		if _, err := br.Discard(int(n) + 2); err != nil {
+			return err
+		}
+	}
 }
 
 // Bare serves body with contentType from a plain net/http handler on a loopback port: the

@@ -47,9 +47,10 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		MetricsSeparate:     cfg.MetricsAddr != "",
 		ClientIP:            clientip.New(cfg.TrustedProxies),
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
-		Limiter:             ratelimit.NewMemory(time.Now),
+		Limiter:             ratelimit.NewMemoryBounded(time.Now, cfg.RateLimitMaxIDs),
 		Limits: httpapi.Limits{Public: cfg.RateLimitPublic, Authenticated: cfg.RateLimitAuthenticated,
-			Admin: cfg.RateLimitAdmin, Helper: cfg.RateLimitHelper, Window: cfg.RateLimitWindow},
+			Admin: cfg.RateLimitAdmin, Helper: cfg.RateLimitHelper, Window: cfg.RateLimitWindow,
+			IPv6Prefix: cfg.RateLimitIPv6Prefix},
 	}
 	if cfg.PublicCacheBytes == 0 {
 		srv.PublicCacheSize = 0 // FOLIO_PUBLIC_CACHE_BYTES=0 turns the cache off
@@ -117,12 +118,20 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	var wg sync.WaitGroup
+	// The notice to the other instances goes out from a background sender that coalesces bursts
+	// (one notice per scope however many writes came meanwhile): a pg_notify per write in the
+	// request path cost a round trip and serialised commits. The other instances receive it
+	// asynchronously either way.
+	notices := sqldb.NewNotifier(db, log)
 	db.Changed = func(scope string) {
 		srv.Invalidate(scope)
-		if err := db.Notify(bg, scope); err != nil {
-			log.Warn("cache invalidation notify failed", "scope", scope, "error", err.Error())
-		}
+		notices.Notify(scope)
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		notices.Run(bg)
+	}()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

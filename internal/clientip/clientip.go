@@ -130,3 +130,26 @@ func normalisePrefix(p netip.Prefix) netip.Prefix {
 	}
 	return netip.PrefixFrom(a, p.Bits())
 }
+
+// LimitID names the client a per-IP rate limit counts against: an IPv4 address stands for
+// itself, an IPv6 address for its /v6Bits prefix ("2001:db8:1:2::/64"), because one home or
+// cloud IPv6 connection owns a whole /64 and could otherwise rotate addresses for a fresh budget
+// on every request (contract §6, RATE_LIMIT_IPV6_PREFIX). v6Bits outside 1–128 means 128 (the
+// single address). The zero Addr gives "".
+func LimitID(a netip.Addr, v6Bits int) string {
+	if !a.IsValid() {
+		return ""
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is4() {
+		return a.String()
+	}
+	if v6Bits < 1 || v6Bits > 128 {
+		v6Bits = 128
+	}
+	p, err := a.Prefix(v6Bits)
+	if err != nil {
+		return a.String()
+	}
+	return p.String()
+}

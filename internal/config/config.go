@@ -52,6 +52,8 @@ type Config struct {
 	RateLimitAdmin         int
 	RateLimitHelper        int
 	RateLimitWindow        time.Duration
+	RateLimitIPv6Prefix    int
+	RateLimitMaxIDs        int
 
 	SMTPHost         string
 	SMTPPort         int
@@ -322,6 +324,8 @@ var options = []option{
 		return nil
 	}},
 	{name: "RATE_LIMIT_HELPER_PER_HOUR", def: "5", help: "helper limit: contact, booking and login per client IP, image generation per key", set: integer(1, 1<<30, func(c *Config) *int { return &c.RateLimitHelper })},
+	{name: "RATE_LIMIT_IPV6_PREFIX", def: "64", help: "per-IP limits count an IPv6 client by this prefix length (one /64 is one home connection); IPv4 stays per address", set: integer(1, 128, func(c *Config) *int { return &c.RateLimitIPv6Prefix })},
+	{name: "RATE_LIMIT_MAX_IDENTIFIERS", def: "100000", help: "most identifiers (client IPs, keys) the in-memory limiter tracks; beyond it the least recently used are forgotten (about 170 bytes each)", set: integer(1, 1<<30, func(c *Config) *int { return &c.RateLimitMaxIDs })},
 
 	// Mail
 	{name: "SMTP_HOST", def: "", help: "SMTP server; empty writes mail as .eml files to FOLIO_DATA_DIR/outbox", set: str(func(c *Config) *string { return &c.SMTPHost })},

@@ -258,5 +258,5 @@ func (s *Server) loginLimitKey(r *http.Request) string {
 			}
 		}
 	}
-	return s.clientIP(r) + "|" + email
+	return s.limitIP(r) + "|" + email
 }

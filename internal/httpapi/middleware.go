@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/clientip"
 )
 
 func requestIDFrom(ctx context.Context) string {
@@ -138,4 +140,21 @@ func (s *Server) clientIP(r *http.Request) string {
 		return strings.Trim(host, "[]")
 	}
 	return s.ClientIP.ClientIP(r).String()
+}
+
+// limitIP names the client for per-IP rate limits: the client IP, an IPv6 one reduced to its
+// Limits.IPv6Prefix prefix (clientip.LimitID).
+func (s *Server) limitIP(r *http.Request) string {
+	bits := s.Limits.IPv6Prefix
+	if bits == 0 {
+		bits = 64
+	}
+	if s.ClientIP == nil {
+		a, err := netip.ParseAddrPort(r.RemoteAddr)
+		if err != nil {
+			return s.clientIP(r)
+		}
+		return clientip.LimitID(a.Addr(), bits)
+	}
+	return clientip.LimitID(s.ClientIP.ClientIP(r), bits)
 }

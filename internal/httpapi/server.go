@@ -114,6 +114,9 @@ type Server struct {
 type Limits struct {
 	Public, Authenticated, Admin, Helper int
 	Window                               time.Duration
+	// IPv6Prefix is the prefix length an IPv6 client is counted by in per-IP limits (contract
+	// §6, RATE_LIMIT_IPV6_PREFIX); 0 means 64.
+	IPv6Prefix int
 }
 
 // limitClass says which rate limits a route takes beyond the caller's tier.
@@ -328,7 +331,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 	if s.Limiter == nil {
 		return nil
 	}
-	tierKey, tierLimit := "public:"+s.clientIP(r), s.Limits.Public
+	tierKey, tierLimit := "public:"+s.limitIP(r), s.Limits.Public
 	switch {
 	case actor.AtLeast(folio.LevelAdmin):
 		tierKey, tierLimit = "admin:"+credentialID(actor), s.Limits.Admin
@@ -344,7 +347,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 		checks = append(checks, struct {
 			key   string
 			limit int
-		}{"helper:" + r.Pattern + ":" + s.clientIP(r), s.Limits.Helper})
+		}{"helper:" + r.Pattern + ":" + s.limitIP(r), s.Limits.Helper})
 	case limitHelperLogin:
 		// Sign-in: only failed attempts count (contract §6). The budget is peeked here and the
 		// handler counts a failure (countFailedSignIn), so a correct password never locks its

@@ -2,8 +2,10 @@ package ratelimit
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/foliohq/folio"
 )
@@ -48,7 +50,7 @@ func TestMemorySlidingWindow(t *testing.T) {
 }
 
 // TestMemoryLoweredLimit: when the configured limit drops below what a key already used, the key
-// waits until enough old requests leave the window.
+// waits until enough old buckets are forgotten.
 func TestMemoryLoweredLimit(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
@@ -60,10 +62,96 @@ func TestMemoryLoweredLimit(t *testing.T) {
 			t.Fatalf("request %d denied", i)
 		}
 	}
-	// Times recorded at +1s..+4s; with Limit 2 a request is allowed once +3s leaves the window.
+	// Anchored at +1s with 7.5 s buckets: bucket 0 holds +1s (forgotten at +61s), bucket 1 holds
+	// +2s..+4s (forgotten at +1s+7.5s+60s). With Limit 2 a request is allowed once bucket 1 goes.
 	d := mustAllow(t, m, "k", folio.RateLimit{Limit: 2, Window: time.Minute})
-	if want := start.Add(3*time.Second + time.Minute); d.Allowed || !d.Reset.Equal(want) {
+	if want := start.Add(68500 * time.Millisecond); d.Allowed || !d.Reset.Equal(want) {
 		t.Errorf("got %+v, want denied with Reset %s", d, want)
+	}
+}
+
+// TestMemoryGuarantee checks the documented guarantee against random traffic: never more than
+// Limit allowed in any span of Window, and a request is denied only when at least Limit allowed
+// requests lie within the last Window + Window/Buckets. Remaining and Reset must agree with what
+// the limiter then does.
+func TestMemoryGuarantee(t *testing.T) {
+	t.Parallel()
+	for seed := range 20 {
+		clock := newFakeClock()
+		m := NewMemory(clock.Now)
+		rl := folio.RateLimit{Limit: 7, Window: 80 * time.Second}
+		slack := rl.Window / Buckets
+		rng := rand.New(rand.NewPCG(uint64(seed), 1))
+		var allowed []time.Time
+		for range 600 {
+			clock.Advance(time.Duration(rng.Int64N(int64(6 * time.Second))))
+			now := clock.Now()
+			d := mustAllow(t, m, "k", rl)
+			inWindow, inSlack := 0, 0
+			for _, a := range allowed {
+				if now.Sub(a) < rl.Window {
+					inWindow++
+				}
+				if now.Sub(a) < rl.Window+slack {
+					inSlack++
+				}
+			}
+			if d.Allowed {
+				if inWindow >= rl.Limit {
+					t.Fatalf("seed %d at %s: allowed with %d requests already in the last %s", seed, now, inWindow, rl.Window)
+				}
+				allowed = append(allowed, now)
+				if d.Remaining < 0 || d.Remaining > rl.Limit-1-inWindow {
+					t.Fatalf("seed %d: Remaining %d, but %d requests are in the window", seed, d.Remaining, inWindow)
+				}
+			} else if inSlack < rl.Limit {
+				t.Fatalf("seed %d at %s: denied with only %d requests in the last %s", seed, now, inSlack, rl.Window+slack)
+			}
+			if !d.Reset.After(now) || d.Reset.Sub(now) > rl.Window+slack {
+				t.Fatalf("seed %d: Reset %s not in (now, now+%s]", seed, d.Reset.Sub(now), rl.Window+slack)
+			}
+		}
+	}
+}
+
+// TestMemoryStateIndependentOfLimit: a huge limit costs no more state than a small one.
+func TestMemoryStateIndependentOfLimit(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	m := NewMemory(clock.Now)
+	rl := folio.RateLimit{Limit: 100_000, Window: time.Hour}
+	for range 50_000 {
+		clock.Advance(50 * time.Millisecond)
+		mustAllow(t, m, "k", rl)
+	}
+	d := mustAllow(t, m, "k", rl)
+	if !d.Allowed || d.Remaining != rl.Limit-50_001 {
+		t.Fatalf("got %+v, want allowed with Remaining %d", d, rl.Limit-50_001)
+	}
+	if size := unsafe.Sizeof(*m.keys["k"]); size > 64 {
+		t.Errorf("one identifier's window is %d bytes, want a fixed size of at most 64", size)
+	}
+}
+
+// TestMemoryBoundedIdentifiers: a flood of distinct identifiers within one window never makes
+// the limiter track more than its bound, and the newest identifier is always tracked.
+func TestMemoryBoundedIdentifiers(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	m := NewMemoryBounded(clock.Now, 500)
+	rl := folio.RateLimit{Limit: 1, Window: time.Hour}
+	for i := range 20_000 {
+		clock.Advance(time.Millisecond)
+		key := fmt.Sprintf("public:2001:db8:%x::/64", i)
+		if d := mustAllow(t, m, key, rl); !d.Allowed {
+			t.Fatalf("new identifier %d denied", i)
+		}
+		if d := mustAllow(t, m, key, rl); d.Allowed {
+			t.Fatalf("identifier %d allowed twice (the limit is 1)", i)
+		}
+		if got := m.Len(); got > 500 {
+			t.Fatalf("Len = %d after %d identifiers, want at most 500", got, i+1)
+		}
 	}
 }
 

@@ -2,8 +2,6 @@ package ratelimit
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -12,52 +10,79 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// slidingLogScript is the whole check, run atomically by Redis: one script call per Allow, so
-// concurrent requests on any number of instances cannot both take the last slot. The log is a
-// sorted set of request times in microseconds. Time comes from Redis's own clock (TIME), so
-// instances whose clocks disagree still share one window.
+// bucketedWindowScript is the whole check, run atomically by Redis: one script call per Allow,
+// so concurrent requests on any number of instances cannot both take the last slot. It is the
+// algorithm of Memory (see the package comment) on a hash per identifier: field "a" is the
+// anchor (µs), "s" the window (µs), "h" the newest bucket index and each other field a bucket
+// index with its count, so a key holds at most Buckets+4 small fields whatever the limit. Time
+// comes from Redis's own clock (TIME), so instances whose clocks disagree still share one window,
+// and the key's TTL ends when its last bucket is forgotten: idle identifiers vanish on their own.
 //
-// KEYS[1] = the identifier's sorted set
-// ARGV[1] = limit, ARGV[2] = window in microseconds, ARGV[3] = a random member for this request
-// (times alone could collide within one microsecond)
+// KEYS[1] = the identifier's hash
+// ARGV[1] = limit, ARGV[2] = window in microseconds, ARGV[3] = Buckets, ARGV[4] = "1" to peek
+// (decide without writing anything: Limiter.Peek)
 // Returns {allowed 0|1, remaining, reset µs, now µs}.
-var slidingLogScript = redis.NewScript(`
+var bucketedWindowScript = redis.NewScript(`
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
+local span = tonumber(ARGV[2])
+local k = tonumber(ARGV[3])
+local write = ARGV[4] ~= '1'
+local width = math.max(math.floor(span / k), 1)
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-local count = redis.call('ZCARD', key)
-if count < limit then
-  redis.call('ZADD', key, now, ARGV[3])
-  redis.call('PEXPIRE', key, math.ceil(window / 1000) + 1)
-  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-  return {1, limit - count - 1, tonumber(oldest[2]) + window, now}
-end
-local freeing = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
-return {0, 0, tonumber(freeing[2]) + window, now}
-`)
 
-// peekScript is slidingLogScript without the ZADD: the decision a request would get, with
-// nothing recorded. Returns {allowed 0|1, remaining after one more, reset µs (0: empty), now µs}.
-var peekScript = redis.NewScript(`
-local key = KEYS[1]
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-local count = redis.call('ZCARD', key)
-if count == 0 then
-  return {1, limit - 1, now + window, now}
+local anchor, spanSeen, head = nil, nil, 0
+local counts = {}
+local raw = redis.call('HGETALL', key)
+for i = 1, #raw, 2 do
+  local f, v = raw[i], tonumber(raw[i + 1])
+  if f == 'a' then anchor = v elseif f == 's' then spanSeen = v elseif f == 'h' then head = v
+  else counts[tonumber(f)] = v end
 end
-if count < limit then
-  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-  return {1, limit - count - 1, tonumber(oldest[2]) + window, now}
+if anchor == nil or spanSeen ~= span or now >= anchor + head * width + span then
+  anchor, head, counts = now, 0, {}
+  if write then
+    redis.call('DEL', key)
+    redis.call('HSET', key, 'a', string.format('%.0f', anchor), 's', string.format('%.0f', span))
+  end
 end
-local freeing = redis.call('ZRANGE', key, count - limit, count - limit, 'WITHSCORES')
-return {0, 0, tonumber(freeing[2]) + window, now}
+
+local cur = math.ceil((now - anchor) / width)
+if cur < head then cur = head end
+local lo = math.floor((now - anchor - span) / width) + 1
+local sum = 0
+for j, c in pairs(counts) do
+  if j < lo then
+    if write then redis.call('HDEL', key, tostring(j)) end
+  else
+    sum = sum + c
+  end
+end
+if cur ~= head then
+  head = cur
+  if write then redis.call('HSET', key, 'h', string.format('%.0f', head)) end
+end
+
+local function forgetAt(j) return anchor + j * width + span end
+local ttl = math.ceil((forgetAt(head) - now) / 1000) + 1
+
+if sum < limit then
+  counts[cur] = (counts[cur] or 0) + 1
+  if write then
+    redis.call('HINCRBY', key, string.format('%.0f', cur), 1)
+    redis.call('PEXPIRE', key, ttl)
+  end
+  for j = lo, cur do
+    if (counts[j] or 0) > 0 then return {1, limit - sum - 1, forgetAt(j), now} end
+  end
+end
+if write then redis.call('PEXPIRE', key, ttl) end
+for j = lo, cur do
+  sum = sum - (counts[j] or 0)
+  if sum < limit then return {0, 0, forgetAt(j), now} end
+end
+return {0, 0, forgetAt(cur), now}
 `)
 
 // Redis is a folio.Limiter whose counts live in Redis and are shared by every instance using the
@@ -67,8 +92,8 @@ type Redis struct {
 	prefix string
 }
 
-// NewRedis returns a limiter storing its logs under prefix+key in client's database. The client's
-// dial and read timeouts bound how long Allow waits when Redis is unreachable.
+// NewRedis returns a limiter storing its state under prefix+key in client's database. The
+// client's dial and read timeouts bound how long Allow waits when Redis is unreachable.
 func NewRedis(client *redis.Client, prefix string) *Redis {
 	return &Redis{client: client, prefix: prefix}
 }
@@ -79,29 +104,22 @@ func (r *Redis) Allow(ctx context.Context, key string, rl folio.RateLimit) (foli
 	if err := checkRule(rl); err != nil {
 		return folio.RateDecision{}, err
 	}
-	windowMicros := rl.Window.Microseconds()
-	if windowMicros < 1 {
-		windowMicros = 1
-	}
-	var nonce [12]byte
-	_, _ = rand.Read(nonce[:])
-
-	res, err := slidingLogScript.Run(ctx, r.client, []string{r.prefix + key},
-		rl.Limit, windowMicros, hex.EncodeToString(nonce[:])).Int64Slice()
-	return decision(res, err, rl)
+	return r.run(ctx, key, rl, "0")
 }
 
-// Peek implements folio.Limiter: Allow's decision, computed by Redis, with nothing recorded.
+// Peek implements folio.Limiter: Allow's decision, computed by the same script in Redis, with
+// nothing written.
 func (r *Redis) Peek(ctx context.Context, key string, rl folio.RateLimit) (folio.RateDecision, error) {
 	if err := checkRule(rl); err != nil {
 		return folio.RateDecision{}, err
 	}
-	res, err := peekScript.Run(ctx, r.client, []string{r.prefix + key}, rl.Limit, max(rl.Window.Microseconds(), 1)).Int64Slice()
-	return decision(res, err, rl)
+	return r.run(ctx, key, rl, "1")
 }
 
-// decision reads a script's {allowed, remaining, reset µs, now µs}.
-func decision(res []int64, err error, rl folio.RateLimit) (folio.RateDecision, error) {
+func (r *Redis) run(ctx context.Context, key string, rl folio.RateLimit, peek string) (folio.RateDecision, error) {
+	windowMicros := max(rl.Window.Microseconds(), 1)
+	res, err := bucketedWindowScript.Run(ctx, r.client, []string{r.prefix + key},
+		rl.Limit, windowMicros, Buckets, peek).Int64Slice()
 	if err != nil {
 		return folio.RateDecision{}, fmt.Errorf("ratelimit: redis: %w", err)
 	}

@@ -62,7 +62,33 @@ func TestRedisKeyExpires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ttl <= 0 || ttl > time.Minute+time.Second {
-		t.Errorf("PTTL = %s, want in (0, 1m1s]", ttl)
+	if ttl <= 0 || ttl > time.Minute+time.Minute/Buckets+time.Second {
+		t.Errorf("PTTL = %s, want in (0, 1m+1m/Buckets+1s]", ttl)
+	}
+}
+
+// TestRedisStateIndependentOfLimit: however many requests a big limit lets through, an
+// identifier's hash keeps at most Buckets+4 fields (anchor, window, head and the live buckets).
+func TestRedisStateIndependentOfLimit(t *testing.T) {
+	t.Parallel()
+	url := redisURL(t)
+	c := mustRedisClient(t, url)
+	prefix := uniquePrefix(t)
+	r := NewRedis(c, prefix)
+	rl := folio.RateLimit{Limit: 1_000_000, Window: 80 * time.Millisecond}
+	most := int64(0)
+	for i := range 300 {
+		if d := mustAllow(t, r, "k", rl); !d.Allowed {
+			t.Fatalf("request %d denied under a limit of %d", i, rl.Limit)
+		}
+		n, err := c.HLen(context.Background(), prefix+"k").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, n)
+		time.Sleep(time.Millisecond)
+	}
+	if most > Buckets+4 {
+		t.Errorf("the identifier's hash reached %d fields, want at most %d", most, Buckets+4)
 	}
 }

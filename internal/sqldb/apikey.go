@@ -64,7 +64,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *folio.APIKey, hash []byte) er
 func (db *DB) APIKeyByHash(ctx context.Context, hash []byte) (*folio.APIKey, *folio.User, error) {
 	var owner folio.User
 	var created, updated Time
-	k, err := scanAPIKey(db.R.QueryRowContext(ctx, `SELECT `+apiKeyColumns+`, u.name, u.role, u.bio, u.location, u.website,
+	k, err := scanAPIKey(db.queryRow(ctx, db.R, `SELECT `+apiKeyColumns+`, u.name, u.role, u.bio, u.location, u.website,
 		u.created_at, u.updated_at FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`, hex.EncodeToString(hash)),
 		&owner.Name, &owner.Role, &owner.Bio, &owner.Location, &owner.Website, &created, &updated)
 	if err == sql.ErrNoRows {

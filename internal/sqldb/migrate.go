@@ -28,6 +28,7 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	if _, err := db.RebuildSearchIndex(ctx); err != nil {
 		return applied, err
 	}
+	db.prepareWrites(ctx) // the hot statements can only be prepared once their tables exist
 	return applied, nil
 }
 

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -66,5 +67,62 @@ func (db *DB) Listen(ctx context.Context, log *slog.Logger, fn func(scope string
 			fn(n.Payload)
 		}
 		conn.Close(context.Background())
+	}
+}
+
+// Notifier sends Notify for changed scopes from one background goroutine, so a write does not
+// wait for (or serialise on) its notice, and a burst of writes to one scope costs one notice.
+// Notify never blocks. On SQLite it does nothing.
+type Notifier struct {
+	db   *DB
+	log  *slog.Logger
+	mu   sync.Mutex
+	due  map[string]bool
+	wake chan struct{}
+}
+
+// NewNotifier returns a Notifier for db; Run sends its notices.
+func NewNotifier(db *DB, log *slog.Logger) *Notifier {
+	return &Notifier{db: db, log: log, due: map[string]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// Notify queues a notice that scope changed.
+func (n *Notifier) Notify(scope string) {
+	if n.db.Dialect != Postgres {
+		return
+	}
+	n.mu.Lock()
+	n.due[scope] = true
+	n.mu.Unlock()
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run sends queued notices until ctx ends, then sends what is still queued.
+func (n *Notifier) Run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			n.flush(sctx)
+			cancel()
+			return
+		case <-n.wake:
+			n.flush(ctx)
+		}
+	}
+}
+
+func (n *Notifier) flush(ctx context.Context) {
+	n.mu.Lock()
+	due := n.due
+	n.due = map[string]bool{}
+	n.mu.Unlock()
+	for scope := range due {
+		if err := n.db.Notify(ctx, scope); err != nil {
+			n.log.Warn("cache invalidation notify failed", "scope", scope, "error", err.Error())
+		}
 	}
 }

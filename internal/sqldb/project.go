@@ -15,6 +15,13 @@ const ScopeProjects = "projects"
 
 const projectColumns = `id, title, description, long_description, technologies, status, demo_url, source_url, images, created_at, updated_at`
 
+const insertProject = `INSERT INTO projects (` + projectColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+
+// insertProjectTechnologiesSQLite adds a project's technology rows from a JSON array of lowered
+// names. WHERE true: SQLite's grammar needs it before ON CONFLICT after a SELECT.
+const insertProjectTechnologiesSQLite = `INSERT INTO project_technologies (project_id, technology)
+	SELECT $1, value FROM json_each($2) WHERE true ON CONFLICT DO NOTHING`
+
 func scanProject(row interface{ Scan(...any) error }) (*folio.Project, error) {
 	var p folio.Project
 	var techs, images string
@@ -73,11 +80,11 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM projects`+cond, args...).Scan(&total); err != nil {
+	if err := db.queryRow(ctx, db.R, `SELECT COUNT(*) FROM projects`+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
 	}
 	limit, offset := f.Limit, (f.Page-1)*f.Limit
-	rows, err := db.R.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects`+cond+
+	rows, err := db.query(ctx, db.R, `SELECT `+projectColumns+` FROM projects`+cond+
 		` ORDER BY created_at DESC, id DESC LIMIT `+arg(limit)+` OFFSET `+arg(offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
@@ -95,21 +102,44 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 }
 
 // CreateProject stores a new project built from in (already validated).
+//
+// It is the hot write path (issue 18), so it costs as few statements as the engine allows: the
+// project and its technology rows are one statement on PostgreSQL and two on SQLite (the
+// technology rows from one JSON array), then the outgoing-webhook event in the same transaction.
 func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio.Project, error) {
 	p := &folio.Project{ID: folio.NewID()}
 	in.Apply(p)
 	now := db.Now().UTC().Truncate(0)
 	p.CreatedAt, p.UpdatedAt = now, now
+	techs, _ := json.Marshal(p.Technologies)
+	images, _ := json.Marshal(p.Images)
+	lowered := make([]string, len(p.Technologies))
+	for i, t := range p.Technologies {
+		lowered[i] = strings.ToLower(t)
+	}
+	args := []any{p.ID, p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL,
+		string(images), db.ts(p.CreatedAt), db.ts(p.UpdatedAt)}
+	lw, _ := json.Marshal(lowered)
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		techs, _ := json.Marshal(p.Technologies)
-		images, _ := json.Marshal(p.Images)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO projects (`+projectColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-			p.ID, p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL, string(images),
-			db.ts(p.CreatedAt), db.ts(p.UpdatedAt)); err != nil {
-			return err
-		}
-		if err := db.setTechnologies(ctx, tx, p); err != nil {
-			return err
+		if db.Dialect == Postgres {
+			// The project and its technology rows in one statement (one round trip).
+			if _, err := tx.ExecContext(ctx, `WITH project AS (
+					`+insertProject+`
+				), techs AS (
+					INSERT INTO project_technologies (project_id, technology)
+					SELECT $1, t FROM unnest($12::text[]) AS t ON CONFLICT DO NOTHING
+				) SELECT 1`, append(args, lowered)...); err != nil {
+				return err
+			}
+		} else {
+			if _, err := db.txExec(ctx, tx, insertProject, args...); err != nil {
+				return err
+			}
+			if len(lowered) > 0 {
+				if _, err := db.txExec(ctx, tx, insertProjectTechnologiesSQLite, p.ID, string(lw)); err != nil {
+					return err
+				}
+			}
 		}
 		if err := db.indexProject(ctx, tx, p.ID); err != nil {
 			return err

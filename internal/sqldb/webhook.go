@@ -122,12 +122,15 @@ func (db *DB) Emit(ctx context.Context, ev folio.Event) error {
 	return nil
 }
 
+// selectWebhookEvents runs in every write that emits an event (prepared once on SQLite).
+const selectWebhookEvents = `SELECT id, events FROM webhooks`
+
 // EmitTx queues one delivery of ev for every webhook subscribed to its type, inside tx: the
 // deliveries commit (and so will be sent) exactly when the caller's change does. This is the
 // call to use for new events (booking.cancelled and booking.rescheduled, say) from inside a
 // write's transaction.
 func (db *DB) EmitTx(ctx context.Context, tx *sql.Tx, ev folio.Event) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, events FROM webhooks`)
+	rows, err := db.txQuery(ctx, tx, selectWebhookEvents)
 	if err != nil {
 		return err
 	}

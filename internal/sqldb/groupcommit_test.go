@@ -1,0 +1,127 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// TestGroupCommit: many concurrent SQLite write transactions, some failing part-way and one
+// panicking, each get their own outcome: the failing ones leave nothing behind, every other one
+// is committed before its call returns, and the rows of one call are never split.
+func TestGroupCommit(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.W.ExecContext(ctx, `CREATE TABLE gc (k TEXT PRIMARY KEY, part INTEGER NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	errPlanned := errors.New("planned failure")
+	const calls = 400
+	results := make([]error, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			results[i] = db.tx(ctx, func(tx *sql.Tx) error {
+				for part := range 2 {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO gc (k, part) VALUES ($1, $2)`, fmt.Sprint(i), part); err != nil {
+						if part == 1 {
+							return nil // duplicate key on the second row is expected: k is the primary key
+						}
+						return err
+					}
+					switch {
+					case i%7 == 3 && part == 0:
+						return errPlanned // after writing a row: it must be rolled back
+					case i == 101 && part == 0:
+						panic("planned panic")
+					}
+				}
+				return nil
+			})
+			if results[i] == nil {
+				// Committed before the call returned: visible to the read pool at once.
+				var n int
+				if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM gc WHERE k = $1`, fmt.Sprint(i)).Scan(&n); err != nil || n != 1 {
+					t.Errorf("call %d returned nil but its row is not readable (%d rows, %v)", i, n, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range results {
+		var n int
+		if qerr := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM gc WHERE k = $1`, fmt.Sprint(i)).Scan(&n); qerr != nil {
+			t.Fatal(qerr)
+		}
+		switch {
+		case i%7 == 3:
+			if !errors.Is(err, errPlanned) || n != 0 {
+				t.Errorf("call %d: err %v, %d rows; want the planned error and no row", i, err, n)
+			}
+		case i == 101:
+			if err == nil || n != 0 {
+				t.Errorf("panicking call: err %v, %d rows; want an error and no row", err, n)
+			}
+		default:
+			if err != nil || n != 1 {
+				t.Errorf("call %d: err %v, %d rows; want success and its row", i, err, n)
+			}
+		}
+	}
+}
+
+// TestGroupCommitCancelledCaller: a caller whose context has ended before its turn gets the
+// context's error and writes nothing; the others are unaffected.
+func TestGroupCommitCancelledCaller(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.W.ExecContext(ctx, `CREATE TABLE gc (k TEXT PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, 50)
+	for i := range errs {
+		c := ctx
+		if i%10 == 0 {
+			c = cancelled
+		}
+		wg.Go(func() {
+			errs[i] = db.tx(c, func(tx *sql.Tx) error {
+				_, err := tx.ExecContext(context.Background(), `INSERT INTO gc (k) VALUES ($1)`, fmt.Sprint(i))
+				return err
+			})
+		})
+	}
+	wg.Wait()
+	var n int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM gc`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for i, err := range errs {
+		if i%10 == 0 {
+			if err == nil {
+				t.Errorf("call %d with an ended context succeeded", i)
+			}
+			failed++
+		} else if err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if n != len(errs)-failed {
+		t.Errorf("%d rows, want %d", n, len(errs)-failed)
+	}
+}
