@@ -438,11 +438,10 @@ func TestFirstHour(t *testing.T) {
 
 	t.Run("book a meeting", func(t *testing.T) {
 		date := bookingDate(t)
-		phone.do(t, "open /book", chromedp.Navigate(f.base+"/book"), chromedp.WaitVisible(css("#details-form")),
+		phone.do(t, "open /book", chromedp.Navigate(f.base+"/book"), chromedp.WaitVisible(css("#step-when")))
+		pickBookingDay(t, phone, date)
+		phone.do(t, "choose the first time", chromedp.Click(css("#slots button")), chromedp.WaitVisible(css("#details-form")),
 			chromedp.SendKeys(css("#name"), "Grace Visitor"), chromedp.SendKeys(css("#email"), "grace@example.com"),
-			chromedp.Click(css("#details-form button[type=submit]")), chromedp.WaitVisible(css("#date-form")),
-			chromedp.SetValue(css("#date"), date), chromedp.Click(css("#find-times")), chromedp.WaitVisible(css("#slots button")),
-			chromedp.Click(css("#slots button")), chromedp.WaitVisible(css("#confirm-form")),
 			chromedp.Click(css("#confirm")), chromedp.WaitVisible(css("#step-done")))
 		phone.screenshot(t, f.site, "49-booked-phone-dark")
 		desk.do(t, "bookings", chromedp.Navigate(f.base+"/admin/#/bookings"), chromedp.Reload(), chromedp.WaitVisible(css("#bookings-table")))
