@@ -359,11 +359,15 @@ func (s *Service) Start() {
 	go s.run()
 }
 
-// Flush blocks until every event queued before the call is written (or ctx ends). The writer
-// must be running.
+// Flush blocks until every event queued before the call is written (or ctx ends). Without a
+// running writer (Start not called) there is nobody to write them, so it returns at once.
 func (s *Service) Flush(ctx context.Context) error {
 	ch := make(chan struct{})
 	s.mu.RLock()
+	if !s.started {
+		s.mu.RUnlock()
+		return nil
+	}
 	if s.closed {
 		s.mu.RUnlock()
 		return s.wait(ctx)

@@ -252,3 +252,29 @@ func TestAnalyticsResponsesMatchOpenAPI(t *testing.T) {
 	v.check("GET", "/api/analytics/funnel", ts.do("GET", "/api/analytics/funnel", "admin", nil))
 	v.check("GET", "/api/analytics/script.js", ts.do("GET", "/api/analytics/script.js", "", nil))
 }
+
+// A report read right after a collect counts it: the read routes write the queued batch first
+// (the writer here waits an hour for a batch to fill, and the test never calls Flush).
+func TestAnalyticsReadsSeeQueuedEvents(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ts, _ := newAnalyticsServer(t, db)
+		res := ts.do("POST", "/api/analytics/collect", "", map[string]any{"type": "pageview", "path": "/queued", "visitorId": "v-q"},
+			"User-Agent", testBrowserUA)
+		if res.Status != http.StatusAccepted {
+			t.Fatalf("collect: %d %s", res.Status, res.Body)
+		}
+		rep := ts.do("GET", "/api/analytics", "admin", nil).json(t)
+		if pv := rep["pageViews"].(map[string]any)["total"]; pv != float64(1) {
+			t.Errorf("report page views = %v, want 1: %v", pv, rep)
+		}
+		bd := ts.do("GET", "/api/analytics/breakdown?dimension=page", "admin", nil).json(t)
+		rows := bd["rows"].([]any)
+		if len(rows) != 1 || rows[0].(map[string]any)["value"] != "/queued" {
+			t.Errorf("breakdown rows = %v, want the /queued page", rows)
+		}
+		rt := ts.do("GET", "/api/analytics/realtime", "admin", nil).json(t)
+		if rt["visitors"] != float64(1) {
+			t.Errorf("realtime visitors = %v, want 1: %v", rt["visitors"], rt)
+		}
+	})
+}

@@ -159,8 +159,8 @@ func (s *Server) auditRoutes() []route {
 			Query: []param{
 				{Name: "action", Type: "string", Doc: "exact action (auth.login), or a prefix ending in . or * (auth.*)"},
 				{Name: "actor", Type: "string", Doc: "a user id or an API key id"},
-				{Name: "from", Type: "string", Doc: "RFC 3339 time; entries at or after it"},
-				{Name: "to", Type: "string", Doc: "RFC 3339 time; entries before it"},
+				{Name: "from", Type: "string", Doc: "RFC 3339 time, entries at or after it; or a date (YYYY-MM-DD, UTC), from its start"},
+				{Name: "to", Type: "string", Doc: "RFC 3339 time, entries before it; or a date (YYYY-MM-DD, UTC), through its end"},
 				pageParam, limitParam},
 			Status: http.StatusOK, Resp: auditList{}},
 	}
@@ -187,7 +187,16 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 		if v := strings.TrimSpace(q.Get(p.name)); v != "" {
 			t, err := time.Parse(time.RFC3339, v)
 			if err != nil {
-				return folio.BadRequest(p.name, "must be an RFC 3339 time such as 2026-01-02T15:04:05Z")
+				// A bare date, as the analytics range takes: the whole day in UTC, so
+				// from=D starts at D's midnight and to=D ends at the next one.
+				d, derr := time.Parse(time.DateOnly, v)
+				if derr != nil {
+					return folio.BadRequest(p.name, "must be an RFC 3339 time such as 2026-01-02T15:04:05Z or a date (YYYY-MM-DD)")
+				}
+				if p.name == "to" {
+					d = d.AddDate(0, 0, 1)
+				}
+				t = d
 			}
 			*p.dst = &t
 		}

@@ -103,6 +103,9 @@ func (s *Server) contact(w http.ResponseWriter, r *http.Request) error {
 			return fail(http.StatusBadRequest, "The field "+f.name+" must be a single line.")
 		}
 	}
+	if strings.Contains(in.Message, "\x00") {
+		return fail(http.StatusBadRequest, "The field message must not contain NUL characters.")
+	}
 	addr, err := mail.ParseAddress(in.Email)
 	if err != nil || addr.Address != in.Email || addr.Name != "" {
 		return fail(http.StatusBadRequest, "The email address is not valid.")

@@ -102,6 +102,8 @@ func TestContactRoute(t *testing.T) {
 			{"email with display name", map[string]any{"name": "a", "email": "Eve <eve@example.com>", "message": "m"}, "The email address is not valid."},
 			{"header injection in subject", map[string]any{"name": "a", "email": "a@example.com", "subject": "hi\r\nBcc: victim@example.com", "message": "m"}, "The field subject must be a single line."},
 			{"header injection in name", map[string]any{"name": "a\nBcc: x@example.com", "email": "a@example.com", "message": "m"}, "The field name must be a single line."},
+			{"NUL in message", `{"name": "a", "email": "a@example.com", "message": "m\u0000"}`, "The field message must not contain NUL characters."},
+			{"NUL in name", `{"name": "a\u0000", "email": "a@example.com", "message": "m"}`, "The field name must be a single line."},
 			{"wrong type", `{"name": 5, "email": "a@example.com", "message": "m"}`, "The field name must be a string."},
 			{"not json", `name=a`, "The request body must be a JSON object with name, email and message."},
 		} {

@@ -40,7 +40,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 		}
 		return folio.BadRequest("", "The request body must hold exactly one JSON value.")
 	}
-	return nil
+	return refuseNULInBody(v)
 }
 
 func jsonError(err error) error {

@@ -273,6 +273,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	if rt.Perm != "" && !actor.Has(rt.Perm) {
 		return folio.Errorf(folio.EFORBIDDEN, "This route needs the %s permission.", rt.Perm)
 	}
+	if err := refuseNULInURL(r); err != nil {
+		return err
+	}
 	if rt.Cache != "" && s.PublicCacheSize > 0 && (r.Method == http.MethodGet || r.Method == http.MethodHead) && !actor.AtLeast(folio.LevelWrite) {
 		return s.serveCached(w, r, &rt)
 	}

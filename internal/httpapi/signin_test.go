@@ -513,6 +513,14 @@ func TestAuditLog(t *testing.T) {
 		if l := q("to=" + start.Format(time.RFC3339)); l.Total != 0 {
 			t.Errorf("to the past: %d", l.Total)
 		}
+		// Bare dates are whole UTC days: from=D from its midnight, to=D through its end.
+		first, last := start.UTC().Format(time.DateOnly), f.Clock.Now().UTC().Format(time.DateOnly)
+		if l := q("from=" + first + "&to=" + last); l.Total != len(list.Entries) {
+			t.Errorf("from=%s&to=%s: %d entries, want all %d", first, last, l.Total, len(list.Entries))
+		}
+		if l := q("to=" + start.UTC().AddDate(0, 0, -1).Format(time.DateOnly)); l.Total != 0 {
+			t.Errorf("to the day before: %d", l.Total)
+		}
 		if l := q("limit=2&page=2"); len(l.Entries) != 2 || l.Page != 2 || l.Total != len(list.Entries) {
 			t.Errorf("paging: %+v", l)
 		}
