@@ -37,7 +37,8 @@ const usage = `folio — a self-hosted backend for a portfolio site and its admi
 Usage:
   folio [serve]                         start the service (default)
   folio migrate                         apply database migrations and exit
-  folio seed --demo                     fill an empty database with demo content
+  folio seed --demo                     fill an empty database with demo content and a few
+                                        weeks of sample analytics
   folio backup [--out FILE]             copy the SQLite database safely while serving
   folio export --out FILE.zip           write posts, projects, profile and media into one zip
   folio import FILE.zip                 restore such a zip into this database (idempotent)
@@ -51,7 +52,8 @@ Usage:
   folio apikey revoke ID                revoke an API key
   folio version                         print the version
 
-Run "folio serve --help" for every configuration variable.
+Run "folio COMMAND --help" for a command's flags, and "folio serve --help" for every
+configuration variable.
 `
 
 // Run runs the folio command with args (without the program name).
@@ -60,6 +62,12 @@ func Run(ctx context.Context, args []string, env Env) error {
 		env.Getenv = func(string) string { return "" }
 	}
 	cmd := "serve"
+	// "folio --help" is about the command, not about serve (whose variables are under
+	// "folio serve --help").
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprint(env.Stdout, usage)
+		return nil
+	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
@@ -126,7 +134,10 @@ func newLogger(cfg *config.Config, w io.Writer) *slog.Logger {
 	var level slog.Level
 	level.UnmarshalText([]byte(cfg.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
-	if cfg.LogFormat == "text" {
+	switch logFormat(cfg, w) {
+	case "human":
+		return slog.New(newHumanHandler(w, level))
+	case "text":
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))

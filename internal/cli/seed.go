@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -35,7 +36,11 @@ func runSeed(ctx context.Context, args []string, env Env) error {
 		fmt.Fprintln(env.Stdout, "the database already holds content; nothing was added")
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "added %d demo items\n", n)
+	events, err := SeedDemoAnalytics(ctx, db, cfg.BookingTimezone, cfg.SiteURL, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "added %d demo items and %d sample analytics events over the last %d days\n", n, events, demoDays)
 	return nil
 }
 

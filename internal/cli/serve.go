@@ -88,6 +88,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err := wireWebUI(cfg, srv); err != nil {
 		return err
 	}
+	srv.Features = features(cfg) // GET /api/features: what is configured, what is missing (firststart.go)
 	handler := srv.Handler()
 
 	// Analytics: events are written in batches off the request path. The deferred Close runs after
@@ -219,6 +220,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		ErrorLog:          slogErrorLog(log),
 	}
 	log.Info("folio listening", "addr", ln.Addr().String(), "database", string(db.Dialect), "env", cfg.Env)
+	announceStart(ctx, cfg, db, ln.Addr().String(), log) // where the dashboard is, who can sign in (firststart.go)
 	if env.Ready != nil {
 		env.Ready(ln.Addr().String())
 	}

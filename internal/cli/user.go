@@ -313,10 +313,7 @@ func loadOrCreateSecret(path string) (string, error) {
 // exists yet (and does nothing once one does, so the variables can stay set).
 func bootstrapOwner(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *slog.Logger) error {
 	if cfg.AdminEmail == "" && cfg.AdminPassword == "" {
-		if n, err := db.CountUsers(ctx); err == nil && n == 0 {
-			log.Info("no users yet: create one with `folio user create`, or set FOLIO_ADMIN_EMAIL and FOLIO_ADMIN_PASSWORD")
-		}
-		return nil
+		return nil // announceStart says how to make the first user when there is none
 	}
 	if cfg.AdminEmail == "" || cfg.AdminPassword == "" {
 		return errors.New("config: FOLIO_ADMIN_EMAIL and FOLIO_ADMIN_PASSWORD must be set together")

@@ -257,7 +257,7 @@ var options = []option{
 	{name: "REDIS_URL", def: "", help: "redis://… to share rate limits, caches and invalidations between instances; empty keeps them in memory", secret: true, set: str(func(c *Config) *string { return &c.RedisURL })},
 	{name: "FOLIO_AUTO_MIGRATE", def: "true", help: "apply database migrations at start (folio migrate does it explicitly)", set: boolean(func(c *Config) *bool { return &c.AutoMigrate })},
 	{name: "LOG_LEVEL", def: "info", help: "debug, info, warn or error", set: oneOf(func(c *Config) *string { return &c.LogLevel }, "debug", "info", "warn", "error")},
-	{name: "LOG_FORMAT", def: "json", help: "json or text", set: oneOf(func(c *Config) *string { return &c.LogFormat }, "json", "text")},
+	{name: "LOG_FORMAT", def: "auto", help: "auto (short lines for people when the log goes to a terminal, JSON otherwise), json or text (logfmt)", set: oneOf(func(c *Config) *string { return &c.LogFormat }, "auto", "json", "text")},
 	{name: "FOLIO_READ_TIMEOUT", def: "30s", help: "time allowed to read a whole request, body included", set: duration(func(c *Config) *time.Duration { return &c.ReadTimeout })},
 	{name: "FOLIO_WRITE_TIMEOUT", def: "120s", help: "time allowed to write a response (uploads and AI generation take the longest)", set: duration(func(c *Config) *time.Duration { return &c.WriteTimeout })},
 	{name: "FOLIO_REQUEST_TIMEOUT", def: "60s", help: "deadline of a request's work (database and upstream calls)", set: duration(func(c *Config) *time.Duration { return &c.RequestTimeout })},

@@ -110,6 +110,12 @@ var contractRoutes = []contractRoute{
 	{"GET", "/api/schedule/events/{}", public, limitTier},
 	// The owner's list of confirmed bookings (dashboard), like the contact inbox.
 	{"GET", "/api/schedule/bookings", adminAccess, limitTier},
+	// The dashboard's helpers (docs/api.md, Dashboard): the sign-in form's "no user yet" signal is
+	// public; which features are configured needs any credentials; the Markdown preview needs
+	// write, like saving the post it previews.
+	{"GET", "/api/setup", public, limitTier},
+	{"GET", "/api/features", anyCredential, limitTier},
+	{"POST", "/api/blog/preview", writeAccess, limitTier},
 	// Contract §7: the manage token is the visitor's credential; helper-limited like book.
 	{"GET", "/api/schedule/bookings/{}", public, limitHelperIP},
 	{"POST", "/api/schedule/bookings/{}/cancel", public, limitHelperIP},

@@ -22,6 +22,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.bookingRoutes()...)
 	rs = append(rs, s.bookingLifecycleRoutes()...)
 	rs = append(rs, s.blogRoutes()...)
+	rs = append(rs, s.dashboardRoutes()...)
 	rs = append(rs, s.searchRoutes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.exportRoutes()...)

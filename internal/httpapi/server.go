@@ -94,6 +94,9 @@ type Server struct {
 	// publishes one with crossPlatformPublishing.extblog on (blog.go); nil reports "skipped".
 	ArticlePublisher folio.ArticlePublisher
 
+	// Features lists the optional features and their configuration state for GET /api/features
+	// (built by internal/cli from the configuration).
+	Features []Feature
 	// Audit, when set, receives the audit log's entries (audit.go); nil records nothing.
 	Audit *audit.Writer
 	// WebhookAllowPrivate lets webhooks point at loopback, private and link-local addresses
@@ -150,7 +153,6 @@ type route struct {
 	// ErrorResp, when set, is the route's own failure body (the contact route's {error: string});
 	// rate-limit and permission failures keep the envelope.
 	ErrorResp any
-
 	// Audit names the audit-log action of the route ("-": never recorded); empty derives it
 	// from the method and pattern. Unsafe requests by a key or session are recorded, and every
 	// request of an AuditAlways route (sign-in) is, whoever sends it (audit.go).
@@ -187,9 +189,13 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/api/", s.adapt(route{Handle: s.unmatched}))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	if s.UI != nil {
-		for _, p := range []string{"GET /admin", "GET /admin/", "GET /book", "GET /book/"} {
+		for _, p := range []string{"GET /admin", "GET /admin/", "GET /book", "GET /book/", "GET /favicon.ico"} {
 			mux.Handle(p, s.UI)
 		}
+		// The bare site root has no page of its own: a person opening it wants the dashboard.
+		mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/admin/", http.StatusFound)
+		})
 	}
 	mux.Handle("GET /sitemap.xml", s.adapt(route{Handle: s.sitemap}))
 	mux.HandleFunc("GET /readyz", s.readyz)
@@ -225,7 +231,7 @@ func (s *Server) now() time.Time {
 // adapt applies a route's row: authenticate, rate-limit, check the permission, then run the
 // handler (through the response cache for public GETs) and render a returned error.
 func (s *Server) adapt(rt route) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		note := recordOf(r.Context())
 		if note == nil { // a handler served without outer (tests)
 			note = &requestRecord{}
@@ -236,6 +242,7 @@ func (s *Server) adapt(rt route) http.Handler {
 		}
 		s.recordAudit(w, r, rt, note)
 	})
+	return h
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {

@@ -155,7 +155,7 @@ func TestBrowserBookingLifecycle(t *testing.T) {
 	desk.do(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
 		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
 		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
-		chromedp.Click(css("#login-form button[type=submit]")), chromedp.WaitVisible(css("#stat-views")))
+		chromedp.Click(css("#login-form button[type=submit]")), chromedp.WaitVisible(css("#stat-views, #overview-empty")))
 	desk.do(t, "meeting types", chromedp.Navigate(s.base+"/admin/#/schedule/types"), chromedp.WaitVisible(css("#types-table")))
 	desk.waitText(t, "#types-table", "30min")
 	desk.do(t, "new type", chromedp.SendKeys(css("#type-form input[name=title]"), "Quick intro"),

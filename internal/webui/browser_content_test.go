@@ -34,7 +34,7 @@ func TestBrowserContent(t *testing.T) {
 		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
 		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
 		chromedp.Click(css("#login-form button[type=submit]")),
-		chromedp.WaitVisible(css("#stat-views")))
+		chromedp.WaitVisible(css("#stat-views, #overview-empty")))
 
 	t.Run("search", func(t *testing.T) {
 		for _, p := range []map[string]any{

@@ -422,7 +422,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.SendKeys(css("#project-form input[name=technologies]"), "Go, SQLite"),
 			chromedp.SetValue(css("#project-form select[name=status]"), "published"),
 			chromedp.Click(css("#project-form button[type=submit]")))
-		desk.waitText(t, "main .status", "Created “Browser-made project”")
+		desk.waitText(t, "#toasts", "Created “Browser-made project”")
 		desk.screenshot(t, s, "04-project-edit")
 		desk.do(t, "project list", chromedp.Navigate(s.base+"/admin/#/projects"), chromedp.WaitVisible(css("#projects-table")))
 		desk.waitText(t, "#projects-table", "Browser-made project")
@@ -438,13 +438,13 @@ func TestBrowser(t *testing.T) {
 		if got := eval[string](t, desk, `document.querySelector('#post-preview h1')?.textContent || ''`); got != "A heading" {
 			t.Errorf("preview heading: got %q, want %q", got, "A heading")
 		}
-		desk.do(t, "save the draft", chromedp.Click(css("#save-post")), chromedp.WaitVisible(css("#publishing-form")))
-		desk.waitText(t, "main .status", "Created the draft")
+		// One save: the content and the publishing options go together.
 		desk.do(t, "publish",
 			chromedp.SetValue(css("#publish-status"), "published"),
-			chromedp.SendKeys(css("#publishing-form input[name=series]"), "Browser tests"),
-			chromedp.Click(css("#apply-publishing")))
-		desk.waitText(t, "main .status", "the post is published")
+			chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('#publishing-panel details').forEach((d) => { d.open = true; })`),
+			chromedp.SendKeys(css("#post-form input[name=series]"), "Browser tests"),
+			chromedp.Click(css("#save-post")))
+		desk.waitText(t, "#toasts", "is published")
 		desk.waitText(t, "#publish-state", "published")
 		desk.screenshot(t, s, "05-post-editor")
 
@@ -463,10 +463,12 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("public GET /api/blog/hello-from-the-browser: got %d %+v, want 200, published, series set", res.StatusCode, post)
 		}
 
-		// The external platform is not configured here: the page reports the 503 and its reason.
-		desk.do(t, "publish on the external blog", chromedp.Click(css("#extblog-publish")))
-		desk.waitText(t, "main .status", "Publish on the external blog failed")
-		desk.waitText(t, "main .status", "EXTBLOG_")
+		// The external platform is not configured here: its controls are disabled and say which
+		// variables to set.
+		desk.waitText(t, "#extblog-note", "EXTBLOG_API_TOKEN")
+		if !eval[bool](t, desk, `document.querySelector('#extblog-publish').disabled && document.querySelector('#opt-crossPlatform').disabled`) {
+			t.Error("the external blog controls are enabled although the platform is not configured")
+		}
 
 		desk.do(t, "post list", chromedp.Navigate(s.base+"/admin/#/posts"), chromedp.WaitVisible(css("#posts-table")))
 		desk.waitText(t, "#posts-table", "Hello from the browser")
@@ -499,8 +501,9 @@ func TestBrowser(t *testing.T) {
 		if html := eval[string](t, desk, `document.body.textContent`); strings.Contains(html, secret) {
 			t.Error("the secret is still on the page after it was dismissed")
 		}
-		desk.do(t, "revoke", chromedp.Click(css(`#keys-table tr[data-key-name="browser-ci"] button`)))
-		desk.waitText(t, "main .status", "Revoked “browser-ci”")
+		desk.do(t, "revoke", chromedp.Click(css(`#keys-table tr[data-key-name="browser-ci"] button`)), chromedp.WaitVisible(css("#confirm-dialog")))
+		desk.do(t, "confirm the revocation", chromedp.Click(css("#confirm-ok")))
+		desk.waitText(t, "#toasts", "Revoked “browser-ci”")
 		desk.waitFor(t, "the key's row to go", `!document.querySelector('tr[data-key-name="browser-ci"]')`)
 		if res := noCookies.api(t, "GET", "/api/user/profile", nil, bearer); res.status != 401 {
 			t.Fatalf("profile with the revoked key: got %d, want 401", res.status)
@@ -514,10 +517,10 @@ func TestBrowser(t *testing.T) {
 			chromedp.Navigate(s.base+"/admin/#/media"), chromedp.WaitVisible(css("#upload-form")),
 			chromedp.SetUploadFiles(css("#upload-file"), []string{img}),
 			chromedp.Click(css("#upload-form button[type=submit]")))
-		desk.waitText(t, "main .status", "Uploaded")
+		desk.waitText(t, "#toasts", "Uploaded")
 		desk.waitFor(t, "the uploaded image to load", `[...document.querySelectorAll('#media-grid img')].some((i) => i.complete && i.naturalWidth === 64)`)
 		desk.do(t, "generate", chromedp.SendKeys(css("#ai-prompt"), "a lighthouse at dusk"), chromedp.Click(css("#ai-form button[type=submit]")))
-		desk.waitText(t, "main .status", "Image generated")
+		desk.waitText(t, "#toasts", "Image generated")
 		desk.waitFor(t, "the generated image", `document.querySelector('#ai-result img')?.naturalWidth === 64`)
 		desk.waitFor(t, "the generated image in the library", `[...document.querySelectorAll('#media-grid figcaption')].some((c) => c.textContent.includes('lighthouse'))`)
 		desk.screenshot(t, s, "07-media")
@@ -535,14 +538,14 @@ func TestBrowser(t *testing.T) {
 			chromedp.SetValue(css("#profile-name"), "Olive Owner"),
 			chromedp.SendKeys(css("#profile-form input[name=website]"), "not a url"),
 			chromedp.Click(css("#profile-form button[type=submit]")))
-		desk.waitText(t, "main .status", "website")
+		desk.waitText(t, "main .status", "Website:") // the form's label, not the JSON field
 		if inv := eval[bool](t, desk, `document.querySelector('#profile-form input[name=website]').getAttribute('aria-invalid') === 'true'`); !inv {
 			t.Error("the website field is not marked invalid after a 422")
 		}
 		desk.do(t, "fix the website",
 			chromedp.SetValue(css("#profile-form input[name=website]"), "https://olive.example.com"),
 			chromedp.Click(css("#profile-form button[type=submit]")))
-		desk.waitText(t, "main .status", "Profile saved")
+		desk.waitText(t, "#toasts", "Profile saved")
 		desk.screenshot(t, s, "11-profile")
 	})
 

@@ -31,7 +31,7 @@ func TestBrowserWebhooks(t *testing.T) {
 		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
 		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
 		chromedp.Click(css("#login-form button[type=submit]")),
-		chromedp.WaitVisible(css("#stat-views")))
+		chromedp.WaitVisible(css("#stat-views, #overview-empty")))
 
 	desk.do(t, "open Settings → Webhooks", chromedp.Navigate(s.base+"/admin/#/settings/webhooks"), chromedp.WaitVisible(css("#webhook-form")))
 	// A loopback URL is refused by the server (WEBHOOK_ALLOW_PRIVATE is off) and the form says why.
@@ -74,6 +74,7 @@ func TestBrowserWebhooks(t *testing.T) {
 		t.Fatalf("export link %q", href)
 	}
 
-	desk.do(t, "delete the webhook", chromedp.Click(css("#webhooks-table button.danger")))
+	desk.do(t, "delete the webhook", chromedp.Click(css("#webhooks-table button.quiet-danger")), chromedp.WaitVisible(css("#confirm-dialog")),
+		chromedp.Click(css("#confirm-ok")))
 	desk.waitText(t, "main", "No webhooks yet.")
 }

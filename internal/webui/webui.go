@@ -53,8 +53,8 @@ type asset struct {
 	etag        string
 }
 
-// Handler serves /admin/ (the dashboard) and /book (the booking page). Mount it at "/admin/",
-// "/admin" and "/book", "/book/".
+// Handler serves /admin/ (the dashboard), /book (the booking page) and /favicon.ico. Mount it
+// at "/admin/", "/admin", "/book", "/book/" and "/favicon.ico".
 type Handler struct {
 	assets  map[string]asset // by URL path
 	csp     string
@@ -171,6 +171,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/book/":
 		http.Redirect(w, r, "/book", http.StatusMovedPermanently)
 		return
+	case "/favicon.ico":
+		// Browsers ask for /favicon.ico on every site; they all accept the SVG under that name.
+		p = "/admin/favicon.svg"
 	}
 	if token, ok := strings.CutPrefix(p, "/book/manage/"); ok && token != "" && !strings.Contains(token, "/") {
 		p = "/book/" // the page reads the token from its address

@@ -2,7 +2,7 @@
 // bookings sent. The list uses GET /api/schedule/bookings when the server offers it.
 import { api, ApiError, query } from './shared/api.js';
 import { h, formatDateTime, safeURL, replace } from './shared/dom.js';
-import { pageHead, badge, pager, errorText } from './ui.js';
+import { pageHead, badge, pager, errorText, emptyState, linkButton, features, featureNote } from './ui.js';
 
 const STEP_NAMES = {
   modal_opened: 'Opened the booking page', contact_info_submitted: 'Entered name and email', date_selected: 'Chose a date',
@@ -26,7 +26,11 @@ async function bookingList() {
       return;
     }
     const items = res.bookings || [];
-    replace(body, items.length === 0 ? h('p', { class: 'muted' }, 'No upcoming meetings.')
+    replace(body, items.length === 0 ? emptyState({
+      id: 'bookings-empty', iconName: 'calendar', title: 'No meetings booked yet',
+      text: 'Share your booking page: visitors pick a free time and you both get an invitation by mail.',
+      action: linkButton('Open the booking page', '/book', { iconName: 'external-link', kind: 'secondary' }),
+    })
       : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'bookings-table' },
         h('thead', {}, h('tr', {}, ['When', 'Who', 'Meeting', 'Links'].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', {}, items.map((b) => {
@@ -66,7 +70,7 @@ async function mails() {
   const body = h('div', {});
   const load = async (page = 1) => {
     const res = await api('GET', `/api/mail/outbox${query({ page, limit: 10 })}`);
-    replace(body, res.items.length === 0 ? h('p', { class: 'muted' }, 'No mail sent yet.')
+    replace(body, res.items.length === 0 ? h('p', { class: 'muted' }, 'No mail sent yet. Confirmations and contact messages appear here once they go out.')
       : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'outbox-table' },
         h('thead', {}, h('tr', {}, ['Subject', 'To', 'Status', 'Created'].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', {}, res.items.map((m) => h('tr', {},
@@ -80,6 +84,10 @@ async function mails() {
 }
 
 export async function render() {
-  const [list, fun, mail] = await Promise.all([bookingList(), funnel(), mails()]);
-  return h('div', {}, pageHead('Bookings', h('a', { class: 'button secondary', href: '/book', target: '_blank' }, 'Open the booking page')), list, fun, mail);
+  const [list, fun, mail, feats] = await Promise.all([bookingList(), funnel(), mails(), features().catch(() => ({}))]);
+  const open = linkButton('Open the booking page', '/book', { iconName: 'external-link', kind: 'secondary' });
+  open.target = '_blank';
+  const notes = [feats.calendar && !feats.calendar.configured ? featureNote(feats.calendar, 'calendar-note') : null,
+    feats.smtp && !feats.smtp.configured ? featureNote(feats.smtp, 'smtp-note') : null];
+  return h('div', {}, pageHead('Bookings', open), notes, list, fun, mail);
 }

@@ -2,7 +2,7 @@
 // expiry, and revoke.
 import { api } from './shared/api.js';
 import { h, field, formatDateTime, replace } from './shared/dom.js';
-import { pageHead, statusBox, errorText, badge, busy, markFields } from './ui.js';
+import { pageHead, statusBox, errorText, badge, busy, markFields, formError, button, confirmDialog, toast, emptyState } from './ui.js';
 
 export async function render({ announce }) {
   const status = statusBox();
@@ -12,16 +12,20 @@ export async function render({ announce }) {
   const load = async () => {
     const res = await api('GET', '/api/keys');
     const rows = res.keys.map((k) => {
-      const revoke = h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke ${k.name}`, 'data-key-id': k.id }, 'Revoke');
-      revoke.addEventListener('click', () => busy(revoke, async () => {
-        if (!window.confirm(`Revoke the key “${k.name}”? Anything using it stops working at once.`)) return;
-        try {
-          await api('DELETE', `/api/keys/${encodeURIComponent(k.id)}`);
-          status.set(`Revoked “${k.name}”.`, 'ok');
-          announce(`Revoked ${k.name}`);
-          await load();
-        } catch (e) { status.set(errorText(e), 'error'); }
-      }));
+      const revoke = button('Revoke', { iconName: 'trash-2', kind: 'quiet-danger', ariaLabel: `Revoke ${k.name}` });
+      revoke.dataset.keyId = k.id;
+      revoke.addEventListener('click', async () => {
+        // Ask first; the button shows it is working only once the answer is yes.
+        if (!await confirmDialog({ title: 'Revoke this key?', message: `Anything using “${k.name}” stops working at once.`, confirmLabel: 'Revoke key' })) return;
+        await busy(revoke, async () => {
+          try {
+            await api('DELETE', `/api/keys/${encodeURIComponent(k.id)}`);
+            toast(`Revoked “${k.name}”.`);
+            announce(`Revoked ${k.name}`);
+            await load();
+          } catch (e) { status.set(errorText(e), 'error'); }
+        });
+      });
       const expired = k.expiresAt && new Date(k.expiresAt) < new Date();
       return h('tr', { 'data-key-name': k.name },
         h('td', { 'data-label': 'Name' }, k.name),
@@ -30,9 +34,12 @@ export async function render({ announce }) {
         h('td', { 'data-label': 'Created' }, formatDateTime(k.createdAt)),
         h('td', { 'data-label': 'Last used' }, k.lastUsedAt ? formatDateTime(k.lastUsedAt) : 'never'),
         h('td', { 'data-label': 'Expires' }, k.expiresAt ? `${formatDateTime(k.expiresAt)}${expired ? ' (expired)' : ''}` : 'never'),
-        h('td', {}, revoke));
+        h('td', { class: 'actions' }, revoke));
     });
-    replace(body, rows.length === 0 ? h('p', { class: 'muted' }, 'No API keys yet.')
+    replace(body, rows.length === 0 ? emptyState({
+      id: 'keys-empty', iconName: 'key-round', title: 'No API keys yet',
+      text: 'A key lets a program use the API: your site\'s build reads posts with a read key, a deploy script writes with a write key. Create one above.',
+    })
       : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'keys-table' },
         h('thead', {}, h('tr', {}, ['Name', 'Key', 'Level', 'Created', 'Last used', 'Expires', ''].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', {}, rows))));
@@ -44,15 +51,13 @@ export async function render({ announce }) {
       .map(([v, t]) => h('option', { value: v }, t)));
   const expires = h('select', { name: 'expiresAt', id: 'key-expires' },
     [['', 'Never'], ['30', 'In 30 days'], ['90', 'In 90 days'], ['365', 'In a year']].map(([v, t]) => h('option', { value: v }, t)));
-  const create = h('button', { type: 'submit' }, 'Create key');
-  const form = h('form', { class: 'panel', id: 'key-form', novalidate: true }, h('h2', {}, 'New key'),
+  const create = button('Create key', { type: 'submit', iconName: 'plus' });
+  const form = h('form', { class: 'panel', id: 'key-form', novalidate: true, 'data-primary': '' }, h('h2', {}, 'New key'),
     h('div', { class: 'grid' }, field('Name', name, 'What uses this key, e.g. "CI deploy"'), field('Level', level), field('Expires', expires)), create);
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     if (!name.value.trim()) {
-      status.set('Give the key a name.', 'error');
-      name.setAttribute('aria-invalid', 'true');
-      name.focus();
+      status.set(formError(form, { message: 'Give the key a name', details: [{ field: 'name', message: 'is required' }] }), 'error');
       return;
     }
     busy(create, async () => {
@@ -62,9 +67,9 @@ export async function render({ announce }) {
         const res = await api('POST', '/api/keys', body);
         markFields(form, null);
         const secret = h('code', { class: 'secret', id: 'new-key-secret' }, res.key);
-        const copy = h('button', { type: 'button', class: 'secondary' }, 'Copy');
+        const copy = button('Copy', { iconName: 'copy', kind: 'secondary' });
         copy.addEventListener('click', async () => {
-          try { await navigator.clipboard.writeText(res.key); copy.textContent = 'Copied'; } catch { copy.textContent = 'Select the key and copy it'; }
+          try { await navigator.clipboard.writeText(res.key); toast('Key copied.'); } catch { getSelection().selectAllChildren(secret); toast('Press Ctrl+C (⌘C) to copy the selected key.', 'info'); }
         });
         const done = h('button', { type: 'button', class: 'secondary', id: 'new-key-done' }, 'I have stored it');
         done.addEventListener('click', () => { secretBox.replaceChildren(); name.focus(); });
@@ -77,8 +82,7 @@ export async function render({ announce }) {
         await load();
         copy.focus();
       } catch (e) {
-        status.set(errorText(e), 'error');
-        markFields(form, e);
+        status.set(formError(form, e), 'error');
       }
     });
   });

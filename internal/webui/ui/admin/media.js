@@ -2,7 +2,7 @@
 // generate an image from a prompt, and browse what is stored with its responsive variants.
 import { api, query, ApiError } from './shared/api.js';
 import { h, field, formatBytes, formatDateTime, replace, safeURL } from './shared/dom.js';
-import { pageHead, statusBox, errorText, pager, busy } from './ui.js';
+import { pageHead, statusBox, errorText, pager, busy, button, toast, emptyState, features, featureNote } from './ui.js';
 
 const SIZES = ['1024x1024', '1024x1536', '1536x1024'];
 
@@ -82,10 +82,16 @@ function uploadFile(file, onProgress) {
 
 export async function render({ announce }) {
   const status = statusBox();
+  const feats = await features().catch(() => ({}));
+  const ai = feats.imageGeneration;
+  const aiReady = !ai || ai.configured;
   const library = h('div', {});
   const load = async (page = 1) => {
     const res = await api('GET', `/api/media${query({ page, limit: 24 })}`);
-    replace(library, res.media.length === 0 ? h('p', { class: 'muted' }, 'Nothing uploaded yet.')
+    replace(library, res.media.length === 0 ? emptyState({
+      id: 'media-empty', iconName: 'image', title: 'Nothing uploaded yet',
+      text: 'Upload an image or a PDF above; its URL is ready to use in posts and projects.',
+    })
       : h('div', { class: 'media-grid', id: 'media-grid' }, res.media.map(tile)), pager(res.pagination, load));
   };
 
@@ -94,7 +100,7 @@ export async function render({ announce }) {
   const drop = h('div', { class: 'dropzone', id: 'dropzone', tabindex: 0 },
     h('p', {}, 'Drop files here, paste an image, or choose files.'),
     field('Files', file, 'PNG, JPEG, GIF, WebP, AVIF or PDF; several at once'));
-  const upload = h('button', { type: 'submit' }, 'Upload');
+  const upload = button('Upload', { type: 'submit', iconName: 'upload' });
   const upForm = h('form', { class: 'panel', id: 'upload-form' }, h('h2', {}, 'Upload'), drop, upload, queue);
 
   // Each file gets a row with a progress bar; files upload one after another so a large one
@@ -122,7 +128,10 @@ export async function render({ announce }) {
         r.row.classList.add('error');
       }
     }
-    status.set(ok === rows.length ? `Uploaded ${ok} file${ok > 1 ? 's' : ''}.` : `Uploaded ${ok} of ${rows.length} files; see the failures above.`, ok === rows.length ? 'ok' : 'error');
+    if (ok === rows.length) {
+      status.clear();
+      toast(`Uploaded ${ok} file${ok > 1 ? 's' : ''}.`);
+    } else status.set(`Uploaded ${ok} of ${rows.length} files; see the failures above.`, 'error');
     announce('Upload finished');
     upForm.reset();
     await load();
@@ -161,10 +170,11 @@ export async function render({ announce }) {
 
   const prompt = h('textarea', { name: 'prompt', id: 'ai-prompt', rows: 3, maxlength: 4000, required: true });
   const size = h('select', { name: 'size', id: 'ai-size' }, SIZES.map((s) => h('option', { value: s }, s)));
-  const gen = h('button', { type: 'submit' }, 'Generate');
+  const gen = button('Generate', { type: 'submit', iconName: 'sparkles' });
   const result = h('div', { id: 'ai-result' });
+  const aiFields = h('fieldset', { class: 'plain', disabled: !aiReady }, field('Prompt', prompt), field('Size', size), gen);
   const aiForm = h('form', { class: 'panel', id: 'ai-form', novalidate: true }, h('h2', {}, 'Generate an image'),
-    field('Prompt', prompt), field('Size', size), gen, result);
+    aiReady ? null : featureNote(ai, 'ai-note'), aiFields, result);
   aiForm.addEventListener('submit', (ev) => {
     ev.preventDefault();
     if (!prompt.value.trim()) {
@@ -178,7 +188,8 @@ export async function render({ announce }) {
         const res = await api('POST', '/api/ai/generate-image', { prompt: prompt.value.trim(), size: size.value });
         const url = safeURL(res.imageUrl);
         replace(result, url ? h('img', { src: url, alt: res.prompt, class: 'generated' }) : null);
-        status.set('Image generated and saved to the library.', 'ok');
+        status.clear();
+        toast('Image generated and saved to the library.');
         announce('Image generated');
         await load();
       } catch (e) { status.set(`Generation failed: ${errorText(e)}`, 'error'); }

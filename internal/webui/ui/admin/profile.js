@@ -1,7 +1,7 @@
 // Profile: the signed-in user's name, bio, location and website.
 import { api } from './shared/api.js';
 import { h, field, formatDateTime } from './shared/dom.js';
-import { pageHead, statusBox, errorText, busy, markFields } from './ui.js';
+import { pageHead, statusBox, busy, markFields, formError, button, toast } from './ui.js';
 import { passwordPanel } from './security.js';
 
 export async function render({ announce }) {
@@ -12,8 +12,8 @@ export async function render({ announce }) {
   bio.value = p.bio || '';
   const location = h('input', { type: 'text', name: 'location', value: p.location || '' });
   const website = h('input', { type: 'url', name: 'website', value: p.website || '', placeholder: 'https://…' });
-  const save = h('button', { type: 'submit' }, 'Save profile');
-  const form = h('form', { class: 'panel', id: 'profile-form', novalidate: true },
+  const save = button('Save profile', { type: 'submit', iconName: 'save' });
+  const form = h('form', { class: 'panel', id: 'profile-form', novalidate: true, 'data-primary': '' },
     h('p', { class: 'muted' }, `${p.email} · ${p.role} · since ${formatDateTime(p.createdAt, { dateStyle: 'medium' })}`),
     field('Name', name), field('Bio', bio), h('div', { class: 'grid' }, field('Location', location), field('Website', website)), save);
   form.addEventListener('submit', (ev) => {
@@ -22,11 +22,11 @@ export async function render({ announce }) {
       try {
         const res = await api('PUT', '/api/user/profile', { name: name.value.trim(), bio: bio.value, location: location.value.trim(), website: website.value.trim() });
         markFields(form, null);
-        status.set(`Profile saved (${res.name}).`, 'ok');
+        status.clear();
+        toast(`Profile saved (${res.name}).`);
         announce('Profile saved');
       } catch (e) {
-        status.set(errorText(e), 'error');
-        markFields(form, e);
+        status.set(formError(form, e), 'error');
       }
     });
   });

@@ -1,7 +1,9 @@
 // Projects: list, create, edit and delete through /api/projects.
 import { api, query } from './shared/api.js';
 import { h, field, formatDateTime, replace } from './shared/dom.js';
-import { pageHead, statusBox, errorText, badge, pager, busy, markFields, setFlash } from './ui.js';
+import {
+  pageHead, statusBox, errorText, badge, pager, busy, markFields, formError, button, linkButton, confirmDialog, toast, emptyState,
+} from './ui.js';
 import { searchBox } from './search.js';
 
 const STATUSES = ['draft', 'published', 'archived'];
@@ -19,40 +21,49 @@ async function list(navigate, announce) {
   const load = async (page = 1) => {
     const res = await api('GET', `/api/projects${query({ page, limit: 20, status: 'published,draft,archived' })}`);
     const rows = res.projects.map((p) => {
-      const del = h('button', { type: 'button', class: 'danger', 'aria-label': `Delete ${p.title}` }, 'Delete');
-      del.addEventListener('click', () => busy(del, async () => {
-        if (!window.confirm(`Delete the project “${p.title}”?`)) return;
-        try {
-          await api('DELETE', `/api/projects/${encodeURIComponent(p.id)}`);
-          status.set(`Deleted “${p.title}”.`, 'ok');
-          announce(`Deleted ${p.title}`);
-          await load(page);
-        } catch (e) { status.set(errorText(e), 'error'); }
-      }));
+      const del = button('Delete', { iconName: 'trash-2', kind: 'quiet-danger', ariaLabel: `Delete ${p.title}` });
+      del.addEventListener('click', async () => {
+        // Ask first; the button shows it is working only once the answer is yes.
+        if (!await confirmDialog({ title: 'Delete this project?', message: `“${p.title}” will be deleted from your portfolio. This cannot be undone.`, confirmLabel: 'Delete project' })) return;
+        await busy(del, async () => {
+          try {
+            await api('DELETE', `/api/projects/${encodeURIComponent(p.id)}`);
+            toast(`Deleted “${p.title}”.`);
+            announce(`Deleted ${p.title}`);
+            await load(page);
+          } catch (e) { status.set(errorText(e), 'error'); }
+        });
+      });
       return h('tr', {},
         h('td', { 'data-label': 'Title' }, h('a', { href: `#/projects/${encodeURIComponent(p.id)}` }, p.title)),
         h('td', { 'data-label': 'Status' }, badge(p.status)),
         h('td', { 'data-label': 'Technologies' }, (p.technologies || []).join(', ')),
         h('td', { 'data-label': 'Updated' }, formatDateTime(p.updatedAt)),
-        h('td', {}, del));
+        h('td', { class: 'actions' }, del));
     });
-    replace(body, rows.length === 0 ? h('p', { class: 'muted' }, 'No projects yet.')
+    replace(body, rows.length === 0 ? emptyState({
+      id: 'projects-empty', iconName: 'folder-kanban', title: 'No projects yet',
+      text: 'Projects are the work your portfolio shows. Add the first one: a title and a sentence are enough to start.',
+      action: linkButton('Add a project', '#/projects/new', { iconName: 'plus' }),
+    })
       : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'projects-table' },
         h('thead', {}, h('tr', {}, ['Title', 'Status', 'Technologies', 'Updated', ''].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', {}, rows))),
     pager({ page: res.page, limit: res.limit, total: res.total }, load));
   };
   await load();
-  return h('div', {}, pageHead('Projects', h('a', { class: 'button', href: '#/projects/new' }, 'New project')), status,
+  const add = linkButton('New project', '#/projects/new', { iconName: 'plus' });
+  add.dataset.shortcut = 'new';
+  return h('div', {}, pageHead('Projects', add), status, 
     searchBox('project', (r) => `#/projects/${encodeURIComponent(r.id)}`), h('section', { class: 'panel' }, body));
 }
 
 function imageRow(img = {}) {
-  const url = h('input', { type: 'url', value: img.url || '', 'aria-label': 'Image URL', placeholder: 'https://… or /media/…' });
+  const url = h('input', { type: 'url', name: 'images', value: img.url || '', 'aria-label': 'Image URL', placeholder: 'https://… or /media/…' });
   const alt = h('input', { type: 'text', value: img.alt || '', 'aria-label': 'Alt text', placeholder: 'Alt text' });
   const type = h('select', { 'aria-label': 'Image type' }, IMAGE_TYPES.map((t) => h('option', { value: t, selected: t === (img.type || 'screenshot') }, t)));
   const row = h('div', { class: 'row image-row' }, h('div', { class: 'spacer' }, url), h('div', { class: 'spacer' }, alt), type);
-  const remove = h('button', { type: 'button', class: 'secondary', onclick: () => row.remove() }, 'Remove');
+  const remove = button('Remove', { iconName: 'x', kind: 'quiet-danger', onClick: () => row.remove() });
   row.append(remove);
   row.value = () => ({ url: url.value.trim(), alt: alt.value.trim(), type: type.value });
   return row;
@@ -70,13 +81,13 @@ function editor(p, navigate, announce) {
   const demo = h('input', { type: 'url', name: 'demoUrl', value: p ? p.demoUrl || '' : '' });
   const source = h('input', { type: 'url', name: 'sourceUrl', value: p ? p.sourceUrl || '' : '' });
   const images = h('div', { class: 'images' }, ((p && p.images) || []).map(imageRow));
-  const save = h('button', { type: 'submit' }, p ? 'Save project' : 'Create project');
-  const form = h('form', { class: 'panel', id: 'project-form', novalidate: true },
+  const save = button(p ? 'Save project' : 'Create project', { type: 'submit', iconName: 'save' });
+  const form = h('form', { class: 'panel', id: 'project-form', novalidate: true, 'data-primary': '' },
     field('Title', title), field('Description', description), field('Long description (Markdown)', longDescription),
     h('div', { class: 'grid' }, field('Status', stat), field('Technologies', techs, 'Comma-separated, e.g. Go, PostgreSQL')),
     h('div', { class: 'grid' }, field('Demo URL', demo), field('Source URL', source)),
     h('fieldset', { name: 'images' }, h('legend', {}, 'Images'), images,
-      h('button', { type: 'button', class: 'secondary', onclick: () => images.append(imageRow()) }, 'Add image')),
+      button('Add image', { iconName: 'plus', kind: 'secondary', onClick: () => images.append(imageRow()) })),
     h('div', { class: 'row' }, save, h('a', { href: '#/projects' }, 'Back to projects')));
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
@@ -90,15 +101,14 @@ function editor(p, navigate, announce) {
       try {
         const saved = p ? await api('PUT', `/api/projects/${encodeURIComponent(p.id)}`, body) : await api('POST', '/api/projects', body);
         announce(`Saved ${saved.title}`);
-        if (!p) {
-          setFlash(`Created “${saved.title}”.`);
-          navigate(`#/projects/${encodeURIComponent(saved.id)}`);
-        }
-        else status.set(`Saved “${saved.title}”.`, 'ok');
         markFields(form, null);
+        status.clear();
+        if (!p) {
+          toast(`Created “${saved.title}”.`);
+          navigate(`#/projects/${encodeURIComponent(saved.id)}`);
+        } else toast(`Saved “${saved.title}”.`);
       } catch (e) {
-        status.set(errorText(e), 'error');
-        markFields(form, e);
+        status.set(formError(form, e), 'error');
       }
     });
   });

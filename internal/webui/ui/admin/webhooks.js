@@ -2,7 +2,7 @@
 // shown once), list them, send a test delivery, read the delivery log, delete.
 import { api } from './shared/api.js';
 import { h, field, formatDateTime, replace } from './shared/dom.js';
-import { pageHead, statusBox, errorText, badge, busy, markFields } from './ui.js';
+import { pageHead, statusBox, errorText, badge, busy, markFields, formError, button, confirmDialog, toast } from './ui.js';
 
 const EVENTS = [
   ['contact.received', 'A contact message arrives'],
@@ -64,17 +64,19 @@ export async function render({ announce }) {
       view.addEventListener('click', () => busy(view, async () => {
         try { await showLog(w); } catch (e) { status.set(errorText(e), 'error'); }
       }));
-      const del = h('button', { type: 'button', class: 'danger', 'aria-label': `Delete ${w.url}` }, 'Delete');
-      del.addEventListener('click', () => busy(del, async () => {
-        if (!window.confirm(`Delete the webhook to ${w.url}? Queued deliveries are dropped.`)) return;
-        try {
-          await api('DELETE', `/api/webhooks/${encodeURIComponent(w.id)}`);
-          status.set('Webhook deleted.', 'ok');
-          announce('Webhook deleted');
-          log.hidden = true;
-          await load();
-        } catch (e) { status.set(errorText(e), 'error'); }
-      }));
+      const del = button('Delete', { iconName: 'trash-2', kind: 'quiet-danger', ariaLabel: `Delete ${w.url}` });
+      del.addEventListener('click', async () => {
+        if (!await confirmDialog({ title: 'Delete this webhook?', message: `Deliveries to ${w.url} stop, and queued ones are dropped.`, confirmLabel: 'Delete webhook' })) return;
+        await busy(del, async () => {
+          try {
+            await api('DELETE', `/api/webhooks/${encodeURIComponent(w.id)}`);
+            toast('Webhook deleted.');
+            announce('Webhook deleted');
+            log.hidden = true;
+            await load();
+          } catch (e) { status.set(errorText(e), 'error'); }
+        });
+      });
       return h('tr', { 'data-webhook-id': w.id },
         h('td', { 'data-label': 'URL' }, h('span', { class: 'mono' }, w.url), w.description ? h('div', { class: 'muted' }, w.description) : ''),
         h('td', { 'data-label': 'Events' }, w.events.join(', ')),
@@ -132,8 +134,7 @@ export async function render({ announce }) {
         await load();
         copy.focus();
       } catch (e) {
-        status.set(errorText(e), 'error');
-        markFields(form, e);
+        status.set(formError(form, e), 'error');
       }
     });
   });

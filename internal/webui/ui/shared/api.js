@@ -19,11 +19,36 @@ export class ApiError extends Error {
   }
 }
 
+let onUnauthorized = null;
+
+/**
+ * setUnauthorizedHandler installs fn, called when a call answers 401 AUTHENTICATION_REQUIRED
+ * (the session ended while the page was open). fn returns a promise that resolves true once the
+ * person has signed in again (the call is then retried once, so a form being saved keeps its
+ * content), or false to let the 401 through. Sign-in calls themselves are never retried.
+ */
+export function setUnauthorizedHandler(fn) {
+  onUnauthorized = fn;
+}
+
 /**
  * api calls method path with an optional JSON body (or FormData) and returns the parsed JSON
  * (null for 204). Failures throw ApiError; network failures throw ApiError with status 0.
+ * opts.background marks a call the person did not ask for (a live preview): its 401 is thrown
+ * as is instead of opening the sign-in handler over what they are typing.
  */
-export async function api(method, path, body, extraHeaders = {}) {
+export async function api(method, path, body, extraHeaders = {}, opts = {}) {
+  try {
+    return await call(method, path, body, extraHeaders);
+  } catch (e) {
+    if (onUnauthorized && !opts.background && e instanceof ApiError && e.status === 401 && e.code === 'AUTHENTICATION_REQUIRED' && !path.startsWith('/api/auth/')) {
+      if (await onUnauthorized(e)) return call(method, path, body, extraHeaders);
+    }
+    throw e;
+  }
+}
+
+async function call(method, path, body, extraHeaders) {
   const headers = { Accept: 'application/json', ...extraHeaders };
   const init = { method, headers, credentials: 'same-origin' };
   if (body instanceof FormData) {
