@@ -31,6 +31,7 @@ const (
 	DefaultUserCacheTTL  = 5 * time.Second
 	DefaultUsageFlush    = 30 * time.Second
 	maxCachedUsers       = 1024
+	maxCachedKeys        = 4096
 )
 
 // IdentityConfig configures an Identity.
@@ -65,6 +66,7 @@ type Identity struct {
 
 	usersMu sync.Mutex
 	users   map[string]cachedUser
+	keys    map[string]cachedKey // by the hash of the secret; guarded by usersMu
 
 	usage keyUsage
 }
@@ -72,6 +74,14 @@ type Identity struct {
 type cachedUser struct {
 	user *folio.User
 	at   time.Time
+}
+
+// cachedKey is an API key found by its hash, with its owner, as read at at. Only keys that exist
+// are cached (a stranger's made-up keys never are), and the map is bounded by maxCachedKeys.
+type cachedKey struct {
+	key   *folio.APIKey
+	owner *folio.User
+	at    time.Time
 }
 
 // NewIdentity returns an Identity over db. It fails when the secret is empty or an origin is not
@@ -95,7 +105,7 @@ func NewIdentity(db *sqldb.DB, cfg IdentityConfig) (*Identity, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	id := &Identity{db: db, cfg: cfg, cookieName: SessionCookieName, origins: http.NewCrossOriginProtection(),
-		users: map[string]cachedUser{}}
+		users: map[string]cachedUser{}, keys: map[string]cachedKey{}}
 	id.usage.seen = map[string]time.Time{}
 	id.usage.dirty = map[string]bool{}
 	trusted := append([]string{}, cfg.AllowedOrigins...)
@@ -159,14 +169,14 @@ func (id *Identity) authenticateKey(ctx context.Context, header string) (folio.A
 	if !auth.LooksLikeAPIKey(tok) {
 		return folio.Actor{}, errBadKey
 	}
-	k, owner, err := id.db.APIKeyByHash(ctx, auth.HashAPIKey(tok))
+	now := id.cfg.Now()
+	k, owner, err := id.apiKey(ctx, auth.HashAPIKey(tok), now)
 	if folio.IsNotFound(err) {
 		return folio.Actor{}, errBadKey
 	}
 	if err != nil {
 		return folio.Actor{}, err
 	}
-	now := id.cfg.Now()
 	level := k.EffectiveLevel(owner.Role)
 	if !k.Usable(now) || level == folio.LevelPublic {
 		return folio.Actor{}, errBadKey
@@ -249,18 +259,65 @@ func (id *Identity) user(ctx context.Context, sub, email string, now time.Time) 
 	return u, nil
 }
 
-// forgetUser drops every cached copy of a user at once (after a change made through this
+// apiKey returns the key whose secret hashes to hash, with its owner, from the cache when fresh
+// (read within UserCacheTTL; dropped at once when the owner or the key changes on any instance,
+// see forgetUser). Revocation and expiry are checked by the caller on every request, against the
+// clock, so a cached key that expires stops working on time.
+func (id *Identity) apiKey(ctx context.Context, hash []byte, now time.Time) (*folio.APIKey, *folio.User, error) {
+	h := string(hash)
+	id.usersMu.Lock()
+	c, ok := id.keys[h]
+	id.usersMu.Unlock()
+	if ok && now.Sub(c.at) < id.cfg.UserCacheTTL && !now.Before(c.at) {
+		return c.key, c.owner, nil
+	}
+	k, owner, err := id.db.APIKeyByHash(ctx, hash)
+	if err != nil {
+		if folio.IsNotFound(err) {
+			id.usersMu.Lock()
+			delete(id.keys, h)
+			id.usersMu.Unlock()
+		}
+		return nil, nil, err
+	}
+	id.usersMu.Lock()
+	if len(id.keys) >= maxCachedKeys {
+		clear(id.keys)
+	}
+	id.keys[h] = cachedKey{key: k, owner: owner, at: now}
+	id.usersMu.Unlock()
+	return k, owner, nil
+}
+
+// forgetKey drops the cached copy of the key with the given id (revoked through this instance).
+func (id *Identity) forgetKey(keyID string) {
+	id.usersMu.Lock()
+	defer id.usersMu.Unlock()
+	for h, c := range id.keys {
+		if c.key.ID == keyID {
+			delete(id.keys, h)
+		}
+	}
+}
+
+// forgetUser drops every cached copy of a user at once, and of the user's API keys (after a change made through this
 // instance, or announced by another one); "*" drops them all.
 func (id *Identity) forgetUser(userID string) {
 	id.usersMu.Lock()
 	defer id.usersMu.Unlock()
 	if userID == "*" {
 		clear(id.users)
+		clear(id.keys)
 		return
 	}
 	for k, c := range id.users {
 		if c.user.ID == userID {
 			delete(id.users, k)
+		}
+	}
+	for h, c := range id.keys {
+		if c.key.UserID == userID {
+			delete(id.keys, h)
 		}
 	}
 }

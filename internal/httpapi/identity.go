@@ -233,6 +233,9 @@ func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err := s.DB.RevokeAPIKey(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
+	if s.Identity != nil { // at once here, whether or not the change hook is wired
+		s.Identity.forgetKey(r.PathValue("id"))
+	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

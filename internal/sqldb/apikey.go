@@ -115,15 +115,19 @@ func (db *DB) APIKeys(ctx context.Context, includeRevoked bool) ([]*folio.APIKey
 
 // RevokeAPIKey marks a key revoked as of now, so it stops authenticating at once. A key that does
 // not exist or is already revoked is ENOTFOUND (a revoked key is gone as far as callers can tell).
+// It announces the owner's change scope (ScopeUser), so every instance drops its cached copy of
+// the owner's keys.
 func (db *DB) RevokeAPIKey(ctx context.Context, id string) error {
-	res, err := db.W.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`,
-		db.ts(db.Now()), id)
+	var userID string
+	err := db.W.QueryRowContext(ctx, `UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING user_id`,
+		db.ts(db.Now()), id).Scan(&userID)
+	if err == sql.ErrNoRows {
+		return notFound("API key", id)
+	}
 	if err != nil {
 		return fmt.Errorf("sqldb.RevokeAPIKey: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("API key", id)
-	}
+	db.changed(ScopeUser(userID))
 	return nil
 }
 

@@ -46,6 +46,7 @@ type DB struct {
 
 	group groupCommit
 	stmts stmtCache
+	hooks webhookTypes
 }
 
 // Open opens the database named by databaseURL: postgres://… (or postgresql://…) for

@@ -53,6 +53,7 @@ func (db *DB) Listen(ctx context.Context, log *slog.Logger, fn func(scope string
 		}
 		backoff = 100 * time.Millisecond
 		if !first {
+			db.heard("*")
 			fn("*")
 		}
 		first = false
@@ -64,6 +65,7 @@ func (db *DB) Listen(ctx context.Context, log *slog.Logger, fn func(scope string
 				}
 				break
 			}
+			db.heard(n.Payload)
 			fn(n.Payload)
 		}
 		conn.Close(context.Background())

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/foliohq/folio"
@@ -29,14 +30,65 @@ type WebhookBody struct {
 	Data      json.RawMessage `json:"data"`
 }
 
+// ScopeWebhooks is the change scope of the webhook list: every instance forgets which event
+// types have subscribers when it hears it (see webhookTypes).
+const ScopeWebhooks = "webhooks"
+
+// webhookTypes is this instance's copy of the set of event types some webhook subscribes to, so
+// a write whose event nobody subscribes to skips the webhook query inside its transaction. It
+// is filled from the query EmitTx runs when the set is unknown, and forgotten when a webhook is
+// created or deleted here (before and after the commit) or on another instance (ScopeWebhooks,
+// or "*" after the change listener reconnected). gen makes a fill that raced a change void.
+type webhookTypes struct {
+	mu    sync.Mutex
+	known bool
+	types map[string]bool
+	gen   uint64
+}
+
+// forget makes the set unknown, so the next EmitTx queries the webhooks again.
+func (w *webhookTypes) forget() {
+	w.mu.Lock()
+	w.known, w.types = false, nil
+	w.gen++
+	w.mu.Unlock()
+}
+
+// subscribed reports whether some webhook may subscribe to typ (true when the set is unknown),
+// and the generation a fill started now must carry.
+func (w *webhookTypes) subscribed(typ string) (maybe bool, gen uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.known || w.types[typ], w.gen
+}
+
+// fill stores the set read by a query that started at generation gen, unless it changed since.
+func (w *webhookTypes) fill(types map[string]bool, gen uint64) {
+	w.mu.Lock()
+	if w.gen == gen {
+		w.known, w.types = true, types
+	}
+	w.mu.Unlock()
+}
+
+// heard applies a change notification from another instance to this instance's own caches.
+func (db *DB) heard(scope string) {
+	if scope == "*" || scope == ScopeWebhooks {
+		db.hooks.forget()
+	}
+}
+
 // CreateWebhook stores a webhook endpoint with its signing secret.
 func (db *DB) CreateWebhook(ctx context.Context, h folio.Webhook, secret string) error {
 	events, _ := json.Marshal(h.Events)
+	db.hooks.forget()
 	_, err := db.W.ExecContext(ctx, `INSERT INTO webhooks (id, url, events, description, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		h.ID, h.URL, string(events), h.Description, secret, db.ts(h.CreatedAt))
+	db.hooks.forget()
 	if err != nil {
 		return fmt.Errorf("sqldb.CreateWebhook: %w", err)
 	}
+	db.changed(ScopeWebhooks)
 	return nil
 }
 
@@ -108,8 +160,12 @@ func (db *DB) DeleteWebhook(ctx context.Context, id string) error {
 		}
 		return nil
 	})
+	db.hooks.forget()
 	if err != nil && !folio.IsNotFound(err) {
 		return fmt.Errorf("sqldb.DeleteWebhook: %w", err)
+	}
+	if err == nil {
+		db.changed(ScopeWebhooks)
 	}
 	return err
 }
@@ -129,12 +185,19 @@ const selectWebhookEvents = `SELECT id, events FROM webhooks`
 // deliveries commit (and so will be sent) exactly when the caller's change does. This is the
 // call to use for new events (booking.cancelled and booking.rescheduled, say) from inside a
 // write's transaction.
+//
+// When this instance knows that no webhook subscribes to ev's type, it queries nothing.
 func (db *DB) EmitTx(ctx context.Context, tx *sql.Tx, ev folio.Event) error {
+	maybe, gen := db.hooks.subscribed(ev.Type)
+	if !maybe {
+		return nil
+	}
 	rows, err := db.txQuery(ctx, tx, selectWebhookEvents)
 	if err != nil {
 		return err
 	}
 	var targets []string
+	all := map[string]bool{}
 	for rows.Next() {
 		var id, events string
 		if err := rows.Scan(&id, &events); err != nil {
@@ -143,16 +206,22 @@ func (db *DB) EmitTx(ctx context.Context, tx *sql.Tx, ev folio.Event) error {
 		}
 		var types []string
 		_ = json.Unmarshal([]byte(events), &types)
+		hit := false
 		for _, t := range types {
-			if t == ev.Type {
-				targets = append(targets, id)
-				break
-			}
+			all[t] = true
+			hit = hit || t == ev.Type
+		}
+		if hit {
+			targets = append(targets, id)
 		}
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil || len(targets) == 0 {
+	if err := rows.Err(); err != nil {
 		return err
+	}
+	db.hooks.fill(all, gen)
+	if len(targets) == 0 {
+		return nil
 	}
 	body, err := db.webhookBody(ev)
 	if err != nil {
