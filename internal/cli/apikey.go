@@ -166,11 +166,18 @@ func apikeyRevoke(ctx context.Context, args []string, env Env) error {
 		fmt.Fprint(env.Stderr, apikeyUsage)
 		return ErrUsage
 	}
-	db, err := openDB(ctx, cfg, true, newLogger(cfg, env.Stderr))
+	log := newLogger(cfg, env.Stderr)
+	db, err := openDB(ctx, cfg, true, log)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	// Tell running instances (PostgreSQL) to drop their cached copy of the key.
+	db.Changed = func(scope string) {
+		if err := db.Notify(ctx, scope); err != nil {
+			log.Warn("could not notify running servers; they pick the revocation up within seconds", "error", err.Error())
+		}
+	}
 	if err := db.RevokeAPIKey(ctx, id); err != nil {
 		return err
 	}
