@@ -149,7 +149,9 @@ func TestBrowserSecurity(t *testing.T) {
 			chromedp.SendKeys(css("#totp-disable-password"), "a fresh browser password"),
 			chromedp.Click(css("#totp-disable-form button[type=submit]")))
 		desk.waitText(t, "#totp-panel", "Off.")
-		desk.do(t, "sign out everywhere", chromedp.Click(css("#sign-out-everywhere")), chromedp.WaitVisible(css("#login-form")))
+		desk.do(t, "sign out everywhere", chromedp.Click(css("#sign-out-everywhere")), chromedp.WaitVisible(css("#confirm-dialog")))
+		desk.screenshot(t, s, "security-07b-confirm-sign-out")
+		desk.do(t, "confirm signing out everywhere", chromedp.Click(css("#confirm-ok")), chromedp.WaitVisible(css("#login-form")))
 		desk.screenshot(t, s, "security-08-signed-out")
 	})
 

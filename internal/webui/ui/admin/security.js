@@ -3,7 +3,7 @@
 // Profile page (passwordPanel).
 import { api, ApiError } from './shared/api.js';
 import { h, field, replace } from './shared/dom.js';
-import { pageHead, statusBox, errorText, busy, markFields } from './ui.js';
+import { pageHead, statusBox, errorText, busy, markFields, confirmDialog } from './ui.js';
 
 /** passwordPanel is the "Change password" form: current and new password (12+ characters). */
 export function passwordPanel({ announce }) {
@@ -143,8 +143,12 @@ function twoFactorPanel({ announce }) {
 /** signOutEverywherePanel ends every session of the user, this one included. */
 function signOutEverywherePanel({ onSignedOut }) {
   const status = statusBox();
-  const button = h('button', { type: 'button', class: 'danger', id: 'sign-out-everywhere' }, 'Sign out everywhere');
+  const button = h('button', { type: 'button', class: 'secondary', id: 'sign-out-everywhere' }, 'Sign out everywhere');
   button.addEventListener('click', () => busy(button, async () => {
+    const sure = await confirmDialog({ title: 'Sign out everywhere?',
+      message: 'Every browser and device signed in to this account, this one included, will need to sign in again.',
+      confirmLabel: 'Sign out everywhere', danger: false });
+    if (!sure) return;
     try {
       await api('POST', '/api/auth/sessions/revoke');
       onSignedOut();
