@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/foliohq/folio/internal/foliotest"
 )
 
 // pickBookingDay moves the /book month view to the month of date and clicks that day, then waits
@@ -64,7 +66,18 @@ func waitForMail(t *testing.T, s *site, want ...string) string {
 // with a reason; the mails carry METHOD:REQUEST and METHOD:CANCEL updates of the same UID.
 func TestBrowserBookingLifecycle(t *testing.T) {
 	chromium := findChromium(t)
-	s := startFolio(t)
+	t.Run("sqlite", func(t *testing.T) { browseBookingLifecycle(t, chromium, startFolio(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		if foliotest.PostgresURL() == "" {
+			t.Skip("PostgreSQL part skipped: set FOLIO_TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
+		}
+		browseBookingLifecycle(t, chromium, startFolioWith(t, map[string]string{"DATABASE_URL": foliotest.PostgresSchema(t)}))
+	})
+}
+
+// browseBookingLifecycle books on a phone, follows the manage link of the .eml to reschedule and
+// cancel, and drives the dashboard's schedule screens, against the site s.
+func browseBookingLifecycle(t *testing.T, chromium string, s *site) {
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-extensions", true),

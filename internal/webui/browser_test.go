@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
@@ -72,6 +73,13 @@ type site struct {
 
 func startFolio(t *testing.T) *site {
 	t.Helper()
+	return startFolioWith(t, nil)
+}
+
+// startFolioWith starts folio with extra variables on top of startFolio's (DATABASE_URL for
+// PostgreSQL, say).
+func startFolioWith(t *testing.T, extra map[string]string) *site {
+	t.Helper()
 	dataDir := t.TempDir()
 	// Media URLs are absolute under FOLIO_SITE_URL, so the site URL must be this server's own
 	// address: take a free port first.
@@ -96,6 +104,7 @@ func startFolio(t *testing.T) *site {
 		"RATE_LIMIT_HELPER_PER_HOUR": "100",
 		"RATE_LIMIT_PUBLIC_PER_HOUR": "10000",
 	}
+	maps.Copy(env, extra)
 	var logs bytes.Buffer
 	var logMu sync.Mutex
 	ready := make(chan string, 1)
