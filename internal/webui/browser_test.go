@@ -77,8 +77,32 @@ func startFolio(t *testing.T) *site {
 }
 
 // startFolioWith starts folio with extra variables on top of startFolio's (DATABASE_URL for
-// PostgreSQL, say).
+// PostgreSQL, say), signed in through the API as its owner.
 func startFolioWith(t *testing.T, extra map[string]string) *site {
+	t.Helper()
+	env := map[string]string{
+		"IMAGE_API_BASE_URL":         fakeImageAPI(t),
+		"IMAGE_API_KEY":              "test-image-key",
+		"IMAGE_MODEL":                "gpt-image-1",
+		"FOLIO_ADMIN_EMAIL":          adminEmail,
+		"FOLIO_ADMIN_PASSWORD":       adminPassword,
+		"RATE_LIMIT_HELPER_PER_HOUR": "100",
+		"RATE_LIMIT_PUBLIC_PER_HOUR": "10000",
+	}
+	maps.Copy(env, extra)
+	s, _ := launchFolio(t, env)
+	res := s.api(t, "POST", "/api/auth/login", map[string]string{"email": adminEmail, "password": adminPassword}, nil)
+	if res.status != 200 {
+		t.Fatalf("API login: got %d %s", res.status, res.body)
+	}
+	return s
+}
+
+// launchFolio runs `folio serve` in-process on a free loopback port with a fresh data directory
+// and env (which it completes with the address, site URL, data directory, development mode and
+// the owner's zone unless env sets them), stopped when the test ends. It returns the site and a
+// reader of the server's log so far.
+func launchFolio(t *testing.T, env map[string]string) (*site, func() string) {
 	t.Helper()
 	dataDir := t.TempDir()
 	// Media URLs are absolute under FOLIO_SITE_URL, so the site URL must be this server's own
@@ -89,24 +113,25 @@ func startFolioWith(t *testing.T, extra map[string]string) *site {
 	}
 	listenAddr := ln.Addr().String()
 	ln.Close()
-	images := fakeImageAPI(t)
-	env := map[string]string{
-		"IMAGE_API_BASE_URL":         images,
-		"IMAGE_API_KEY":              "test-image-key",
-		"IMAGE_MODEL":                "gpt-image-1",
-		"FOLIO_ADDR":                 listenAddr,
-		"FOLIO_SITE_URL":             "http://" + listenAddr,
-		"FOLIO_DATA_DIR":             dataDir,
-		"FOLIO_ENV":                  "development",
-		"FOLIO_ADMIN_EMAIL":          adminEmail,
-		"FOLIO_ADMIN_PASSWORD":       adminPassword,
-		"BOOKING_TIMEZONE":           ownerZone,
-		"RATE_LIMIT_HELPER_PER_HOUR": "100",
-		"RATE_LIMIT_PUBLIC_PER_HOUR": "10000",
+	defaults := map[string]string{
+		"FOLIO_ADDR":       listenAddr,
+		"FOLIO_SITE_URL":   "http://" + listenAddr,
+		"FOLIO_DATA_DIR":   dataDir,
+		"FOLIO_ENV":        "development",
+		"BOOKING_TIMEZONE": ownerZone,
 	}
-	maps.Copy(env, extra)
+	for k, v := range defaults {
+		if _, set := env[k]; !set {
+			env[k] = v
+		}
+	}
 	var logs bytes.Buffer
 	var logMu sync.Mutex
+	readLogs := func() string {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logs.String()
+	}
 	ready := make(chan string, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -123,7 +148,7 @@ func startFolioWith(t *testing.T, extra map[string]string) *site {
 	case addr = <-ready:
 	case err := <-done:
 		cancel()
-		t.Fatalf("folio did not start: %v\n%s", err, logs.String())
+		t.Fatalf("folio did not start: %v\n%s", err, readLogs())
 	case <-time.After(60 * time.Second):
 		cancel()
 		t.Fatal("folio did not start within a minute")
@@ -134,13 +159,10 @@ func startFolioWith(t *testing.T, extra map[string]string) *site {
 			t.Errorf("folio serve: %v", err)
 		}
 		if t.Failed() {
-			logMu.Lock()
-			t.Logf("folio log:\n%s", logs.String())
-			logMu.Unlock()
+			t.Logf("folio log:\n%s", readLogs())
 		}
 	})
-	s := &site{base: "http://" + addr, dataDir: dataDir}
-	s.shots = os.Getenv("FOLIO_SCREENSHOT_DIR")
+	s := &site{base: "http://" + addr, dataDir: env["FOLIO_DATA_DIR"], shots: os.Getenv("FOLIO_SCREENSHOT_DIR")}
 	if s.shots == "" {
 		s.shots = t.TempDir()
 	}
@@ -149,11 +171,7 @@ func startFolioWith(t *testing.T, extra map[string]string) *site {
 	}
 	jar, _ := cookiejar.New(nil)
 	s.client = &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	res := s.api(t, "POST", "/api/auth/login", map[string]string{"email": adminEmail, "password": adminPassword}, nil)
-	if res.status != 200 {
-		t.Fatalf("API login: got %d %s", res.status, res.body)
-	}
-	return s
+	return s, readLogs
 }
 
 type lockedWriter struct {

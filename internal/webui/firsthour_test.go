@@ -5,13 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
+	"maps"
 	"net/http"
-	"net/http/cookiejar"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,70 +35,12 @@ type freshSite struct {
 
 func startFresh(t *testing.T, extra map[string]string) *freshSite {
 	t.Helper()
-	dataDir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	env := maps.Clone(extra)
+	if env == nil {
+		env = map[string]string{}
 	}
-	listenAddr := ln.Addr().String()
-	ln.Close()
-	env := map[string]string{
-		"FOLIO_ADDR":       listenAddr,
-		"FOLIO_SITE_URL":   "http://" + listenAddr,
-		"FOLIO_DATA_DIR":   dataDir,
-		"FOLIO_ENV":        "development",
-		"BOOKING_TIMEZONE": ownerZone,
-	}
-	for k, v := range extra {
-		env[k] = v
-	}
-	var logs bytes.Buffer
-	var mu sync.Mutex
-	ready := make(chan string, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- cli.Run(ctx, []string{"serve"}, cli.Env{
-			Getenv: func(k string) string { return env[k] },
-			Stdout: io.Discard,
-			Stderr: lockedWriter{&logs, &mu},
-			Ready:  func(addr string) { ready <- addr },
-		})
-	}()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("folio did not start: %v\n%s", err, logs.String())
-	case <-time.After(60 * time.Second):
-		cancel()
-		t.Fatal("folio did not start within a minute")
-	}
-	readLogs := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return logs.String()
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("folio serve: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("folio log:\n%s", readLogs())
-		}
-	})
-	s := &site{base: "http://" + addr, dataDir: dataDir, shots: os.Getenv("FOLIO_SCREENSHOT_DIR")}
-	if s.shots == "" {
-		s.shots = t.TempDir()
-	}
-	if err := os.MkdirAll(s.shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	jar, _ := cookiejar.New(nil)
-	s.client = &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	return &freshSite{site: s, env: env, logs: readLogs}
+	s, logs := launchFolio(t, env)
+	return &freshSite{site: s, env: env, logs: logs}
 }
 
 // command runs a folio subcommand against the site's configuration (as its owner would in a
