@@ -300,6 +300,17 @@ func (db *DB) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 	return tx.ExecContext(ctx, query, args...)
 }
 
+// txQueryRow is tx.QueryRowContext through the statement cache, as txExec.
+func (db *DB) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	db.stmts.mu.Lock()
+	st := db.stmts.m[stmtKey{db.W, query}]
+	db.stmts.mu.Unlock()
+	if st != nil {
+		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, query, args...)
+}
+
 // txQuery is tx.QueryContext through the statement cache, as txExec.
 func (db *DB) txQuery(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
 	db.stmts.mu.Lock()
@@ -312,7 +323,14 @@ func (db *DB) txQuery(ctx context.Context, tx *sql.Tx, query string, args ...any
 }
 
 // hotWrites are the writer statements prepared once at Open (see txExec).
-var hotWrites = []string{insertProject, insertProjectTechnologiesSQLite, selectWebhookEvents}
+var hotWrites = []string{insertProject, insertProjectTechnologiesSQLite, selectWebhookEvents,
+	insertSearchDocSQLite, insertSearchFTSSQLite, savepointGroupItem, releaseGroupItem}
+
+// The statements around each call of a group commit (see runGroup).
+const (
+	savepointGroupItem = `SAVEPOINT folio_group_item`
+	releaseGroupItem   = `RELEASE folio_group_item`
+)
 
 // prepareWrites prepares hotWrites on the writer pool; a statement that cannot be prepared (the
 // schema is not migrated yet) is simply run unprepared.
@@ -410,7 +428,7 @@ func (db *DB) runGroup(group []*pendingTx) {
 			errs[i] = err
 			continue
 		}
-		if _, err := tx.ExecContext(bg, `SAVEPOINT folio_group_item`); err != nil {
+		if _, err := db.txExec(bg, tx, savepointGroupItem); err != nil {
 			fail(err)
 			return
 		}
@@ -426,7 +444,7 @@ func (db *DB) runGroup(group []*pendingTx) {
 				return
 			}
 		}
-		if _, err := tx.ExecContext(bg, `RELEASE folio_group_item`); err != nil {
+		if _, err := db.txExec(bg, tx, releaseGroupItem); err != nil {
 			fail(err)
 			return
 		}

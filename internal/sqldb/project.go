@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/search"
 )
 
 // ScopeProjects names the data scope project writes change.
@@ -21,6 +22,18 @@ const insertProject = `INSERT INTO projects (` + projectColumns + `) VALUES ($1,
 // names. WHERE true: SQLite's grammar needs it before ON CONFLICT after a SELECT.
 const insertProjectTechnologiesSQLite = `INSERT INTO project_technologies (project_id, technology)
 	SELECT $1, value FROM json_each($2) WHERE true ON CONFLICT DO NOTHING`
+
+// createProjectPostgres is insertProject with the technology rows ($12, lowered) and the search
+// entry ($13 visible, $14 title, $15 body; as putSearchDoc writes it) in the same statement.
+const createProjectPostgres = `WITH project AS (
+		` + insertProject + `
+	), techs AS (
+		INSERT INTO project_technologies (project_id, technology)
+		SELECT $1, t FROM unnest($12::text[]) AS t ON CONFLICT DO NOTHING
+	), doc AS (
+		INSERT INTO search_docs (kind, ref_id, visible, doc)
+		VALUES ('project', $1, $13, setweight(to_tsvector('simple', $14), 'A') || setweight(to_tsvector('simple', $15), 'B'))
+	) SELECT 1`
 
 func scanProject(row interface{ Scan(...any) error }) (*folio.Project, error) {
 	var p folio.Project
@@ -104,8 +117,10 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 // CreateProject stores a new project built from in (already validated).
 //
 // It is the hot write path (issue 18), so it costs as few statements as the engine allows: the
-// project and its technology rows are one statement on PostgreSQL and two on SQLite (the
-// technology rows from one JSON array), then the outgoing-webhook event in the same transaction.
+// project, its technology rows and its search entry are one statement on PostgreSQL, and four
+// prepared ones on SQLite (the technology rows from one JSON array), then the outgoing-webhook
+// event in the same transaction. The search entry is built from the values in hand: a new
+// project has no older entry to look up and nothing to read back.
 func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio.Project, error) {
 	p := &folio.Project{ID: folio.NewID()}
 	in.Apply(p)
@@ -119,19 +134,27 @@ func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio
 	}
 	args := []any{p.ID, p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL,
 		string(images), db.ts(p.CreatedAt), db.ts(p.UpdatedAt)}
-	lw, _ := json.Marshal(lowered)
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		if db.Dialect == Postgres {
-			// The project and its technology rows in one statement (one round trip).
-			if _, err := tx.ExecContext(ctx, `WITH project AS (
-					`+insertProject+`
-				), techs AS (
-					INSERT INTO project_technologies (project_id, technology)
-					SELECT $1, t FROM unnest($12::text[]) AS t ON CONFLICT DO NOTHING
-				) SELECT 1`, append(args, lowered)...); err != nil {
-				return err
-			}
+	doc := projectSearchDoc(p)
+	ev := folio.Event{Type: folio.EventProjectCreated, Data: p}
+	var err error
+	if db.Dialect == Postgres {
+		// The project, its technology rows and its search entry in one statement. With no
+		// webhook subscribed to the event that statement is the whole write, and a single
+		// statement is a transaction of its own: one round trip instead of BEGIN … COMMIT.
+		args = append(args, lowered, doc.visible, search.IndexText(doc.title), doc.body)
+		if maybe, _ := db.hooks.subscribed(ev.Type); !maybe {
+			_, err = db.W.ExecContext(ctx, createProjectPostgres, args...)
 		} else {
+			err = db.tx(ctx, func(tx *sql.Tx) error {
+				if _, err := tx.ExecContext(ctx, createProjectPostgres, args...); err != nil {
+					return err
+				}
+				return db.EmitTx(ctx, tx, ev)
+			})
+		}
+	} else {
+		lw, _ := json.Marshal(lowered)
+		err = db.tx(ctx, func(tx *sql.Tx) error {
 			if _, err := db.txExec(ctx, tx, insertProject, args...); err != nil {
 				return err
 			}
@@ -140,12 +163,12 @@ func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio
 					return err
 				}
 			}
-		}
-		if err := db.indexProject(ctx, tx, p.ID); err != nil {
-			return err
-		}
-		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectCreated, Data: p})
-	})
+			if err := db.insertSearchDocSQLite(ctx, tx, doc); err != nil {
+				return err
+			}
+			return db.EmitTx(ctx, tx, ev)
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.CreateProject: %w", err)
 	}
@@ -178,7 +201,7 @@ func (db *DB) UpdateProject(ctx context.Context, id string, in *folio.ProjectInp
 		if err := db.setTechnologies(ctx, tx, p); err != nil {
 			return err
 		}
-		if err := db.indexProject(ctx, tx, p.ID); err != nil {
+		if err := db.putSearchDoc(ctx, tx, projectSearchDoc(p)); err != nil {
 			return err
 		}
 		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectUpdated, Data: p})

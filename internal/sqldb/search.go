@@ -3,8 +3,10 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/search"
@@ -47,17 +49,41 @@ func (db *DB) indexPost(ctx context.Context, tx searchExec, id string) error {
 
 // indexProject writes the search entry of project id as the row now is inside tx.
 func (db *DB) indexProject(ctx context.Context, tx searchExec, id string) error {
-	var title, desc, long, techs, status string
+	var p folio.Project
+	var techs string
 	err := tx.QueryRowContext(ctx, `SELECT title, description, long_description, technologies, status FROM projects WHERE id = $1`, id).
-		Scan(&title, &desc, &long, &techs, &status)
+		Scan(&p.Title, &p.Description, &p.LongDescription, &techs, &p.Status)
 	if err == sql.ErrNoRows {
 		return db.unindex(ctx, tx, folio.SearchTypeProject, id)
 	}
 	if err != nil {
 		return fmt.Errorf("index project %s: %w", id, err)
 	}
-	return db.putSearchDoc(ctx, tx, searchDoc{kind: folio.SearchTypeProject, id: id,
-		visible: status == folio.ProjectPublished, title: title, body: search.IndexText(desc, techs, long)})
+	p.ID = id
+	_ = json.Unmarshal([]byte(techs), &p.Technologies)
+	return db.putSearchDoc(ctx, tx, projectSearchDoc(&p))
+}
+
+// projectSearchDoc is the search entry of p.
+func projectSearchDoc(p *folio.Project) searchDoc {
+	return searchDoc{kind: folio.SearchTypeProject, id: p.ID, visible: p.Status == folio.ProjectPublished,
+		title: p.Title, body: search.IndexText(p.Description, strings.Join(p.Technologies, " "), p.LongDescription)}
+}
+
+// The statements of a record's first search entry on SQLite, prepared at Open (hotWrites).
+const (
+	insertSearchDocSQLite = `INSERT INTO search_docs (kind, ref_id, visible) VALUES ($1, $2, $3) RETURNING doc_id`
+	insertSearchFTSSQLite = `INSERT INTO search_fts (rowid, title, body) VALUES ($1, $2, $3)`
+)
+
+// insertSearchDocSQLite writes the search entry of a record created in tx, which has none yet.
+func (db *DB) insertSearchDocSQLite(ctx context.Context, tx *sql.Tx, d searchDoc) error {
+	var docID int64
+	if err := db.txQueryRow(ctx, tx, insertSearchDocSQLite, d.kind, d.id, d.visible).Scan(&docID); err != nil {
+		return err
+	}
+	_, err := db.txExec(ctx, tx, insertSearchFTSSQLite, docID, search.IndexText(d.title), d.body)
+	return err
 }
 
 func (db *DB) putSearchDoc(ctx context.Context, tx searchExec, d searchDoc) error {
@@ -73,8 +99,10 @@ func (db *DB) putSearchDoc(ctx context.Context, tx searchExec, d searchDoc) erro
 	err := tx.QueryRowContext(ctx, `SELECT doc_id FROM search_docs WHERE kind = $1 AND ref_id = $2`, d.kind, d.id).Scan(&docID)
 	switch {
 	case err == sql.ErrNoRows:
-		if err := tx.QueryRowContext(ctx, `INSERT INTO search_docs (kind, ref_id, visible) VALUES ($1, $2, $3) RETURNING doc_id`,
-			d.kind, d.id, d.visible).Scan(&docID); err != nil {
+		if t, ok := tx.(*sql.Tx); ok {
+			return db.insertSearchDocSQLite(ctx, t, d)
+		}
+		if err := tx.QueryRowContext(ctx, insertSearchDocSQLite, d.kind, d.id, d.visible).Scan(&docID); err != nil {
 			return err
 		}
 	case err != nil:
@@ -87,7 +115,7 @@ func (db *DB) putSearchDoc(ctx context.Context, tx searchExec, d searchDoc) erro
 			return err
 		}
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO search_fts (rowid, title, body) VALUES ($1, $2, $3)`, docID, title, d.body)
+	_, err = tx.ExecContext(ctx, insertSearchFTSSQLite, docID, title, d.body)
 	return err
 }
 
