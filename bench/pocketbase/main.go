@@ -180,9 +180,9 @@ func run() error {
 		}
 		fmt.Printf("\n== GET %s, cached (%d bytes) vs a bare handler serving the same bytes\n", listPath, len(body))
 		err = compare(conns, []target{
-			{"folio", loadgen.Request(folio.addr, "GET", listPath, nil)},
-			{"bare", loadgen.Request(bare.addr, "GET", listPath, nil)},
-			{"PocketBase", loadgen.Request(pbProc.addr, "GET", "/api/collections/projects/records?perPage=20&sort=-created", nil)},
+			{"folio", loadgen.Request(folio.addr, "GET", listPath, nil), folio.cmd.Process.Pid},
+			{"bare", loadgen.Request(bare.addr, "GET", listPath, nil), bare.cmd.Process.Pid},
+			{"PocketBase", loadgen.Request(pbProc.addr, "GET", "/api/collections/projects/records?perPage=20&sort=-created", nil), pbProc.cmd.Process.Pid},
 		}, []ratio{{"folio", "bare", 0.9, "≥"}, {"folio", "PocketBase", 0, ""}}, []string{folio.addr, bare.addr, pbProc.addr})
 		bare.stop()
 		if err != nil {
@@ -203,8 +203,8 @@ func run() error {
 		}
 		fmt.Printf("\n== GET %s, response cache off vs a bare handler reading and encoding the same rows from SQLite\n", listPath)
 		err = compare(conns, []target{
-			{"folio", loadgen.Request(uncached.addr, "GET", listPath, nil)},
-			{"bare", loadgen.Request(bare.addr, "GET", listPath, nil)},
+			{"folio", loadgen.Request(uncached.addr, "GET", listPath, nil), uncached.cmd.Process.Pid},
+			{"bare", loadgen.Request(bare.addr, "GET", listPath, nil), bare.cmd.Process.Pid},
 		}, []ratio{{"folio", "bare", 0.8, "≥"}}, []string{uncached.addr, bare.addr})
 		bare.stop()
 		uncached.stop()
@@ -225,9 +225,9 @@ func run() error {
 		body := []byte(createBody)
 		fmt.Printf("\n== POST /api/projects (SQLite) vs PocketBase's record create and a bare SQLite insert handler\n")
 		err = compare(conns, []target{
-			{"folio", loadgen.Request(folio.addr, "POST", "/api/projects", body, auth, "Content-Type: application/json")},
-			{"PocketBase", loadgen.Request(pbProc.addr, "POST", "/api/collections/projects/records", body, pbAuth, "Content-Type: application/json")},
-			{"bare", loadgen.Request(bare.addr, "POST", "/api/projects", body, "Content-Type: application/json")},
+			{"folio", loadgen.Request(folio.addr, "POST", "/api/projects", body, auth, "Content-Type: application/json"), folio.cmd.Process.Pid},
+			{"PocketBase", loadgen.Request(pbProc.addr, "POST", "/api/collections/projects/records", body, pbAuth, "Content-Type: application/json"), pbProc.cmd.Process.Pid},
+			{"bare", loadgen.Request(bare.addr, "POST", "/api/projects", body, "Content-Type: application/json"), bare.cmd.Process.Pid},
 		}, []ratio{{"folio", "PocketBase", 1.5, "≥"}, {"folio", "bare", 0.7, "≥"}}, []string{folio.addr, pbProc.addr, bare.addr})
 		bare.stop()
 		if err != nil {
@@ -290,14 +290,15 @@ func postgresWrites(folioBin, self, dir string, conns []int) error {
 	body := []byte(createBody)
 	fmt.Printf("\n== POST /api/projects (PostgreSQL) vs a bare pgx insert handler\n")
 	return compare(conns, []target{
-		{"folio", loadgen.Request(folio.addr, "POST", "/api/projects", body, auth, "Content-Type: application/json")},
-		{"bare", loadgen.Request(bare.addr, "POST", "/api/projects", body, "Content-Type: application/json")},
+		{"folio", loadgen.Request(folio.addr, "POST", "/api/projects", body, auth, "Content-Type: application/json"), folio.cmd.Process.Pid},
+		{"bare", loadgen.Request(bare.addr, "POST", "/api/projects", body, "Content-Type: application/json"), bare.cmd.Process.Pid},
 	}, []ratio{{"folio", "bare", 0.7, "≥"}}, []string{folio.addr, bare.addr})
 }
 
 type target struct {
 	name string
 	req  []byte
+	pid  int // the server's process, whose CPU time per request is printed (0: not printed)
 }
 
 type ratio struct {
@@ -313,15 +314,23 @@ func compare(conns []int, targets []target, ratios []ratio, addrs []string) erro
 		rps := map[string][]float64{}
 		p99 := map[string][]float64{}
 		statuses := map[string]map[int]int{}
+		cpu, pgCPU := map[string][]float64{}, map[string][]float64{}
 		for r := range *runs {
 			for i := range targets {
 				// Alternate the order between runs so no target always goes first.
 				t := targets[(i+r)%len(targets)]
 				addr := addrs[(i+r)%len(targets)]
+				cpu0, pg0 := processCPU(t.pid), postgresCPU()
 				res, err := loadgen.RunRaw(addr, t.req, c, *warmup, *duration)
 				if err != nil {
 					return fmt.Errorf("%s: %w", t.name, err)
 				}
+				// CPU over warm-up and run, per request at the measured rate.
+				per := func(d time.Duration) float64 {
+					return d.Seconds() / (*warmup + *duration).Seconds() / res.RPS() * 1e6
+				}
+				cpu[t.name] = append(cpu[t.name], per(processCPU(t.pid)-cpu0))
+				pgCPU[t.name] = append(pgCPU[t.name], per(postgresCPU()-pg0))
 				rps[t.name] = append(rps[t.name], res.RPS())
 				p99[t.name] = append(p99[t.name], float64(res.P99.Microseconds())/1000)
 				if statuses[t.name] == nil {
@@ -335,6 +344,13 @@ func compare(conns []int, targets []target, ratios []ratio, addrs []string) erro
 		for _, t := range targets {
 			fmt.Printf("%3d conns  %-10s %9.0f req/s (median of %v)  p99 %.2f ms  statuses %v\n",
 				c, t.name, median(rps[t.name]), rounded(rps[t.name]), median(p99[t.name]), statuses[t.name])
+			if t.pid != 0 {
+				pg := ""
+				if v := median(pgCPU[t.name]); v >= 10 {
+					pg = fmt.Sprintf(", PostgreSQL %.0f µs", v)
+				}
+				fmt.Printf("%3d conns  %-10s CPU per request: server %.0f µs%s\n", c, t.name, median(cpu[t.name]), pg)
+			}
 		}
 		for _, r := range ratios {
 			v := median(rps[r.num]) / median(rps[r.den])
@@ -584,6 +600,43 @@ func startBare(self, kind, arg string) (*proc, error) {
 	}
 	go io.Copy(io.Discard, out)
 	return &proc{cmd: c, addr: strings.TrimSpace(line)}, nil
+}
+
+// processCPU is the user and system CPU time process pid has used (0 for pid 0).
+func processCPU(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	return statCPU(fmt.Sprintf("/proc/%d/stat", pid))
+}
+
+// postgresCPU is the CPU time of the local processes named postgres (the server of the
+// PostgreSQL figures runs on this machine); its backends live as long as the pools' connections.
+func postgresCPU() time.Duration {
+	ents, _ := os.ReadDir("/proc")
+	var sum time.Duration
+	for _, e := range ents {
+		if c, _ := os.ReadFile("/proc/" + e.Name() + "/comm"); strings.TrimSpace(string(c)) == "postgres" {
+			sum += statCPU("/proc/" + e.Name() + "/stat")
+		}
+	}
+	return sum
+}
+
+// statCPU reads utime+stime from a /proc stat file.
+func statCPU(path string) time.Duration {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * time.Second / 100 // USER_HZ
 }
 
 // rss reads the resident set size of pid from /proc (bytes).
