@@ -26,6 +26,8 @@ type metrics struct {
 	requests  *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
 	cacheHits *prometheus.CounterVec
+	// The cacheHits children, resolved once (a label lookup per request costs a hash).
+	cacheHit, cacheMiss, cacheBypass prometheus.Counter
 	// LimiterErrors counts rate-limit checks that failed open (e.g. Redis unreachable).
 	limiterErrors prometheus.Counter
 }
@@ -42,6 +44,7 @@ func newMetrics() *metrics {
 	m.cacheHits = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "folio_response_cache_total", Help: "Public response cache lookups by result (hit, miss, bypass: a query the route does not declare).",
 	}, []string{"result"})
+	m.cacheHit, m.cacheMiss, m.cacheBypass = m.cacheHits.WithLabelValues("hit"), m.cacheHits.WithLabelValues("miss"), m.cacheHits.WithLabelValues("bypass")
 	m.limiterErrors = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "folio_ratelimit_errors_total", Help: "Rate-limit checks that could not be made and failed open.",
 	})

@@ -74,6 +74,13 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 var errRequestTimeout = errors.New("request deadline exceeded")
 
+// The values of the security headers every response carries.
+var (
+	nosniff        = []string{"nosniff"}
+	frameDeny      = []string{"DENY"}
+	referrerPolicy = []string{"strict-origin-when-cross-origin"}
+)
+
 // outer wraps the whole mux: request id, panic recovery, security headers, request deadline,
 // one access-log line and the metrics of every request.
 func (s *Server) outer(next http.Handler) http.Handler {
@@ -85,18 +92,16 @@ func (s *Server) outer(next http.Handler) http.Handler {
 		}
 		sw := &statusWriter{ResponseWriter: w, rec: requestRecord{ID: id}}
 		rec := &sw.rec
-		ctx := withRequestRecord(r.Context(), rec)
-		if s.RequestTimeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeoutCause(ctx, s.RequestTimeout, errRequestTimeout)
-			defer cancel()
-		}
-		r = r.WithContext(ctx)
+		// The request's deadline is set where work is done (Server.bounded), not here: a
+		// response served from the cache needs none.
+		r = r.WithContext(withRequestRecord(r.Context(), rec))
 		h := w.Header()
-		h.Set("X-Request-Id", id)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		// Canonical keys and shared values set directly (Set would canonicalize and allocate per
+		// request); nothing appends to or edits these values.
+		h["X-Request-Id"] = []string{id}
+		h["X-Content-Type-Options"] = nosniff
+		h["X-Frame-Options"] = frameDeny
+		h["Referrer-Policy"] = referrerPolicy
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {

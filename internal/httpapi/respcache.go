@@ -40,8 +40,9 @@ type cachedResponse struct {
 	status      int
 	body        []byte
 	etag        string
-	contentType string
 	scope       string
+	// The response's header values, made once and shared by every hit.
+	etagValue, typeValue, lengthValue []string
 	size        int64
 	// used is the second-chance bit: set by a hit, cleared by an eviction sweep that spares it.
 	used atomic.Bool
@@ -284,19 +285,20 @@ func (r *recorder) Write(b []byte) (int, error) {
 // serveCached answers a public GET from the cache, or renders it with h, stores it and answers.
 // A request whose query the route does not declare is rendered and answered without the cache.
 func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, rt *route) error {
+	handle := s.boundedFunc(rt.Handle)
 	key, ok := cacheKey(r.URL.Path, r.URL.RawQuery, rt.Query)
 	if !ok {
-		s.metrics.cacheHits.WithLabelValues("bypass").Inc()
-		return rt.Handle(w, r)
+		s.metrics.cacheBypass.Inc()
+		return handle(w, r)
 	}
 	g := s.cache.gen(rt.Cache)
 	gen := g.Load()
 	if e := s.cache.get(key, gen); e != nil {
-		s.metrics.cacheHits.WithLabelValues("hit").Inc()
+		s.metrics.cacheHit.Inc()
 		return writeCached(w, r, e)
 	}
 	rec := &recorder{header: http.Header{}}
-	if err := rt.Handle(rec, r); err != nil {
+	if err := handle(rec, r); err != nil {
 		return err
 	}
 	body := rec.body.Bytes()
@@ -306,12 +308,15 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, rt *route) 
 		body = make([]byte, rec.body.Len())
 		copy(body, rec.body.Bytes())
 	}
-	e := &cachedResponse{gen: gen, status: rec.status, body: body, contentType: rec.header.Get("Content-Type"), scope: rt.Cache}
+	e := &cachedResponse{gen: gen, status: rec.status, body: body, scope: rt.Cache}
 	e.etag = etagOf(e.body)
+	e.etagValue = []string{e.etag}
+	e.typeValue = []string{rec.header.Get("Content-Type")}
+	e.lengthValue = []string{strconv.Itoa(len(e.body))}
 	if e.status == http.StatusOK {
 		s.cache.put(key, e, g)
 	}
-	s.metrics.cacheHits.WithLabelValues("miss").Inc()
+	s.metrics.cacheMiss.Inc()
 	for k, v := range rec.header {
 		if k != "Content-Length" {
 			w.Header()[k] = v
@@ -320,16 +325,20 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, rt *route) 
 	return writeCached(w, r, e)
 }
 
+var noCache = []string{"no-cache"}
+
 func writeCached(w http.ResponseWriter, r *http.Request, e *cachedResponse) error {
 	h := w.Header()
-	h.Set("ETag", e.etag)
-	h.Set("Cache-Control", "no-cache")
+	// Canonical keys set directly; the values are the entry's own, made once (headerValues) and
+	// never edited.
+	h["Etag"] = e.etagValue
+	h["Cache-Control"] = noCache
 	if e.status == http.StatusOK && etagMatches(r.Header.Get("If-None-Match"), e.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	h.Set("Content-Type", e.contentType)
-	h.Set("Content-Length", strconv.Itoa(len(e.body)))
+	h["Content-Type"] = e.typeValue
+	h["Content-Length"] = e.lengthValue
 	w.WriteHeader(e.status)
 	if r.Method != http.MethodHead {
 		_, err := w.Write(e.body)

@@ -5,6 +5,8 @@ package httpapi
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -198,12 +200,12 @@ func (s *Server) Handler() http.Handler {
 		})
 	}
 	mux.Handle("GET /sitemap.xml", s.adapt(route{Handle: s.sitemap}))
-	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /readyz", s.bounded(http.HandlerFunc(s.readyz)))
 	if !s.MetricsSeparate {
 		mux.HandleFunc("GET /metrics", s.serveMetrics)
 	}
 	if s.MediaFiles != nil {
-		mux.Handle("GET /media/", s.MediaFiles)
+		mux.Handle("GET /media/", s.bounded(s.MediaFiles))
 	}
 	return s.outer(s.cors(mux))
 }
@@ -231,13 +233,19 @@ func (s *Server) now() time.Time {
 // adapt applies a route's row: authenticate, rate-limit, check the permission, then run the
 // handler (through the response cache for public GETs) and render a returned error.
 func (s *Server) adapt(rt route) http.Handler {
+	// A route that may answer from the response cache takes its deadline only where it does
+	// work (serve); every other route's whole request is bounded.
+	serve := func(w http.ResponseWriter, r *http.Request) error { return s.serve(w, r, rt) }
+	if !s.cacheable(rt) {
+		serve = s.boundedFunc(serve)
+	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		note := recordOf(r.Context())
 		if note == nil { // a handler served without outer (tests)
 			note = &requestRecord{}
 			r = r.WithContext(withRequestRecord(r.Context(), note))
 		}
-		if err := s.serve(w, r, rt); err != nil {
+		if err := serve(w, r); err != nil {
 			s.writeError(w, r, err)
 		}
 		s.recordAudit(w, r, rt, note)
@@ -278,10 +286,46 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	if err := refuseNULInURL(r); err != nil {
 		return err
 	}
-	if rt.Cache != "" && s.PublicCacheSize > 0 && (r.Method == http.MethodGet || r.Method == http.MethodHead) && !actor.AtLeast(folio.LevelWrite) {
+	if !s.cacheable(rt) {
+		return rt.Handle(w, r) // bounded by adapt
+	}
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !actor.AtLeast(folio.LevelWrite) {
 		return s.serveCached(w, r, &rt)
 	}
-	return rt.Handle(w, r)
+	return s.boundedFunc(rt.Handle)(w, r)
+}
+
+// cacheable reports whether rt's GETs may be answered from the response cache.
+func (s *Server) cacheable(rt route) bool { return rt.Cache != "" && s.PublicCacheSize > 0 }
+
+// boundedFunc runs h with the request's deadline (RequestTimeout), so the work of one request is
+// bounded. A cache hit runs without one: the timer costs as much as serving the cached bytes.
+// A handler's error after the deadline passed reads as the timeout (503), whatever it wraps.
+func (s *Server) boundedFunc(h func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
+	if s.RequestTimeout <= 0 {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) error {
+		ctx, cancel := context.WithTimeoutCause(r.Context(), s.RequestTimeout, errRequestTimeout)
+		defer cancel()
+		err := h(w, r.WithContext(ctx))
+		if err != nil && context.Cause(ctx) == errRequestTimeout && !errors.Is(err, errRequestTimeout) {
+			err = fmt.Errorf("%w: %w", errRequestTimeout, err)
+		}
+		return err
+	}
+}
+
+// bounded is boundedFunc for a plain handler (media files, readiness).
+func (s *Server) bounded(h http.Handler) http.Handler {
+	if s.RequestTimeout <= 0 {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeoutCause(r.Context(), s.RequestTimeout, errRequestTimeout)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // unmatched answers /api paths no route serves: 405 with Allow when the path exists for other
@@ -416,13 +460,14 @@ func (s *Server) exemptRateHeaders(w http.ResponseWriter, r *http.Request) {
 }
 
 func setRateHeaders(h http.Header, d folio.RateDecision) {
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
 	reset := d.Reset.Unix()
 	if d.Reset.Nanosecond() > 0 {
 		reset++
 	}
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+	// Canonical keys set directly: Set would canonicalize them on every request.
+	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(d.Limit)}
+	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
+	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(reset, 10)}
 }
 
 // needLevel is the in-handler form of a route row's level, for a part of a route that needs
