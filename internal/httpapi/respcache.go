@@ -36,14 +36,14 @@ type responseCache struct {
 }
 
 type cachedResponse struct {
-	gen         uint64
-	status      int
-	body        []byte
-	etag        string
-	scope       string
+	gen    uint64
+	status int
+	body   []byte
+	etag   string
+	scope  string
 	// The response's header values, made once and shared by every hit.
 	etagValue, typeValue, lengthValue []string
-	size        int64
+	size                              int64
 	// used is the second-chance bit: set by a hit, cleared by an eviction sweep that spares it.
 	used atomic.Bool
 }
