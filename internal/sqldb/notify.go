@@ -104,6 +104,7 @@ func (n *Notifier) Notify(scope string) {
 
 // Run sends queued notices until ctx ends, then sends what is still queued.
 func (n *Notifier) Run(ctx context.Context) {
+	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -112,10 +113,23 @@ func (n *Notifier) Run(ctx context.Context) {
 			cancel()
 			return
 		case <-n.wake:
+			// Under a stream of writes, send at most one round of notices per notifyEvery, so
+			// a scope written a thousand times a second costs a few hundred notices, not a
+			// thousand; an isolated write's notice still goes at once.
+			if wait := notifyEvery - time.Since(last); wait > 0 {
+				select {
+				case <-time.After(wait):
+				case <-ctx.Done():
+				}
+			}
+			last = time.Now()
 			n.flush(ctx)
 		}
 	}
 }
+
+// notifyEvery is the shortest time between two rounds of notices of a Notifier.
+const notifyEvery = 5 * time.Millisecond
 
 func (n *Notifier) flush(ctx context.Context) {
 	n.mu.Lock()

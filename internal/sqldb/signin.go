@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -184,25 +185,43 @@ func (db *DB) RecoveryCodesLeft(ctx context.Context, id string) (int, error) {
 }
 
 // InsertAudit stores a batch of audit entries in one transaction.
+// insertAuditSQLite stores audit entries from a JSON array of rows in audit_log's column order.
+const insertAuditSQLite = `INSERT INTO audit_log (id, at, user_id, key_id, action, resource, resource_id, ip, status)
+	SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8
+	FROM json_each($1)`
+
 func (db *DB) InsertAudit(ctx context.Context, entries []folio.AuditEntry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO audit_log (id, at, user_id, key_id, action, resource, resource_id, ip, status)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, e := range entries {
-			if _, err := stmt.ExecContext(ctx, e.ID, db.ts(e.At), e.Actor.UserID, e.Actor.KeyID, e.Action, e.Resource,
-				e.ResourceID, e.IP, e.Status); err != nil {
-				return err
+	// One statement for the whole batch (a statement per entry cost a round trip each on
+	// PostgreSQL): the columns as arrays on PostgreSQL, one JSON array of rows on SQLite.
+	var err error
+	if db.Dialect == Postgres {
+		cols := make([][]string, 7)
+		ats := make([]time.Time, len(entries))
+		statuses := make([]int32, len(entries))
+		for i, e := range entries {
+			ats[i] = e.At.UTC().Truncate(time.Microsecond)
+			statuses[i] = int32(e.Status)
+			for c, v := range []string{e.ID, e.Actor.UserID, e.Actor.KeyID, e.Action, e.Resource, e.ResourceID, e.IP} {
+				cols[c] = append(cols[c], v)
 			}
 		}
-		return nil
-	})
+		_, err = db.W.ExecContext(ctx, `INSERT INTO audit_log (id, at, user_id, key_id, action, resource, resource_id, ip, status)
+			SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[])`,
+			cols[0], ats, cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], statuses)
+	} else {
+		rows := make([][]any, len(entries))
+		for i, e := range entries {
+			rows[i] = []any{e.ID, db.ts(e.At), e.Actor.UserID, e.Actor.KeyID, e.Action, e.Resource, e.ResourceID, e.IP, e.Status}
+		}
+		b, _ := json.Marshal(rows)
+		err = db.tx(ctx, func(tx *sql.Tx) error {
+			_, err := db.txExec(ctx, tx, insertAuditSQLite, string(b))
+			return err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("sqldb.InsertAudit: %w", err)
 	}
