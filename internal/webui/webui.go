@@ -6,12 +6,12 @@ package webui
 
 import (
 	"bytes"
+	"io"
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
 	"encoding/json"
 	"io/fs"
-	"mime"
 	"net/http"
 	"path"
 	"strings"
@@ -48,7 +48,9 @@ type BookingConfig struct {
 
 // asset is one embedded file, ready to serve.
 type asset struct {
-	body        []byte
+	file        string // its path in files: served from the binary's own bytes, not a heap copy
+	body        []byte // a generated file's bytes (file is empty)
+
 	contentType string
 	etag        string
 }
@@ -83,8 +85,10 @@ func New(opt Options) (*Handler, error) {
 		h.bookCSP = base + strings.Join(ancestors, " ")
 	}
 
-	add := func(urlPath, name string, body []byte) {
-		ct := mime.TypeByExtension(path.Ext(name))
+	add := func(urlPath, name, file string, body []byte) {
+		// The types of the extensions ui/ holds, from a table rather than the mime package:
+		// its first use loads the system's MIME database into memory for good.
+		ct := "application/octet-stream"
 		switch path.Ext(name) {
 		case ".js":
 			ct = "text/javascript; charset=utf-8"
@@ -94,9 +98,19 @@ func New(opt Options) (*Handler, error) {
 			ct = "text/css; charset=utf-8"
 		case ".json":
 			ct = "application/json"
+		case ".svg":
+			ct = "image/svg+xml"
+		case ".png":
+			ct = "image/png"
+		case ".ico":
+			ct = "image/x-icon"
 		}
 		sum := sha256.Sum256(body)
-		h.assets[urlPath] = asset{body: body, contentType: ct, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
+		a := asset{file: file, contentType: ct, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
+		if file == "" {
+			a.body = body
+		}
+		h.assets[urlPath] = a
 	}
 	err := fs.WalkDir(files, "ui", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -111,13 +125,13 @@ func New(opt Options) (*Handler, error) {
 		switch page {
 		case "shared":
 			// Shared modules are reachable under both pages so each page only needs its own mount.
-			add("/admin/shared/"+name, name, body)
-			add("/book/shared/"+name, name, body)
+			add("/admin/shared/"+name, name, p, body)
+			add("/book/shared/"+name, name, p, body)
 		default:
 			if name == "index.html" {
 				name = ""
 			}
-			add("/"+page+"/"+name, rel, body)
+			add("/"+page+"/"+name, rel, p, body)
 		}
 		return nil
 	})
@@ -138,7 +152,7 @@ func New(opt Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	add("/book/config.json", "config.json", cfg)
+	add("/book/config.json", "config.json", "", cfg)
 	return h, nil
 }
 
@@ -187,5 +201,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("ETag", a.etag)
 	// Revalidate every time: the files change with the binary, and the ETag makes it cheap.
 	hd.Set("Cache-Control", "no-cache")
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+	if a.file == "" {
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+		return
+	}
+	f, err := files.Open(a.file)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	http.ServeContent(w, r, "", time.Time{}, f.(io.ReadSeeker))
 }
