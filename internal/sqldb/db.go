@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
@@ -200,7 +201,21 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if db.Dialect != SQLite {
 		return db.txOnce(ctx, fn)
 	}
-	return db.group.run(db, ctx, fn)
+	return db.group.run(db, ctx, fn, false)
+}
+
+// txRetryable is tx for a write whose fn may safely run more than once: its only effects are
+// its statements in tx (and what they return). A group made only of such writes runs without a
+// savepoint per call: savepoints cost two statements a call and make the full-text index flush a
+// segment at each (FTS5 flushes its pending terms on every savepoint), so the group's index
+// entries are written once, at commit. If any call of such a group fails, the whole group is
+// rolled back and every call runs again in a transaction of its own, so each still gets exactly
+// its own outcome.
+func (db *DB) txRetryable(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if db.Dialect != SQLite {
+		return db.txOnce(ctx, fn)
+	}
+	return db.group.run(db, ctx, fn, true)
 }
 
 // txOnce runs fn in a transaction of its own.
@@ -348,17 +363,20 @@ type groupCommit struct {
 	mu      sync.Mutex
 	queue   []*pendingTx
 	leading bool
+	// wholeGroups counts groups committed without savepoints (runGroupWhole), for tests.
+	wholeGroups atomic.Int64
 }
 
 type pendingTx struct {
-	ctx  context.Context
-	fn   func(tx *sql.Tx) error
-	done chan error
-	lead chan struct{}
+	ctx       context.Context
+	fn        func(tx *sql.Tx) error
+	retryable bool // see txRetryable
+	done      chan error
+	lead      chan struct{}
 }
 
-func (g *groupCommit) run(db *DB, ctx context.Context, fn func(tx *sql.Tx) error) error {
-	p := &pendingTx{ctx: ctx, fn: fn, done: make(chan error, 1), lead: make(chan struct{}, 1)}
+func (g *groupCommit) run(db *DB, ctx context.Context, fn func(tx *sql.Tx) error, retryable bool) error {
+	p := &pendingTx{ctx: ctx, fn: fn, retryable: retryable, done: make(chan error, 1), lead: make(chan struct{}, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, p)
 	if !g.leading {
@@ -404,6 +422,17 @@ func (db *DB) runGroup(group []*pendingTx) {
 	if len(group) == 1 {
 		p := group[0]
 		p.done <- db.txOnce(p.ctx, p.fn)
+		return
+	}
+	if allRetryable(group) {
+		if db.runGroupWhole(group) {
+			return
+		}
+		// A call failed (or the commit did): nothing of the group was kept, and each call runs
+		// again alone for its own outcome.
+		for _, p := range group {
+			p.done <- db.txOnce(p.ctx, p.fn)
+		}
 		return
 	}
 	errs := make([]error, len(group))
@@ -456,6 +485,40 @@ func (db *DB) runGroup(group []*pendingTx) {
 	for i, p := range group {
 		p.done <- errs[i]
 	}
+}
+
+func allRetryable(group []*pendingTx) bool {
+	for _, p := range group {
+		if !p.retryable {
+			return false
+		}
+	}
+	return true
+}
+
+// runGroupWhole runs a group of retryable calls in one transaction without savepoints and
+// answers them all when every call and the commit succeed; otherwise it rolls the transaction
+// back, answers none and reports false.
+func (db *DB) runGroupWhole(group []*pendingTx) bool {
+	tx, err := db.W.BeginTx(context.Background(), nil)
+	if err != nil {
+		return false
+	}
+	for _, p := range group {
+		if p.ctx.Err() != nil || callTx(p.fn, tx) != nil {
+			// Rolled back now, not deferred: the calls run again on the one writer connection.
+			tx.Rollback()
+			return false
+		}
+	}
+	if tx.Commit() != nil {
+		return false
+	}
+	db.group.wholeGroups.Add(1)
+	for _, p := range group {
+		p.done <- nil
+	}
+	return true
 }
 
 // callTx runs fn, turning a panic into an error so one caller's bug cannot strand the others

@@ -12,7 +12,15 @@ import (
 // TestGroupCommit: many concurrent SQLite write transactions, some failing part-way and one
 // panicking, each get their own outcome: the failing ones leave nothing behind, every other one
 // is committed before its call returns, and the rows of one call are never split.
+//
+// It runs for savepoint groups (tx) and for retryable groups (txRetryable), whose failing call
+// rolls its whole group back and has every call run again alone.
 func TestGroupCommit(t *testing.T) {
+	t.Run("savepoints", func(t *testing.T) { testGroupCommit(t, (*DB).tx) })
+	t.Run("retryable", func(t *testing.T) { testGroupCommit(t, (*DB).txRetryable) })
+}
+
+func testGroupCommit(t *testing.T, txFn func(*DB, context.Context, func(*sql.Tx) error) error) {
 	ctx := context.Background()
 	db, err := Open(ctx, "", t.TempDir())
 	if err != nil {
@@ -28,7 +36,7 @@ func TestGroupCommit(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range calls {
 		wg.Go(func() {
-			results[i] = db.tx(ctx, func(tx *sql.Tx) error {
+			results[i] = txFn(db, ctx, func(tx *sql.Tx) error {
 				for part := range 2 {
 					if _, err := tx.ExecContext(ctx, `INSERT INTO gc (k, part) VALUES ($1, $2)`, fmt.Sprint(i), part); err != nil {
 						if part == 1 {
@@ -123,5 +131,39 @@ func TestGroupCommitCancelledCaller(t *testing.T) {
 	}
 	if n != len(errs)-failed {
 		t.Errorf("%d rows, want %d", n, len(errs)-failed)
+	}
+}
+
+// TestGroupCommitRetryableWhole: concurrent retryable writes that all succeed are committed in
+// groups without savepoints, and every one is kept.
+func TestGroupCommitRetryableWhole(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.W.ExecContext(ctx, `CREATE TABLE gc (k TEXT PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	const calls = 300
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			if err := db.txRetryable(ctx, func(tx *sql.Tx) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO gc (k) VALUES ($1)`, fmt.Sprint(i))
+				return err
+			}); err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	var n int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM gc`).Scan(&n); err != nil || n != calls {
+		t.Fatalf("%d rows (%v), want %d", n, err, calls)
+	}
+	if db.group.wholeGroups.Load() == 0 {
+		t.Error("no group ran whole: 300 concurrent writes never shared a transaction")
 	}
 }

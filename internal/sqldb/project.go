@@ -154,7 +154,7 @@ func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio
 		}
 	} else {
 		lw, _ := json.Marshal(lowered)
-		err = db.tx(ctx, func(tx *sql.Tx) error {
+		err = db.txRetryable(ctx, func(tx *sql.Tx) error {
 			if _, err := db.txExec(ctx, tx, insertProject, args...); err != nil {
 				return err
 			}

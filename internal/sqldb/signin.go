@@ -217,7 +217,7 @@ func (db *DB) InsertAudit(ctx context.Context, entries []folio.AuditEntry) error
 			rows[i] = []any{e.ID, db.ts(e.At), e.Actor.UserID, e.Actor.KeyID, e.Action, e.Resource, e.ResourceID, e.IP, e.Status}
 		}
 		b, _ := json.Marshal(rows)
-		err = db.tx(ctx, func(tx *sql.Tx) error {
+		err = db.txRetryable(ctx, func(tx *sql.Tx) error {
 			_, err := db.txExec(ctx, tx, insertAuditSQLite, string(b))
 			return err
 		})
