@@ -6,11 +6,11 @@ package webui
 
 import (
 	"bytes"
-	"io"
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"net/http"
 	"path"
@@ -48,8 +48,8 @@ type BookingConfig struct {
 
 // asset is one embedded file, ready to serve.
 type asset struct {
-	file        string // its path in files: served from the binary's own bytes, not a heap copy
-	body        []byte // a generated file's bytes (file is empty)
+	file string // its path in files: served from the binary's own bytes, not a heap copy
+	body []byte // a generated file's bytes (file is empty)
 
 	contentType string
 	etag        string
