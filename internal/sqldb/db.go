@@ -429,9 +429,10 @@ func (db *DB) runGroup(group []*pendingTx) {
 			return
 		}
 		// A call failed (or the commit did): nothing of the group was kept, and each call runs
-		// again alone for its own outcome.
+		// again alone for its own outcome (a panic still becomes its caller's error: this
+		// goroutine leads for others).
 		for _, p := range group {
-			p.done <- db.txOnce(p.ctx, p.fn)
+			p.done <- db.txOnce(p.ctx, func(tx *sql.Tx) error { return callTx(p.fn, tx) })
 		}
 		return
 	}
