@@ -35,6 +35,14 @@ const createProjectPostgres = `WITH project AS (
 		VALUES ('project', $1, $13, setweight(to_tsvector('simple', $14), 'A') || setweight(to_tsvector('simple', $15), 'B'))
 	) SELECT 1`
 
+// withTotal scans a row of a list query whose last column is the list's total into total.
+type withTotal struct {
+	rows  *sql.Rows
+	total *int
+}
+
+func (w withTotal) Scan(dest ...any) error { return w.rows.Scan(append(dest, w.total)...) }
+
 func scanProject(row interface{ Scan(...any) error }) (*folio.Project, error) {
 	var p folio.Project
 	var techs, images string
@@ -92,26 +100,35 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	var total int
-	if err := db.queryRow(ctx, db.R, `SELECT COUNT(*) FROM projects`+cond, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
-	}
+	// The page and the total in one statement (one read of one snapshot): the count is an
+	// uncorrelated subquery, which both engines evaluate once. A page past the end has no row to
+	// carry it, so then the count runs alone.
+	countQuery := `SELECT COUNT(*) FROM projects` + cond
 	limit, offset := f.Limit, (f.Page-1)*f.Limit
-	rows, err := db.query(ctx, db.R, `SELECT `+projectColumns+` FROM projects`+cond+
+	rows, err := db.query(ctx, db.R, `SELECT `+projectColumns+`, (`+countQuery+`) FROM projects`+cond+
 		` ORDER BY created_at DESC, id DESC LIMIT `+arg(limit)+` OFFSET `+arg(offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
 	}
 	defer rows.Close()
 	out := []*folio.Project{}
+	total := -1
 	for rows.Next() {
-		p, err := scanProject(rows)
+		p, err := scanProject(withTotal{rows, &total})
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
 		}
 		out = append(out, p)
 	}
-	return out, total, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+	}
+	if total < 0 {
+		if err := db.queryRow(ctx, db.R, countQuery, args[:len(args)-2]...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+		}
+	}
+	return out, total, nil
 }
 
 // CreateProject stores a new project built from in (already validated).
