@@ -46,12 +46,12 @@ func TestProjects(t *testing.T) {
 			t.Errorf("round trip of lists: %+v", got)
 		}
 
-		list := func(f folio.ProjectFilter) []string {
+		list := func(f folio.ProjectFilter) ([]string, int) {
 			t.Helper()
 			if f.Page == 0 {
 				f.Page, f.Limit = 1, 10
 			}
-			ps, _, err := db.Projects(ctx, f)
+			ps, total, err := db.Projects(ctx, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,24 +59,28 @@ func TestProjects(t *testing.T) {
 			for _, p := range ps {
 				ids = append(ids, p.Title)
 			}
-			return ids
+			return ids, total
 		}
 		for _, tc := range []struct {
-			name string
-			f    folio.ProjectFilter
-			want []string
+			name  string
+			f     folio.ProjectFilter
+			want  []string
+			total int // of the whole filtered list, not the page
 		}{
-			{"all newest first", folio.ProjectFilter{}, []string{c.Title, b.Title, a.Title}},
-			{"published", folio.ProjectFilter{Statuses: []string{"published"}}, []string{c.Title, a.Title}},
-			{"technology case-insensitive", folio.ProjectFilter{Technology: "GO"}, []string{c.Title, a.Title}},
-			{"query", folio.ProjectFilter{Query: "BETA"}, []string{b.Title}},
-			{"query wildcards are literal", folio.ProjectFilter{Query: "100%_"}, []string{c.Title}},
-			{"query percent alone matches only literal percent", folio.ProjectFilter{Query: "%"}, []string{c.Title}},
-			{"page 2", folio.ProjectFilter{Page: 2, Limit: 2}, []string{a.Title}},
+			{"all newest first", folio.ProjectFilter{}, []string{c.Title, b.Title, a.Title}, 3},
+			{"published", folio.ProjectFilter{Statuses: []string{"published"}}, []string{c.Title, a.Title}, 2},
+			{"technology case-insensitive", folio.ProjectFilter{Technology: "GO"}, []string{c.Title, a.Title}, 2},
+			{"query", folio.ProjectFilter{Query: "BETA"}, []string{b.Title}, 1},
+			{"query wildcards are literal", folio.ProjectFilter{Query: "100%_"}, []string{c.Title}, 1},
+			{"query percent alone matches only literal percent", folio.ProjectFilter{Query: "%"}, []string{c.Title}, 1},
+			{"page 2", folio.ProjectFilter{Page: 2, Limit: 2}, []string{a.Title}, 3},
+			{"published page past the end", folio.ProjectFilter{Statuses: []string{"published"}, Page: 3, Limit: 1}, nil, 2},
+			{"no match", folio.ProjectFilter{Query: "nothing like it"}, nil, 0},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				if got := list(tc.f); !equal(got, tc.want) {
-					t.Errorf("got %q, want %q", got, tc.want)
+				got, total := list(tc.f)
+				if !equal(got, tc.want) || total != tc.total {
+					t.Errorf("got %q (total %d), want %q (total %d)", got, total, tc.want, tc.total)
 				}
 			})
 		}
@@ -93,7 +97,7 @@ func TestProjects(t *testing.T) {
 		if up.Status != "draft" || up.Title != "Beta site v2" || !up.UpdatedAt.After(up.CreatedAt) {
 			t.Errorf("update: %+v", up)
 		}
-		if got := list(folio.ProjectFilter{Technology: "typescript"}); len(got) != 0 {
+		if got, _ := list(folio.ProjectFilter{Technology: "typescript"}); len(got) != 0 {
 			t.Errorf("old technology still matches: %q", got)
 		}
 		if _, err := db.UpdateProject(ctx, "nope", &folio.ProjectInput{Title: ptr("x"), Description: ptr("y")}); folio.ErrorCode(err) != folio.ENOTFOUND {
