@@ -183,7 +183,8 @@ const maxVisitPages = 32
 type dimKey struct{ dim, day, value string }
 type dimDelta struct{ visits, pageviews, bounces int }
 
-// comboKey is a row of analytics_daily_visit_attrs: a day and a whole set of visit attributes.
+// comboKey is a row of analytics_daily_visit_attrs (day is a day) or analytics_period_visit_attrs
+// (day is a period): a day or period and a whole set of visit attributes.
 type comboKey struct {
 	day   string
 	attrs VisitAttrs
@@ -447,31 +448,26 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		}
 	}
 
-	comboKeys := anMapKeys(combos)
-	for chunk := range anChunks(comboKeys, 300) {
-		args := make([]any, 0, 15*len(chunk))
-		n := 0
-		for _, k := range chunk {
-			d := combos[k]
-			if d.visits == 0 && d.pageviews == 0 && d.bounces == 0 {
-				continue
+	// The periods of each day's combinations (migration 0019): its part of the month and its month.
+	periods := make(map[comboKey]*dimDelta, 2*len(combos))
+	for k, d := range combos {
+		for _, p := range [2]string{partPeriod(k.day), monthPeriod(k.day)} {
+			pk := comboKey{p, k.attrs}
+			pd := periods[pk]
+			if pd == nil {
+				pd = &dimDelta{}
+				periods[pk] = pd
 			}
-			a := k.attrs
-			args = append(args, k.day, a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device,
-				a.Browser, a.BrowserVersion, a.OS, a.OSVersion, d.visits, d.pageviews, d.bounces)
-			n++
+			pd.visits += d.visits
+			pd.pageviews += d.pageviews
+			pd.bounces += d.bounces
 		}
-		if n == 0 {
-			continue
-		}
-		q := `INSERT INTO analytics_daily_visit_attrs (day, source, referrer, utm_source, utm_medium, utm_campaign, country, device,
-			browser, browser_version, os, os_version, visits, pageviews, bounces) VALUES ` + db.anBatchValues(n, 15) + `
-			ON CONFLICT (day, source, referrer, utm_source, utm_medium, utm_campaign, country, device, browser, browser_version, os, os_version)
-			DO UPDATE SET visits = analytics_daily_visit_attrs.visits + excluded.visits,
-			pageviews = analytics_daily_visit_attrs.pageviews + excluded.pageviews, bounces = analytics_daily_visit_attrs.bounces + excluded.bounces`
-		if err := tx.exec(ctx, q, args...); err != nil {
-			return err
-		}
+	}
+	if err := db.upsertCombos(ctx, tx, "analytics_daily_visit_attrs", "day", combos); err != nil {
+		return err
+	}
+	if err := db.upsertCombos(ctx, tx, "analytics_period_visit_attrs", "period", periods); err != nil {
+		return err
 	}
 
 	pageKeys := anMapKeys(pages)
@@ -520,6 +516,38 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		}
 		q := `INSERT INTO analytics_daily_uniques (day, prev_day, prev_is_first, visitors) VALUES ` + db.anBatchValues(len(chunk), 4) + `
 			ON CONFLICT (day, prev_day, prev_is_first) DO UPDATE SET visitors = analytics_daily_uniques.visitors + excluded.visitors`
+		if err := tx.exec(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// upsertCombos adds deltas to a visit-attribute rollup: table, keyed by col (a day or a period)
+// and the attributes.
+func (db *DB) upsertCombos(ctx context.Context, tx anTx, table, col string, combos map[comboKey]*dimDelta) error {
+	keys := anMapKeys(combos)
+	for chunk := range anChunks(keys, 300) {
+		args := make([]any, 0, 15*len(chunk))
+		n := 0
+		for _, k := range chunk {
+			d := combos[k]
+			if d.visits == 0 && d.pageviews == 0 && d.bounces == 0 {
+				continue
+			}
+			a := k.attrs
+			args = append(args, k.day, a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device,
+				a.Browser, a.BrowserVersion, a.OS, a.OSVersion, d.visits, d.pageviews, d.bounces)
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		q := `INSERT INTO ` + table + ` (` + col + `, source, referrer, utm_source, utm_medium, utm_campaign, country, device,
+			browser, browser_version, os, os_version, visits, pageviews, bounces) VALUES ` + db.anBatchValues(n, 15) + `
+			ON CONFLICT (` + col + `, source, referrer, utm_source, utm_medium, utm_campaign, country, device, browser, browser_version, os, os_version)
+			DO UPDATE SET visits = ` + table + `.visits + excluded.visits,
+			pageviews = ` + table + `.pageviews + excluded.pageviews, bounces = ` + table + `.bounces + excluded.bounces`
 		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
