@@ -212,7 +212,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		}
 	}
 	for chunk := range anChunks(keys, 500) {
-		q := `SELECT visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path
+		q := `SELECT id, visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path
 			FROM analytics_visitors WHERE visitor_key IN (` + db.anBatchValues(len(chunk), 1) + `)`
 		rows, err := tx.query(ctx, q, anAnySlice(chunk)...)
 		if err != nil {
@@ -222,7 +222,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 			var k, pages, attrs string
 			var st visitorState
 			var last, start Time
-			if err := rows.Scan(&k, &st.firstDay, &st.lastDay, &last, &start, &st.visitDay, &st.visitViews, &st.visitEntry, &pages, &attrs, &st.lastPath); err != nil {
+			if err := rows.Scan(&st.id, &k, &st.firstDay, &st.lastDay, &last, &start, &st.visitDay, &st.visitViews, &st.visitEntry, &pages, &attrs, &st.lastPath); err != nil {
 				closeRows(rows)
 				return err
 			}
@@ -356,7 +356,28 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		}
 	}
 
-	// Save the visitors' new state and learn their ids.
+	// Save the visitors' new state: the stored ones by id (this transaction read them, and no
+	// other batch writes them meanwhile: see WriteAnalytics), the new ones inserted to learn their
+	// ids — as an upsert all the same, merging with a row that appeared anyway.
+	var known, fresh []string
+	for _, k := range keys {
+		if states[k].id != 0 {
+			known = append(known, k)
+		} else {
+			fresh = append(fresh, k)
+		}
+	}
+	for chunk := range anChunks(known, 300) {
+		args := make([]any, 0, 11*len(chunk))
+		for _, k := range chunk {
+			st := states[k]
+			args = append(args, st.id, st.firstDay, st.lastDay, db.ts(st.lastSeen), db.ts(st.visitStart),
+				st.visitDay, st.visitViews, st.visitEntry, strings.Join(st.visitPages, "\n"), st.attrs.encode(), st.lastPath)
+		}
+		if err := tx.exec(ctx, db.updateVisitorsSQL(len(chunk)), args...); err != nil {
+			return err
+		}
+	}
 	const upsertVisitors = ` ON CONFLICT (visitor_key) DO UPDATE SET
 		first_day = CASE WHEN excluded.first_day < analytics_visitors.first_day THEN excluded.first_day ELSE analytics_visitors.first_day END,
 		last_day = CASE WHEN excluded.last_day > analytics_visitors.last_day THEN excluded.last_day ELSE analytics_visitors.last_day END,
@@ -365,7 +386,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		visit_pages = excluded.visit_pages, visit_attrs = excluded.visit_attrs, last_path = excluded.last_path,
 		last_seen = CASE WHEN excluded.last_seen > analytics_visitors.last_seen THEN excluded.last_seen ELSE analytics_visitors.last_seen END
 		RETURNING id, visitor_key`
-	for chunk := range anChunks(keys, 300) {
+	for chunk := range anChunks(fresh, 300) {
 		args := make([]any, 0, 11*len(chunk))
 		for _, k := range chunk {
 			st := states[k]
@@ -521,6 +542,35 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		}
 	}
 	return nil
+}
+
+// updateVisitorsSQL returns the statement that sets the state of n stored visitors by id: n
+// groups of (id, first_day, last_day, last_seen, visit_start, visit_day, visit_views,
+// visit_entry, visit_pages, visit_attrs, last_path). An UPDATE by primary key: the upsert it
+// replaces probed the unique index of visitor_key for every row first.
+func (db *DB) updateVisitorsSQL(n int) string {
+	if db.Dialect == SQLite {
+		// SQLite names the columns of a VALUES list column1, column2, ...
+		return `UPDATE analytics_visitors SET first_day = v.column2, last_day = v.column3, last_seen = v.column4,
+			visit_start = v.column5, visit_day = v.column6, visit_views = v.column7, visit_entry = v.column8,
+			visit_pages = v.column9, visit_attrs = v.column10, last_path = v.column11
+			FROM (VALUES ` + db.anBatchValues(n, 11) + `) AS v WHERE analytics_visitors.id = v.column1`
+	}
+	var b strings.Builder
+	for r := 0; r < n; r++ {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		p := 11*r + 1
+		// Parameters in VALUES would be text; the casts give each column its type.
+		fmt.Fprintf(&b, "($%d::bigint, $%d, $%d, $%d::timestamptz, $%d::timestamptz, $%d, $%d::integer, $%d, $%d, $%d, $%d)",
+			p, p+1, p+2, p+3, p+4, p+5, p+6, p+7, p+8, p+9, p+10)
+	}
+	return `UPDATE analytics_visitors AS a SET first_day = v.first_day, last_day = v.last_day, last_seen = v.last_seen,
+		visit_start = v.visit_start, visit_day = v.visit_day, visit_views = v.visit_views, visit_entry = v.visit_entry,
+		visit_pages = v.visit_pages, visit_attrs = v.visit_attrs, last_path = v.last_path
+		FROM (VALUES ` + b.String() + `) AS v (id, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry,
+		visit_pages, visit_attrs, last_path) WHERE a.id = v.id`
 }
 
 // upsertCombos adds deltas to a visit-attribute rollup: table, keyed by col (a day or a period)
