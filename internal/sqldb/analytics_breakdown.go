@@ -129,6 +129,20 @@ type querier interface {
 // aggregates (it guesses one) and would join page views to them in a nested loop, which is
 // quadratic; hash joins are right for every breakdown statement.
 func (db *DB) rawAnalyticsQuery(ctx context.Context, f func(q querier) error) error {
+	return db.analyticsQueryWith(ctx, []string{`SET LOCAL enable_nestloop = off`}, f)
+}
+
+// visitAttrQuery runs f against the read pool; on PostgreSQL inside a read-only transaction
+// that reads the visit-attribute rollups by index, without parallel workers. Each of their
+// statements selects the range's days or periods by the leading column of the primary key, so
+// an index scan reads only those rows; once the planner has statistics it preferred a parallel
+// scan of the whole table when a filter keeps a large share (device=mobile: a third), which
+// measured 74–158 ms against 21–23 ms for the index scan (90 days of the benchmark).
+func (db *DB) visitAttrQuery(ctx context.Context, f func(q querier) error) error {
+	return db.analyticsQueryWith(ctx, []string{`SET LOCAL enable_seqscan = off`, `SET LOCAL max_parallel_workers_per_gather = 0`}, f)
+}
+
+func (db *DB) analyticsQueryWith(ctx context.Context, settings []string, f func(q querier) error) error {
 	if db.Dialect != Postgres {
 		return f(db.R)
 	}
@@ -137,8 +151,10 @@ func (db *DB) rawAnalyticsQuery(ctx context.Context, f func(q querier) error) er
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SET LOCAL enable_nestloop = off`); err != nil {
-		return err
+	for _, set := range settings {
+		if _, err := tx.ExecContext(ctx, set); err != nil {
+			return err
+		}
 	}
 	return f(tx)
 }
@@ -354,17 +370,26 @@ func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q BreakdownQuery
 			if len(src.minus) > 0 {
 				sign = `CASE WHEN ` + src.col + ` IN (` + args.addList(src.minus) + `) THEN -1 ELSE 1 END`
 			}
-			parts = append(parts, `SELECT `+expr+` AS value, `+sign+` AS s, visits, pageviews, bounces FROM `+src.table+`
-				WHERE `+src.col+` IN (`+args.addList(append(append([]string{}, src.plus...), src.minus...))+`)`+visitAttrWhere(&args, filters))
+			// Each source is grouped on its own first, so the union holds a few rows per value
+			// (a quarter less time on SQLite than grouping the union's rows).
+			parts = append(parts, `SELECT value, SUM(s * pageviews) AS pageviews, SUM(s * visits) AS visits, SUM(s * bounces) AS bounces
+				FROM (SELECT `+expr+` AS value, `+sign+` AS s, visits, pageviews, bounces FROM `+src.table+`
+				WHERE `+src.col+` IN (`+args.addList(append(append([]string{}, src.plus...), src.minus...))+`)`+visitAttrWhere(&args, filters)+`) r
+				GROUP BY value`)
 		}
-		stmt = `SELECT value, 0, SUM(s * pageviews) AS views, SUM(s * visits) AS visits, SUM(s * bounces), 0, COUNT(*) OVER ()
+		stmt = `SELECT value, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
 			FROM (` + strings.Join(parts, `
 			UNION ALL `) + `) t GROUP BY value`
-		having = ` HAVING SUM(s * visits) > 0 OR SUM(s * pageviews) > 0`
 	}
 	stmt += having + ` ORDER BY visits DESC, views DESC, value
 		LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
-	rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
+	var rows []BreakdownRow
+	var total int
+	err := db.visitAttrQuery(ctx, func(qr querier) error {
+		var err error
+		rows, total, err = scanBreakdown(qr.QueryContext(ctx, stmt, args...))
+		return err
+	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
 	}
