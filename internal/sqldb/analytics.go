@@ -356,12 +356,13 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		}
 	}
 
-	// Save the visitors' new state: the stored ones by id (this transaction read them, and no
-	// other batch writes them meanwhile: see WriteAnalytics), the new ones inserted to learn their
-	// ids — as an upsert all the same, merging with a row that appeared anyway.
+	// Save the visitors' new state. On SQLite the stored ones are updated by id (this transaction
+	// read them and is the only writer); the others are upserted, which also returns the new ones'
+	// ids. On PostgreSQL the upsert of them all measured cheaper for the server than an UPDATE
+	// ... FROM (VALUES ...) of the stored ones (interleaved runs of the ingestion benchmark).
 	var known, fresh []string
 	for _, k := range keys {
-		if states[k].id != 0 {
+		if states[k].id != 0 && db.Dialect == SQLite {
 			known = append(known, k)
 		} else {
 			fresh = append(fresh, k)
@@ -544,38 +545,56 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 	return nil
 }
 
-// updateVisitorsSQL returns the statement that sets the state of n stored visitors by id: n
-// groups of (id, first_day, last_day, last_seen, visit_start, visit_day, visit_views,
+// updateVisitorsSQL returns the SQLite statement that sets the state of n stored visitors by
+// id: n groups of (id, first_day, last_day, last_seen, visit_start, visit_day, visit_views,
 // visit_entry, visit_pages, visit_attrs, last_path). An UPDATE by primary key: the upsert it
 // replaces probed the unique index of visitor_key for every row first.
 func (db *DB) updateVisitorsSQL(n int) string {
-	if db.Dialect == SQLite {
-		// SQLite names the columns of a VALUES list column1, column2, ...
-		return `UPDATE analytics_visitors SET first_day = v.column2, last_day = v.column3, last_seen = v.column4,
-			visit_start = v.column5, visit_day = v.column6, visit_views = v.column7, visit_entry = v.column8,
-			visit_pages = v.column9, visit_attrs = v.column10, last_path = v.column11
-			FROM (VALUES ` + db.anBatchValues(n, 11) + `) AS v WHERE analytics_visitors.id = v.column1`
-	}
-	var b strings.Builder
-	for r := 0; r < n; r++ {
-		if r > 0 {
-			b.WriteString(", ")
-		}
-		p := 11*r + 1
-		// Parameters in VALUES would be text; the casts give each column its type.
-		fmt.Fprintf(&b, "($%d::bigint, $%d, $%d, $%d::timestamptz, $%d::timestamptz, $%d, $%d::integer, $%d, $%d, $%d, $%d)",
-			p, p+1, p+2, p+3, p+4, p+5, p+6, p+7, p+8, p+9, p+10)
-	}
-	return `UPDATE analytics_visitors AS a SET first_day = v.first_day, last_day = v.last_day, last_seen = v.last_seen,
-		visit_start = v.visit_start, visit_day = v.visit_day, visit_views = v.visit_views, visit_entry = v.visit_entry,
-		visit_pages = v.visit_pages, visit_attrs = v.visit_attrs, last_path = v.last_path
-		FROM (VALUES ` + b.String() + `) AS v (id, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry,
-		visit_pages, visit_attrs, last_path) WHERE a.id = v.id`
+	// SQLite names the columns of a VALUES list column1, column2, ...
+	return `UPDATE analytics_visitors SET first_day = v.column2, last_day = v.column3, last_seen = v.column4,
+		visit_start = v.column5, visit_day = v.column6, visit_views = v.column7, visit_entry = v.column8,
+		visit_pages = v.column9, visit_attrs = v.column10, last_path = v.column11
+		FROM (VALUES ` + db.anBatchValues(n, 11) + `) AS v WHERE analytics_visitors.id = v.column1`
 }
 
 // upsertCombos adds deltas to a visit-attribute rollup: table, keyed by col (a day or a period)
 // and the attributes.
 func (db *DB) upsertCombos(ctx context.Context, tx anTx, table, col string, combos map[comboKey]*dimDelta) error {
+	const conflict = `, source, referrer, utm_source, utm_medium, utm_campaign, country, device, browser, browser_version, os, os_version)
+		DO UPDATE SET visits = %[1]s.visits + excluded.visits,
+		pageviews = %[1]s.pageviews + excluded.pageviews, bounces = %[1]s.bounces + excluded.bounces`
+	if db.Dialect == Postgres {
+		// One statement whatever the rows, a column array each, rather than chunks of 300 rows ×
+		// 15 parameters (4,500 to parse and bind a statement): interleaved runs of the ingestion
+		// benchmark gave 13,500–15,800 events per CPU-second against 13,500–14,700.
+		var cols [12][]string
+		var visits, views, bounces []int64
+		for k, d := range combos {
+			if d.visits == 0 && d.pageviews == 0 && d.bounces == 0 {
+				continue
+			}
+			a := k.attrs
+			for i, v := range [12]string{k.day, a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device,
+				a.Browser, a.BrowserVersion, a.OS, a.OSVersion} {
+				cols[i] = append(cols[i], v)
+			}
+			visits, views, bounces = append(visits, int64(d.visits)), append(views, int64(d.pageviews)), append(bounces, int64(d.bounces))
+		}
+		if len(visits) == 0 {
+			return nil
+		}
+		args := make([]any, 0, 15)
+		for _, c := range cols {
+			args = append(args, c)
+		}
+		args = append(args, visits, views, bounces)
+		q := `INSERT INTO ` + table + ` (` + col + `, source, referrer, utm_source, utm_medium, utm_campaign, country, device,
+			browser, browser_version, os, os_version, visits, pageviews, bounces)
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+			$9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::bigint[], $15::bigint[])
+			ON CONFLICT (` + col + fmt.Sprintf(conflict, table)
+		return tx.exec(ctx, q, args...)
+	}
 	keys := anMapKeys(combos)
 	for chunk := range anChunks(keys, 300) {
 		args := make([]any, 0, 15*len(chunk))
@@ -595,9 +614,7 @@ func (db *DB) upsertCombos(ctx context.Context, tx anTx, table, col string, comb
 		}
 		q := `INSERT INTO ` + table + ` (` + col + `, source, referrer, utm_source, utm_medium, utm_campaign, country, device,
 			browser, browser_version, os, os_version, visits, pageviews, bounces) VALUES ` + db.anBatchValues(n, 15) + `
-			ON CONFLICT (` + col + `, source, referrer, utm_source, utm_medium, utm_campaign, country, device, browser, browser_version, os, os_version)
-			DO UPDATE SET visits = ` + table + `.visits + excluded.visits,
-			pageviews = ` + table + `.pageviews + excluded.pageviews, bounces = ` + table + `.bounces + excluded.bounces`
+			ON CONFLICT (` + col + fmt.Sprintf(conflict, table)
 		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}
