@@ -400,7 +400,8 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 
 						if f == nil && rg.name == "whole stream" || f != nil && sqldb.VisitAttrBreakdown(dim, f) {
 							// The rollup gives the same visits, page views and bounces (filtered by
-							// visit attributes: from analytics_daily_visit_attrs).
+							// visit attributes: from analytics_daily_visit_attrs and, for whole parts
+							// of months and months, analytics_period_visit_attrs).
 							got, err := rollup.Breakdown(ctx, BreakdownParams{Dimension: dim, Range: r, Filters: f, Page: 1, Limit: 100})
 							if err != nil {
 								t.Fatal(err)

@@ -467,6 +467,7 @@ func visitAttrCover(from, to string) attrCover {
 		return attrCover{}
 	}
 	var best attrCover
+	found := false
 	for l := 0; l <= maxCoverWiden; l++ {
 		for r := 0; r <= maxCoverWiden; r++ {
 			c := greedyCover(f.AddDate(0, 0, -l), t.AddDate(0, 0, r))
@@ -479,8 +480,8 @@ func visitAttrCover(from, to string) attrCover {
 			c.cost += float64(l+r) * dayCost
 			// A subtracted day that the cover reads as a single day cancels out.
 			c.days, c.minusDays = cancel(c.days, c.minusDays)
-			if best.days == nil && best.periods == nil || c.cost < best.cost {
-				best = c
+			if !found || c.cost < best.cost {
+				best, found = c, true
 			}
 		}
 	}
