@@ -16,7 +16,8 @@ import (
 
 // analyticsTables are the tables the generated data lives in.
 var analyticsTables = []string{"analytics_visitors", "analytics_pageviews", "analytics_events", "analytics_daily_pages",
-	"analytics_daily_referrers", "analytics_daily_totals", "analytics_daily_uniques", "analytics_daily_dims", "analytics_daily_visit_attrs"}
+	"analytics_daily_referrers", "analytics_daily_totals", "analytics_daily_uniques", "analytics_daily_dims", "analytics_daily_visit_attrs",
+	"analytics_period_visit_attrs"}
 
 // copyToPostgres bulk-loads the generated data of the SQLite database src into the migrated,
 // empty PostgreSQL database dst with COPY: the rows (rollups included) are exactly the ones

@@ -487,12 +487,15 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 			return fmt.Sprintf("[%d values, raw page views, exact]", b.Total), nil
 		})
 	}
-	// Breakdowns of a visit attribute filtered by visit attributes: from analytics_daily_visit_attrs
-	// (migration 0018) above RawLimit page views.
+	// Breakdowns of a visit attribute filtered by visit attributes: above RawLimit page views from
+	// analytics_period_visit_attrs (migration 0019) for whole months and parts of months and
+	// analytics_daily_visit_attrs (migration 0018) for the other days. The last range ends and
+	// starts inside parts of months, so it reads more single days.
+	unaligned, _ := s.ParseRange(end.AddDate(0, 0, -(days-1)+3).Format(time.DateOnly), end.AddDate(0, 0, -5).Format(time.DateOnly))
 	for _, rg := range []struct {
 		name string
 		r    analytics.Range
-	}{{"1 day", oneDay}, {fmt.Sprintf("%d days", days), whole}} {
+	}{{"1 day", oneDay}, {fmt.Sprintf("%d days", days), whole}, {fmt.Sprintf("%d days %s..%s", days-8, unaligned.From[5:], unaligned.To[5:]), unaligned}} {
 		for _, c := range []struct {
 			dim     string
 			filters map[string]string

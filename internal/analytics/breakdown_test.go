@@ -363,6 +363,12 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 		for _, rg := range []struct{ name, from, to string }{
 			{"whole stream", first, last},
 			{"two middle days", "2026-04-08", "2026-04-09"},
+			// Ranges the period rollup answers (migration 0019): whole parts of the month, a
+			// part minus a day outside the range, the whole month.
+			{"parts 1–7 and 8–14", "2026-04-01", "2026-04-14"},
+			{"part 1–7 minus April 1, part 8–14 minus April 14", "2026-04-02", "2026-04-13"},
+			{"part 8–14 minus April 8 (a day with visits)", "2026-04-09", "2026-04-14"},
+			{"April", "2026-04-01", "2026-04-30"},
 		} {
 			r, err := s.ParseRange(rg.from, rg.to)
 			if err != nil {
@@ -394,7 +400,8 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 
 						if f == nil && rg.name == "whole stream" || f != nil && sqldb.VisitAttrBreakdown(dim, f) {
 							// The rollup gives the same visits, page views and bounces (filtered by
-							// visit attributes: from analytics_daily_visit_attrs).
+							// visit attributes: from analytics_daily_visit_attrs and, for whole parts
+							// of months and months, analytics_period_visit_attrs).
 							got, err := rollup.Breakdown(ctx, BreakdownParams{Dimension: dim, Range: r, Filters: f, Page: 1, Limit: 100})
 							if err != nil {
 								t.Fatal(err)

@@ -183,7 +183,8 @@ const maxVisitPages = 32
 type dimKey struct{ dim, day, value string }
 type dimDelta struct{ visits, pageviews, bounces int }
 
-// comboKey is a row of analytics_daily_visit_attrs: a day and a whole set of visit attributes.
+// comboKey is a row of analytics_daily_visit_attrs (day is a day) or analytics_period_visit_attrs
+// (day is a period): a day or period and a whole set of visit attributes.
 type comboKey struct {
 	day   string
 	attrs VisitAttrs
@@ -211,7 +212,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		}
 	}
 	for chunk := range anChunks(keys, 500) {
-		q := `SELECT visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path
+		q := `SELECT id, visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path
 			FROM analytics_visitors WHERE visitor_key IN (` + db.anBatchValues(len(chunk), 1) + `)`
 		rows, err := tx.query(ctx, q, anAnySlice(chunk)...)
 		if err != nil {
@@ -221,7 +222,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 			var k, pages, attrs string
 			var st visitorState
 			var last, start Time
-			if err := rows.Scan(&k, &st.firstDay, &st.lastDay, &last, &start, &st.visitDay, &st.visitViews, &st.visitEntry, &pages, &attrs, &st.lastPath); err != nil {
+			if err := rows.Scan(&st.id, &k, &st.firstDay, &st.lastDay, &last, &start, &st.visitDay, &st.visitViews, &st.visitEntry, &pages, &attrs, &st.lastPath); err != nil {
 				closeRows(rows)
 				return err
 			}
@@ -355,7 +356,29 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		}
 	}
 
-	// Save the visitors' new state and learn their ids.
+	// Save the visitors' new state. On SQLite the stored ones are updated by id (this transaction
+	// read them and is the only writer); the others are upserted, which also returns the new ones'
+	// ids. On PostgreSQL the upsert of them all measured cheaper for the server than an UPDATE
+	// ... FROM (VALUES ...) of the stored ones (interleaved runs of the ingestion benchmark).
+	var known, fresh []string
+	for _, k := range keys {
+		if states[k].id != 0 && db.Dialect == SQLite {
+			known = append(known, k)
+		} else {
+			fresh = append(fresh, k)
+		}
+	}
+	for chunk := range anChunks(known, 300) {
+		args := make([]any, 0, 11*len(chunk))
+		for _, k := range chunk {
+			st := states[k]
+			args = append(args, st.id, st.firstDay, st.lastDay, db.ts(st.lastSeen), db.ts(st.visitStart),
+				st.visitDay, st.visitViews, st.visitEntry, strings.Join(st.visitPages, "\n"), st.attrs.encode(), st.lastPath)
+		}
+		if err := tx.exec(ctx, db.updateVisitorsSQL(len(chunk)), args...); err != nil {
+			return err
+		}
+	}
 	const upsertVisitors = ` ON CONFLICT (visitor_key) DO UPDATE SET
 		first_day = CASE WHEN excluded.first_day < analytics_visitors.first_day THEN excluded.first_day ELSE analytics_visitors.first_day END,
 		last_day = CASE WHEN excluded.last_day > analytics_visitors.last_day THEN excluded.last_day ELSE analytics_visitors.last_day END,
@@ -364,7 +387,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		visit_pages = excluded.visit_pages, visit_attrs = excluded.visit_attrs, last_path = excluded.last_path,
 		last_seen = CASE WHEN excluded.last_seen > analytics_visitors.last_seen THEN excluded.last_seen ELSE analytics_visitors.last_seen END
 		RETURNING id, visitor_key`
-	for chunk := range anChunks(keys, 300) {
+	for chunk := range anChunks(fresh, 300) {
 		args := make([]any, 0, 11*len(chunk))
 		for _, k := range chunk {
 			st := states[k]
@@ -447,31 +470,26 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		}
 	}
 
-	comboKeys := anMapKeys(combos)
-	for chunk := range anChunks(comboKeys, 300) {
-		args := make([]any, 0, 15*len(chunk))
-		n := 0
-		for _, k := range chunk {
-			d := combos[k]
-			if d.visits == 0 && d.pageviews == 0 && d.bounces == 0 {
-				continue
+	// The periods of each day's combinations (migration 0019): its part of the month and its month.
+	periods := make(map[comboKey]*dimDelta, 2*len(combos))
+	for k, d := range combos {
+		for _, p := range [2]string{partPeriod(k.day), monthPeriod(k.day)} {
+			pk := comboKey{p, k.attrs}
+			pd := periods[pk]
+			if pd == nil {
+				pd = &dimDelta{}
+				periods[pk] = pd
 			}
-			a := k.attrs
-			args = append(args, k.day, a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device,
-				a.Browser, a.BrowserVersion, a.OS, a.OSVersion, d.visits, d.pageviews, d.bounces)
-			n++
+			pd.visits += d.visits
+			pd.pageviews += d.pageviews
+			pd.bounces += d.bounces
 		}
-		if n == 0 {
-			continue
-		}
-		q := `INSERT INTO analytics_daily_visit_attrs (day, source, referrer, utm_source, utm_medium, utm_campaign, country, device,
-			browser, browser_version, os, os_version, visits, pageviews, bounces) VALUES ` + db.anBatchValues(n, 15) + `
-			ON CONFLICT (day, source, referrer, utm_source, utm_medium, utm_campaign, country, device, browser, browser_version, os, os_version)
-			DO UPDATE SET visits = analytics_daily_visit_attrs.visits + excluded.visits,
-			pageviews = analytics_daily_visit_attrs.pageviews + excluded.pageviews, bounces = analytics_daily_visit_attrs.bounces + excluded.bounces`
-		if err := tx.exec(ctx, q, args...); err != nil {
-			return err
-		}
+	}
+	if err := db.upsertCombos(ctx, tx, "analytics_daily_visit_attrs", "day", combos); err != nil {
+		return err
+	}
+	if err := db.upsertCombos(ctx, tx, "analytics_period_visit_attrs", "period", periods); err != nil {
+		return err
 	}
 
 	pageKeys := anMapKeys(pages)
@@ -520,6 +538,83 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		}
 		q := `INSERT INTO analytics_daily_uniques (day, prev_day, prev_is_first, visitors) VALUES ` + db.anBatchValues(len(chunk), 4) + `
 			ON CONFLICT (day, prev_day, prev_is_first) DO UPDATE SET visitors = analytics_daily_uniques.visitors + excluded.visitors`
+		if err := tx.exec(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// updateVisitorsSQL returns the SQLite statement that sets the state of n stored visitors by
+// id: n groups of (id, first_day, last_day, last_seen, visit_start, visit_day, visit_views,
+// visit_entry, visit_pages, visit_attrs, last_path). An UPDATE by primary key: the upsert it
+// replaces probed the unique index of visitor_key for every row first.
+func (db *DB) updateVisitorsSQL(n int) string {
+	// SQLite names the columns of a VALUES list column1, column2, ...
+	return `UPDATE analytics_visitors SET first_day = v.column2, last_day = v.column3, last_seen = v.column4,
+		visit_start = v.column5, visit_day = v.column6, visit_views = v.column7, visit_entry = v.column8,
+		visit_pages = v.column9, visit_attrs = v.column10, last_path = v.column11
+		FROM (VALUES ` + db.anBatchValues(n, 11) + `) AS v WHERE analytics_visitors.id = v.column1`
+}
+
+// upsertCombos adds deltas to a visit-attribute rollup: table, keyed by col (a day or a period)
+// and the attributes.
+func (db *DB) upsertCombos(ctx context.Context, tx anTx, table, col string, combos map[comboKey]*dimDelta) error {
+	const conflict = `, source, referrer, utm_source, utm_medium, utm_campaign, country, device, browser, browser_version, os, os_version)
+		DO UPDATE SET visits = %[1]s.visits + excluded.visits,
+		pageviews = %[1]s.pageviews + excluded.pageviews, bounces = %[1]s.bounces + excluded.bounces`
+	if db.Dialect == Postgres {
+		// One statement whatever the rows, a column array each, rather than chunks of 300 rows ×
+		// 15 parameters (4,500 to parse and bind a statement): interleaved runs of the ingestion
+		// benchmark gave 13,500–15,800 events per CPU-second against 13,500–14,700.
+		var cols [12][]string
+		var visits, views, bounces []int64
+		for k, d := range combos {
+			if d.visits == 0 && d.pageviews == 0 && d.bounces == 0 {
+				continue
+			}
+			a := k.attrs
+			for i, v := range [12]string{k.day, a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device,
+				a.Browser, a.BrowserVersion, a.OS, a.OSVersion} {
+				cols[i] = append(cols[i], v)
+			}
+			visits, views, bounces = append(visits, int64(d.visits)), append(views, int64(d.pageviews)), append(bounces, int64(d.bounces))
+		}
+		if len(visits) == 0 {
+			return nil
+		}
+		args := make([]any, 0, 15)
+		for _, c := range cols {
+			args = append(args, c)
+		}
+		args = append(args, visits, views, bounces)
+		q := `INSERT INTO ` + table + ` (` + col + `, source, referrer, utm_source, utm_medium, utm_campaign, country, device,
+			browser, browser_version, os, os_version, visits, pageviews, bounces)
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+			$9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::bigint[], $15::bigint[])
+			ON CONFLICT (` + col + fmt.Sprintf(conflict, table)
+		return tx.exec(ctx, q, args...)
+	}
+	keys := anMapKeys(combos)
+	for chunk := range anChunks(keys, 300) {
+		args := make([]any, 0, 15*len(chunk))
+		n := 0
+		for _, k := range chunk {
+			d := combos[k]
+			if d.visits == 0 && d.pageviews == 0 && d.bounces == 0 {
+				continue
+			}
+			a := k.attrs
+			args = append(args, k.day, a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device,
+				a.Browser, a.BrowserVersion, a.OS, a.OSVersion, d.visits, d.pageviews, d.bounces)
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		q := `INSERT INTO ` + table + ` (` + col + `, source, referrer, utm_source, utm_medium, utm_campaign, country, device,
+			browser, browser_version, os, os_version, visits, pageviews, bounces) VALUES ` + db.anBatchValues(n, 15) + `
+			ON CONFLICT (` + col + fmt.Sprintf(conflict, table)
 		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
 		}

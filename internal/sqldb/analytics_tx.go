@@ -30,7 +30,12 @@ type anRows interface {
 // analyticsTx runs fn in one transaction of the engine's kind.
 func (db *DB) analyticsTx(ctx context.Context, fn func(tx anTx) error) error {
 	if db.Dialect != Postgres {
-		return db.tx(ctx, func(tx *sql.Tx) error { return fn(sqlAnTx{db: db, tx: tx}) })
+		uses := map[string]int{}
+		err := db.tx(ctx, func(tx *sql.Tx) error { return fn(sqlAnTx{db: db, tx: tx, uses: uses}) })
+		if err == nil {
+			db.prepareRepeated(ctx, uses)
+		}
+		return err
 	}
 	conn, err := db.W.Conn(ctx)
 	if err != nil {
@@ -46,15 +51,19 @@ func (db *DB) analyticsTx(ctx context.Context, fn func(tx anTx) error) error {
 	})
 }
 
+// sqlAnTx runs statements through the writer's statement cache and counts them (uses), so the
+// ones a batch runs more than once get prepared for the next batches (prepareRepeated).
 type sqlAnTx struct {
-	db *DB
-	tx *sql.Tx
+	db   *DB
+	tx   *sql.Tx
+	uses map[string]int
 }
 
 type sqlAnRows struct{ *sql.Rows }
 
 func (t sqlAnTx) query(ctx context.Context, q string, args ...any) (anRows, error) {
-	rows, err := t.tx.QueryContext(ctx, q, args...)
+	t.uses[q]++
+	rows, err := t.db.txQuery(ctx, t.tx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +71,35 @@ func (t sqlAnTx) query(ctx context.Context, q string, args ...any) (anRows, erro
 }
 
 func (t sqlAnTx) exec(ctx context.Context, q string, args ...any) error {
-	_, err := t.tx.ExecContext(ctx, q, args...)
+	t.uses[q]++
+	_, err := t.db.txExec(ctx, t.tx, q, args...)
 	return err
+}
+
+// maxAnalyticsStmts bounds the analytics statements kept prepared.
+const maxAnalyticsStmts = 64
+
+// prepareRepeated prepares, on SQLite's writer, the statements a batch ran at least twice: the
+// full-size chunks of its multi-row statements (a chunk of 200 page views, of 300 upserts),
+// whose text recurs in every large batch. Parsing such a statement (thousands of placeholders)
+// cost about as much as running it. Partial chunks, whose size varies, stay unprepared; the
+// count is bounded by the statement kinds (and maxAnalyticsStmts).
+func (db *DB) prepareRepeated(ctx context.Context, uses map[string]int) {
+	for q, n := range uses {
+		if n < 2 {
+			continue
+		}
+		db.stmts.mu.Lock()
+		_, have := db.stmts.m[stmtKey{db.W, q}]
+		full := db.stmts.analytics >= maxAnalyticsStmts
+		if !have && !full {
+			db.stmts.analytics++
+		}
+		db.stmts.mu.Unlock()
+		if !have && !full {
+			db.prepared(ctx, db.W, q)
+		}
+	}
 }
 
 func (t sqlAnTx) insertRows(ctx context.Context, table string, cols []string, rows [][]any) error {
@@ -74,7 +110,7 @@ func (t sqlAnTx) insertRows(ctx context.Context, table string, cols []string, ro
 			args = append(args, r...)
 		}
 		q := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES ` + t.db.anBatchValues(len(chunk), len(cols))
-		if _, err := t.tx.ExecContext(ctx, q, args...); err != nil {
+		if err := t.exec(ctx, q, args...); err != nil {
 			return err
 		}
 	}

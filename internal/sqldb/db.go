@@ -79,7 +79,16 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(ON)" +
 			"&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
-		w, err := sql.Open("sqlite", dsn)
+		// The writer's page cache may grow to 64 MiB (SQLite's default is 2 MB): an analytics batch
+		// reads and rewrites the rows of thousands of visitors and rollup rows spread over the
+		// file, and with the default cache each batch read most of those pages back from the OS
+		// (a system call a page; a tenth of the ingest CPU in the benchmark's profile). One
+		// connection, so the bound is the process's.
+		// The WAL is checkpointed (copied into the database file) once it holds 16,384 pages
+		// (64 MiB) rather than SQLite's 1,000: a large analytics batch writes more than 1,000
+		// pages, so every batch paid a checkpoint (a third of its commit), copying again the hot
+		// rollup pages the next batch rewrites anyway.
+		w, err := sql.Open("sqlite", dsn+"&_pragma=cache_size(-65536)&_pragma=wal_autocheckpoint(16384)")
 		if err != nil {
 			return nil, fmt.Errorf("sqldb: open sqlite: %w", err)
 		}
@@ -236,8 +245,9 @@ func (db *DB) txOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // running a small query. Keys are fixed query strings of this package, so the cache is bounded
 // by the code. PostgreSQL needs none: pgx caches prepared statements per connection itself.
 type stmtCache struct {
-	mu sync.Mutex
-	m  map[stmtKey]*sql.Stmt
+	mu        sync.Mutex
+	m         map[stmtKey]*sql.Stmt
+	analytics int // statements added by prepareRepeated
 }
 
 type stmtKey struct {
