@@ -79,16 +79,19 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(ON)" +
 			"&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
-		// The writer's page cache may grow to 64 MiB (SQLite's default is 2 MB): an analytics batch
+		// The writer's page cache may grow to 8 MiB (SQLite's default is 2 MB): an analytics batch
 		// reads and rewrites the rows of thousands of visitors and rollup rows spread over the
 		// file, and with the default cache each batch read most of those pages back from the OS
 		// (a system call a page; a tenth of the ingest CPU in the benchmark's profile). One
-		// connection, so the bound is the process's.
+		// connection, so the bound is the process's. Not more: the cache is process memory that
+		// fills with the database and is never given back, and at 64 MiB a 10-minute soak's
+		// resident memory grew 1.40× after its first minute (bench/soak; 1.08 before), while
+		// 8 MiB and 64 MiB ingested alike in bench/analytics's ingestion run.
 		// The WAL is checkpointed (copied into the database file) once it holds 16,384 pages
 		// (64 MiB) rather than SQLite's 1,000: a large analytics batch writes more than 1,000
 		// pages, so every batch paid a checkpoint (a third of its commit), copying again the hot
 		// rollup pages the next batch rewrites anyway.
-		w, err := sql.Open("sqlite", dsn+"&_pragma=cache_size(-65536)&_pragma=wal_autocheckpoint(16384)")
+		w, err := sql.Open("sqlite", dsn+"&_pragma=cache_size(-8192)&_pragma=wal_autocheckpoint(16384)")
 		if err != nil {
 			return nil, fmt.Errorf("sqldb: open sqlite: %w", err)
 		}
