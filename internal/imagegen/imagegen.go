@@ -162,7 +162,7 @@ func (c *Client) Generate(ctx context.Context, prompt, size string) ([]byte, str
 		return nil, "", "", c.transportError(parent, ctx, "reading answer", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, "", "", statusError(resp.StatusCode, raw)
+		return nil, "", "", c.statusError(resp.StatusCode, raw)
 	}
 	var out generateResponse
 	if err := json.Unmarshal(raw, &out); err != nil {
@@ -268,12 +268,13 @@ func (c *Client) transportError(parent, ctx context.Context, what string, err er
 }
 
 // statusError maps a non-200 answer. Only the error type and code are kept for the log: the
-// message may quote part of the key.
-func statusError(status int, raw []byte) error {
+// message may quote part of the key. They are upstream text too, so each is kept only when it
+// looks like an identifier and holds no piece of the key (keyPiece).
+func (c *Client) statusError(status int, raw []byte) error {
 	var e apiError
 	_ = json.Unmarshal(raw, &e)
 	code := strings.Trim(string(e.Error.Code), `"`)
-	detail := fmt.Sprintf("imagegen: HTTP %d (type %q, code %q)", status, e.Error.Type, code)
+	detail := fmt.Sprintf("imagegen: HTTP %d (type %q, code %q)", status, c.loggable(e.Error.Type), c.loggable(code))
 	var fe *folio.Error
 	switch {
 	case code == "content_policy_violation" || code == "moderation_blocked" || e.Error.Type == "image_generation_user_error":
@@ -290,6 +291,19 @@ func statusError(status int, raw []byte) error {
 		fe = folio.Errorf(folio.EUPSTREAM, "The image provider rejected the request (HTTP %d).", status)
 	}
 	return fmt.Errorf("%s: %w", detail, fe)
+}
+
+// loggable is s when it is a short identifier ([A-Za-z0-9_.-], at most 64 bytes) free of the
+// key's pieces as providers print them (its first three and last four characters), else a
+// placeholder.
+func (c *Client) loggable(s string) string {
+	if len(s) > 64 || strings.TrimLeft(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != "" {
+		return "(withheld)"
+	}
+	if k := c.apiKey; len(k) >= 8 && (strings.Contains(s, k[len(k)-4:]) || strings.Contains(s, k[:3])) {
+		return "(withheld)"
+	}
+	return s
 }
 
 func upstream(format string, args ...any) error {
