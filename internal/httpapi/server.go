@@ -318,14 +318,8 @@ func (s *Server) boundedFunc(h func(http.ResponseWriter, *http.Request) error) f
 
 // bounded is boundedFunc for a plain handler (media files, readiness).
 func (s *Server) bounded(h http.Handler) http.Handler {
-	if s.RequestTimeout <= 0 {
-		return h
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeoutCause(r.Context(), s.RequestTimeout, errRequestTimeout)
-		defer cancel()
-		h.ServeHTTP(w, r.WithContext(ctx))
-	})
+	f := s.boundedFunc(func(w http.ResponseWriter, r *http.Request) error { h.ServeHTTP(w, r); return nil })
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _ = f(w, r) })
 }
 
 // unmatched answers /api paths no route serves: 405 with Allow when the path exists for other

@@ -319,21 +319,22 @@ func (db *DB) query(ctx context.Context, pool *sql.DB, query string, args ...any
 // is the transaction's, so preparing on the pool now would wait for it forever. They are
 // prepared up front by prepareWrites.
 func (db *DB) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
-	db.stmts.mu.Lock()
-	st := db.stmts.m[stmtKey{db.W, query}]
-	db.stmts.mu.Unlock()
-	if st != nil {
+	if st := db.writerStmt(query); st != nil {
 		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
 	return tx.ExecContext(ctx, query, args...)
 }
 
+// writerStmt is query's statement prepared on the writer, or nil when it was not prepared.
+func (db *DB) writerStmt(query string) *sql.Stmt {
+	db.stmts.mu.Lock()
+	defer db.stmts.mu.Unlock()
+	return db.stmts.m[stmtKey{db.W, query}]
+}
+
 // txQueryRow is tx.QueryRowContext through the statement cache, as txExec.
 func (db *DB) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
-	db.stmts.mu.Lock()
-	st := db.stmts.m[stmtKey{db.W, query}]
-	db.stmts.mu.Unlock()
-	if st != nil {
+	if st := db.writerStmt(query); st != nil {
 		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
 	return tx.QueryRowContext(ctx, query, args...)
@@ -341,10 +342,7 @@ func (db *DB) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...
 
 // txQuery is tx.QueryContext through the statement cache, as txExec.
 func (db *DB) txQuery(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
-	db.stmts.mu.Lock()
-	st := db.stmts.m[stmtKey{db.W, query}]
-	db.stmts.mu.Unlock()
-	if st != nil {
+	if st := db.writerStmt(query); st != nil {
 		return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
 	return tx.QueryContext(ctx, query, args...)
