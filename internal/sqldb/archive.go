@@ -168,16 +168,13 @@ func (db *DB) ImportProject(ctx context.Context, p *folio.Project) error {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		techs, _ := json.Marshal(p.Technologies)
 		images, _ := json.Marshal(p.Images)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO projects (`+projectColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		if _, err := tx.ExecContext(ctx, insertProject+`
 			ON CONFLICT (id) DO UPDATE SET title = excluded.title, description = excluded.description,
 			long_description = excluded.long_description, technologies = excluded.technologies, status = excluded.status,
 			demo_url = excluded.demo_url, source_url = excluded.source_url, images = excluded.images,
-			created_at = excluded.created_at, updated_at = excluded.updated_at`,
+			created_at = excluded.created_at, updated_at = excluded.updated_at, technologies_lower = excluded.technologies_lower`,
 			p.ID, p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL, string(images),
-			db.ts(p.CreatedAt), db.ts(p.UpdatedAt)); err != nil {
-			return err
-		}
-		if err := db.setTechnologies(ctx, tx, p); err != nil {
+			db.ts(p.CreatedAt), db.ts(p.UpdatedAt), technologiesLower(p)); err != nil {
 			return err
 		}
 		return db.indexProject(ctx, tx, p.ID)

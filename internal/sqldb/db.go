@@ -349,7 +349,7 @@ func (db *DB) txQuery(ctx context.Context, tx *sql.Tx, query string, args ...any
 }
 
 // hotWrites are the writer statements prepared once at Open (see txExec).
-var hotWrites = []string{insertProject, insertProjectTechnologiesSQLite, selectWebhookEvents,
+var hotWrites = []string{insertProject, selectWebhookEvents,
 	insertSearchDocSQLite, insertSearchFTSSQLite, savepointGroupItem, releaseGroupItem, insertAuditSQLite}
 
 // The statements around each call of a group commit (see runGroup).

@@ -16,20 +16,14 @@ const ScopeProjects = "projects"
 
 const projectColumns = `id, title, description, long_description, technologies, status, demo_url, source_url, images, created_at, updated_at`
 
-const insertProject = `INSERT INTO projects (` + projectColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+// insertProject writes projectColumns and, as $12, technologiesLower.
+const insertProject = `INSERT INTO projects (` + projectColumns + `, technologies_lower)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 
-// insertProjectTechnologiesSQLite adds a project's technology rows from a JSON array of lowered
-// names. WHERE true: SQLite's grammar needs it before ON CONFLICT after a SELECT.
-const insertProjectTechnologiesSQLite = `INSERT INTO project_technologies (project_id, technology)
-	SELECT $1, value FROM json_each($2) WHERE true ON CONFLICT DO NOTHING`
-
-// createProjectPostgres is insertProject with the technology rows ($12, lowered) and the search
-// entry ($13 visible, $14 title, $15 body; as putSearchDoc writes it) in the same statement.
+// createProjectPostgres is insertProject with the search entry ($13 visible, $14 title, $15 body;
+// as putSearchDoc writes it) in the same statement.
 const createProjectPostgres = `WITH project AS (
 		` + insertProject + `
-	), techs AS (
-		INSERT INTO project_technologies (project_id, technology)
-		SELECT $1, t FROM unnest($12::text[]) AS t ON CONFLICT DO NOTHING
 	), doc AS (
 		INSERT INTO search_docs (kind, ref_id, visible, doc)
 		VALUES ('project', $1, $13, setweight(to_tsvector('simple', $14), 'A') || setweight(to_tsvector('simple', $15), 'B'))
@@ -89,7 +83,14 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 		where = append(where, "status IN ("+strings.Join(ph, ", ")+")")
 	}
 	if f.Technology != "" {
-		where = append(where, "id IN (SELECT project_id FROM project_technologies WHERE technology = "+arg(strings.ToLower(f.Technology))+")")
+		// A scan of the projects, not an index: a portfolio holds hundreds of projects, not
+		// millions, and a technology index cost every write more than the scan costs a filter.
+		t := arg(strings.ToLower(f.Technology))
+		if db.Dialect == Postgres {
+			where = append(where, "technologies_lower::jsonb @> jsonb_build_array("+t+"::text)")
+		} else {
+			where = append(where, "EXISTS (SELECT 1 FROM json_each(technologies_lower) WHERE value = "+t+")")
+		}
 	}
 	if q := strings.TrimSpace(f.Query); q != "" {
 		pat := "%" + escapeLike(strings.ToLower(q)) + "%"
@@ -134,9 +135,8 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 // CreateProject stores a new project built from in (already validated).
 //
 // It is the hot write path (issue 18), so it costs as few statements as the engine allows: the
-// project, its technology rows and its search entry are one statement on PostgreSQL, and four
-// prepared ones on SQLite (the technology rows from one JSON array), then the outgoing-webhook
-// event in the same transaction. The search entry is built from the values in hand: a new
+// project and its search entry are one statement on PostgreSQL, and three prepared ones on
+// SQLite, then the outgoing-webhook event in the same transaction. The search entry is built from the values in hand: a new
 // project has no older entry to look up and nothing to read back.
 func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio.Project, error) {
 	p := &folio.Project{ID: folio.NewID()}
@@ -145,20 +145,16 @@ func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio
 	p.CreatedAt, p.UpdatedAt = now, now
 	techs, _ := json.Marshal(p.Technologies)
 	images, _ := json.Marshal(p.Images)
-	lowered := make([]string, len(p.Technologies))
-	for i, t := range p.Technologies {
-		lowered[i] = strings.ToLower(t)
-	}
 	args := []any{p.ID, p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL,
-		string(images), db.ts(p.CreatedAt), db.ts(p.UpdatedAt)}
+		string(images), db.ts(p.CreatedAt), db.ts(p.UpdatedAt), technologiesLower(p)}
 	doc := projectSearchDoc(p)
 	ev := folio.Event{Type: folio.EventProjectCreated, Data: p}
 	var err error
 	if db.Dialect == Postgres {
-		// The project, its technology rows and its search entry in one statement. With no
+		// The project and its search entry in one statement. With no
 		// webhook subscribed to the event that statement is the whole write, and a single
 		// statement is a transaction of its own: one round trip instead of BEGIN … COMMIT.
-		args = append(args, lowered, doc.visible, search.IndexText(doc.title), doc.body)
+		args = append(args, doc.visible, search.IndexText(doc.title), doc.body)
 		if maybe, _ := db.hooks.subscribed(ev.Type); !maybe {
 			_, err = db.W.ExecContext(ctx, createProjectPostgres, args...)
 		} else {
@@ -170,15 +166,9 @@ func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio
 			})
 		}
 	} else {
-		lw, _ := json.Marshal(lowered)
 		err = db.txRetryable(ctx, func(tx *sql.Tx) error {
 			if _, err := db.txExec(ctx, tx, insertProject, args...); err != nil {
 				return err
-			}
-			if len(lowered) > 0 {
-				if _, err := db.txExec(ctx, tx, insertProjectTechnologiesSQLite, p.ID, string(lw)); err != nil {
-					return err
-				}
 			}
 			if err := db.insertSearchDocSQLite(ctx, tx, doc); err != nil {
 				return err
@@ -210,12 +200,10 @@ func (db *DB) UpdateProject(ctx context.Context, id string, in *folio.ProjectInp
 		techs, _ := json.Marshal(p.Technologies)
 		images, _ := json.Marshal(p.Images)
 		if _, err := tx.ExecContext(ctx, `UPDATE projects SET title = $1, description = $2, long_description = $3,
-			technologies = $4, status = $5, demo_url = $6, source_url = $7, images = $8, updated_at = $9 WHERE id = $10`,
+			technologies = $4, status = $5, demo_url = $6, source_url = $7, images = $8, updated_at = $9,
+			technologies_lower = $10 WHERE id = $11`,
 			p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL, string(images),
-			db.ts(p.UpdatedAt), p.ID); err != nil {
-			return err
-		}
-		if err := db.setTechnologies(ctx, tx, p); err != nil {
+			db.ts(p.UpdatedAt), technologiesLower(p), p.ID); err != nil {
 			return err
 		}
 		if err := db.putSearchDoc(ctx, tx, projectSearchDoc(p)); err != nil {
@@ -258,17 +246,15 @@ func (db *DB) DeleteProject(ctx context.Context, id string) error {
 	return nil
 }
 
-func (db *DB) setTechnologies(ctx context.Context, tx *sql.Tx, p *folio.Project) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM project_technologies WHERE project_id = $1`, p.ID); err != nil {
-		return err
+// technologiesLower is the JSON array of p's technologies in lower case, which the technology
+// filter matches (lowered here, not by the engine, so both engines agree beyond ASCII).
+func technologiesLower(p *folio.Project) string {
+	lowered := make([]string, len(p.Technologies))
+	for i, t := range p.Technologies {
+		lowered[i] = strings.ToLower(t)
 	}
-	for _, t := range p.Technologies {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO project_technologies (project_id, technology) VALUES ($1, $2)
-			ON CONFLICT DO NOTHING`, p.ID, strings.ToLower(t)); err != nil {
-			return err
-		}
-	}
-	return nil
+	b, _ := json.Marshal(lowered)
+	return string(b)
 }
 
 // roundTimes makes returned times equal what a later read returns (microseconds, UTC).

@@ -2,6 +2,8 @@ package sqldb_test
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +36,7 @@ func TestProjects(t *testing.T) {
 		a := mk("Alpha compiler", "published", "Go", "SQLite")
 		b := mk("Beta site", "draft", "TypeScript")
 		c := mk("Gamma 100%_done", "published", "go")
+		d := mk("Delta", "archived", "Élixir", "C++")
 
 		got, err := db.Project(ctx, a.ID)
 		if err != nil {
@@ -67,13 +70,17 @@ func TestProjects(t *testing.T) {
 			want  []string
 			total int // of the whole filtered list, not the page
 		}{
-			{"all newest first", folio.ProjectFilter{}, []string{c.Title, b.Title, a.Title}, 3},
+			{"all newest first", folio.ProjectFilter{}, []string{d.Title, c.Title, b.Title, a.Title}, 4},
 			{"published", folio.ProjectFilter{Statuses: []string{"published"}}, []string{c.Title, a.Title}, 2},
 			{"technology case-insensitive", folio.ProjectFilter{Technology: "GO"}, []string{c.Title, a.Title}, 2},
+			{"technology beyond ASCII", folio.ProjectFilter{Technology: "éLIXIR"}, []string{d.Title}, 1},
+			{"technology is matched whole", folio.ProjectFilter{Technology: "C"}, nil, 0},
+			{"technology with a quote", folio.ProjectFilter{Technology: `go"]`}, nil, 0},
+			{"technology and status", folio.ProjectFilter{Technology: "sqlite", Statuses: []string{"published"}}, []string{a.Title}, 1},
 			{"query", folio.ProjectFilter{Query: "BETA"}, []string{b.Title}, 1},
 			{"query wildcards are literal", folio.ProjectFilter{Query: "100%_"}, []string{c.Title}, 1},
 			{"query percent alone matches only literal percent", folio.ProjectFilter{Query: "%"}, []string{c.Title}, 1},
-			{"page 2", folio.ProjectFilter{Page: 2, Limit: 2}, []string{a.Title}, 3},
+			{"page 2", folio.ProjectFilter{Page: 2, Limit: 3}, []string{a.Title}, 4},
 			{"published page past the end", folio.ProjectFilter{Statuses: []string{"published"}, Page: 3, Limit: 1}, nil, 2},
 			{"no match", folio.ProjectFilter{Query: "nothing like it"}, nil, 0},
 		} {
@@ -85,8 +92,8 @@ func TestProjects(t *testing.T) {
 			})
 		}
 		_, total, _ := db.Projects(ctx, folio.ProjectFilter{Page: 5, Limit: 10})
-		if total != 3 {
-			t.Errorf("total = %d, want 3", total)
+		if total != 4 {
+			t.Errorf("total = %d, want 4", total)
 		}
 
 		clock.Advance(time.Hour)
@@ -100,6 +107,9 @@ func TestProjects(t *testing.T) {
 		if got, _ := list(folio.ProjectFilter{Technology: "typescript"}); len(got) != 0 {
 			t.Errorf("old technology still matches: %q", got)
 		}
+		if got, _ := list(folio.ProjectFilter{Technology: "RUST"}); !equal(got, []string{up.Title}) {
+			t.Errorf("new technology: got %q", got)
+		}
 		if _, err := db.UpdateProject(ctx, "nope", &folio.ProjectInput{Title: ptr("x"), Description: ptr("y")}); folio.ErrorCode(err) != folio.ENOTFOUND {
 			t.Errorf("update missing: %v", err)
 		}
@@ -112,8 +122,55 @@ func TestProjects(t *testing.T) {
 		if err := db.DeleteProject(ctx, a.ID); folio.ErrorCode(err) != folio.ENOTFOUND {
 			t.Errorf("delete twice: %v", err)
 		}
-		if len(changed) != 5 {
-			t.Errorf("Changed called %d times (%q), want 5", len(changed), changed)
+		if len(changed) != 6 {
+			t.Errorf("Changed called %d times (%q), want 6", len(changed), changed)
+		}
+	})
+}
+
+// TestMigration0020KeepsTechnologyFilter runs migration 0020's copy of the technology rows onto
+// their projects and checks the filter matches what the rows did.
+func TestMigration0020KeepsTechnologyFilter(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		var ids []string
+		for _, title := range []string{"tagged", "untagged"} {
+			p, err := db.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("d"), Status: ptr("published")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, p.ID)
+		}
+		src, err := os.ReadFile("migrations/" + string(db.Dialect) + "/0020_project_technologies_column.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		i, j := strings.Index(string(src), "UPDATE projects"), strings.Index(string(src), "DROP TABLE")
+		if i < 0 || j < i {
+			t.Fatal("no copy in migration 0020")
+		}
+		for _, q := range []string{
+			`CREATE TABLE project_technologies (project_id TEXT NOT NULL, technology TEXT NOT NULL)`,
+			`INSERT INTO project_technologies VALUES ('` + ids[0] + `', 'go'), ('` + ids[0] + `', 'élixir')`,
+			string(src[i:j]),
+			`DROP TABLE project_technologies`,
+		} {
+			if _, err := db.W.ExecContext(ctx, q); err != nil {
+				t.Fatal(q, err)
+			}
+		}
+		for tech, want := range map[string]int{"GO": 1, "Élixir": 1, "rust": 0} {
+			ps, total, err := db.Projects(ctx, folio.ProjectFilter{Technology: tech, Page: 1, Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != want || len(ps) != want || (want == 1 && ps[0].ID != ids[0]) {
+				t.Errorf("technology %q: %d projects (total %d), want %d", tech, len(ps), total, want)
+			}
+		}
+		var untagged string
+		if err := db.R.QueryRowContext(ctx, `SELECT technologies_lower FROM projects WHERE id = $1`, ids[1]).Scan(&untagged); err != nil || untagged != "[]" {
+			t.Errorf("a project without technology rows holds %q, %v; want []", untagged, err)
 		}
 	})
 }
