@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/foliohq/folio"
@@ -86,33 +87,36 @@ type AnalyticsEvent struct {
 	Step       string
 }
 
-// analyticsLockID is the PostgreSQL advisory lock that serialises analytics batch writes.
-const analyticsLockID = 7_346_501_006
-
 // WriteAnalytics stores a batch of page views and events in one transaction and updates the
 // daily rollups in the same transaction, so reports never see half a batch. Visits are split
 // here, at ingest: each visitor's last page view time is kept in analytics_visitors, and a page
 // view more than VisitGap after it starts a new visit. Page views are processed in time order
 // (pvs is sorted in place).
 //
-// NB: two instances writing the same visitor at the same moment may both start a visit; the
-// visitor row itself never moves backwards (last_seen and first_day are max/min-merged).
+// A batch of page views first takes the ingest turn (takeIngestTurn), which serialises batches
+// across instances and tells whether the visitors this instance remembers are still current.
 func (db *DB) WriteAnalytics(ctx context.Context, pvs []AnalyticsPageView, evs []AnalyticsEvent) error {
 	if len(pvs) == 0 && len(evs) == 0 {
 		return nil
 	}
+	c := &db.visitors
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var turn int64
 	err := db.analyticsTx(ctx, func(tx anTx) error {
-		if db.Dialect == Postgres && len(pvs) > 0 {
-			// A batch reads each visitor's state and then writes the rollups from it; two
-			// instances' batches for one visitor must not interleave, or the visitor is counted
-			// twice. Batches are about one a second per instance, so the lock costs nothing.
-			// (SQLite's single writer already serialises them.)
-			if err := tx.exec(ctx, `SELECT pg_advisory_xact_lock($1)`, analyticsLockID); err != nil {
+		if len(pvs) > 0 {
+			var err error
+			if turn, err = takeIngestTurn(ctx, tx); err != nil {
 				return err
 			}
-		}
-		if len(pvs) > 0 {
-			if err := db.writePageViews(ctx, tx, pvs); err != nil {
+			// The remembered states are current only if the last turn was this instance's own
+			// committed batch. They are changed in place below, so until this transaction
+			// commits they are not current either (it may roll back, or run again).
+			if c.turn == 0 || turn != c.turn+1 {
+				c.states = map[string]*visitorState{}
+			}
+			c.turn = 0
+			if err := db.writePageViews(ctx, tx, pvs, c.states); err != nil {
 				return err
 			}
 		}
@@ -121,7 +125,69 @@ func (db *DB) WriteAnalytics(ctx context.Context, pvs []AnalyticsPageView, evs [
 	if err != nil {
 		return fmt.Errorf("sqldb.WriteAnalytics: %w", err)
 	}
+	if len(pvs) > 0 {
+		c.turn = turn
+		c.trim(pvs[len(pvs)-1].At)
+	}
 	return nil
+}
+
+// takeIngestTurn adds one to the ingest turn (migration 0021) and returns it. The row stays
+// locked until the transaction ends, so batches of page views, and prunes, of every instance
+// take turns: a batch reads visitors' state and writes rollups from it, and two batches for one
+// visitor must not interleave, or the visitor is counted twice. Batches are about one a second
+// per instance, so the wait costs nothing. An instance whose previous turn is the one before
+// knows nothing else wrote visitors in between.
+func takeIngestTurn(ctx context.Context, tx anTx) (int64, error) {
+	rows, err := tx.query(ctx, `UPDATE analytics_ingest SET turn = turn + 1 RETURNING turn`)
+	if err != nil {
+		return 0, err
+	}
+	defer closeRows(rows)
+	var turn int64
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return 0, err
+		}
+		return 0, fmt.Errorf("analytics_ingest has no row")
+	}
+	if err := rows.Scan(&turn); err != nil {
+		return 0, err
+	}
+	return turn, rows.Err()
+}
+
+// visitorCache is the state of the visitors of this instance's recent batches, so a batch reads
+// from the database only the visitors it has not seen lately. It is current while nothing else
+// has taken an ingest turn since this instance's last batch (see WriteAnalytics).
+type visitorCache struct {
+	mu     sync.Mutex
+	turn   int64 // the ingest turn of the last batch committed with states; 0 = not current
+	states map[string]*visitorState
+}
+
+// maxCachedVisitors bounds visitorCache: a state is a few hundred bytes, and 50,000 visitors
+// active within a visit gap is a busy site.
+const maxCachedVisitors = 50_000
+
+// trim keeps the cache under maxCachedVisitors: the visitors idle for longer than a visit gap
+// before newest go first (their next page view starts a new visit anyway), then any, down to
+// three quarters of the bound so that trimming is not needed again at the next batch.
+func (c *visitorCache) trim(newest time.Time) {
+	if len(c.states) <= maxCachedVisitors {
+		return
+	}
+	for k, st := range c.states {
+		if newest.Sub(st.lastSeen) > VisitGap {
+			delete(c.states, k)
+		}
+	}
+	for k := range c.states {
+		if len(c.states) <= maxCachedVisitors*3/4 {
+			break
+		}
+		delete(c.states, k)
+	}
 }
 
 // PruneAnalytics deletes the raw page views and events of days before day (YYYY-MM-DD, the
@@ -131,11 +197,10 @@ func (db *DB) WriteAnalytics(ctx context.Context, pvs []AnalyticsPageView, evs [
 func (db *DB) PruneAnalytics(ctx context.Context, day string) (int64, error) {
 	var n int64
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		if db.Dialect == Postgres {
-			// Not between an ingest batch's read of a visitor and its write (see WriteAnalytics).
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, analyticsLockID); err != nil {
-				return err
-			}
+		// Not between an ingest batch's read of a visitor and its write, and every instance's
+		// remembered visitors become stale (see WriteAnalytics).
+		if _, err := tx.ExecContext(ctx, `UPDATE analytics_ingest SET turn = turn + 1`); err != nil {
+			return err
 		}
 		for _, q := range []string{
 			`DELETE FROM analytics_pageviews WHERE day < $1`,
@@ -199,19 +264,24 @@ type uniqueKey struct {
 	prevIsFirst  bool
 }
 
-func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageView) error {
+// writePageViews writes pvs and their rollups. states holds the current state of some
+// visitors (the others are read); it is updated in place to the state after this batch.
+func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageView, states map[string]*visitorState) error {
 	sort.SliceStable(pvs, func(i, j int) bool { return pvs[i].At.Before(pvs[j].At) })
 
-	// The visitors' state before this batch.
-	states := map[string]*visitorState{}
-	var keys []string
+	// The visitors' state before this batch: remembered, else stored, else none (nil).
+	var keys, unknown []string
+	inBatch := map[string]bool{}
 	for _, pv := range pvs {
-		if _, ok := states[pv.VisitorKey]; !ok {
-			states[pv.VisitorKey] = nil
+		if !inBatch[pv.VisitorKey] {
+			inBatch[pv.VisitorKey] = true
 			keys = append(keys, pv.VisitorKey)
+			if states[pv.VisitorKey] == nil {
+				unknown = append(unknown, pv.VisitorKey)
+			}
 		}
 	}
-	for chunk := range anChunks(keys, 500) {
+	for chunk := range anChunks(unknown, 500) {
 		q := `SELECT id, visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path
 			FROM analytics_visitors WHERE visitor_key IN (` + db.anBatchValues(len(chunk), 1) + `)`
 		rows, err := tx.query(ctx, q, anAnySlice(chunk)...)

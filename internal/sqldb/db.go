@@ -45,9 +45,10 @@ type DB struct {
 	// "posts", …) so caches of rendered responses can drop what they hold.
 	Changed func(scope string)
 
-	group groupCommit
-	stmts stmtCache
-	hooks webhookTypes
+	group    groupCommit
+	stmts    stmtCache
+	hooks    webhookTypes
+	visitors visitorCache
 }
 
 // Open opens the database named by databaseURL: postgres://… (or postgresql://…) for

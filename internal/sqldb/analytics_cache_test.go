@@ -1,0 +1,41 @@
+package sqldb
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestVisitorCacheTrim(t *testing.T) {
+	now := time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)
+	fill := func(active, idle int) *visitorCache {
+		c := &visitorCache{states: map[string]*visitorState{}}
+		for i := range active {
+			c.states[fmt.Sprint("a", i)] = &visitorState{lastSeen: now.Add(-time.Minute)}
+		}
+		for i := range idle {
+			c.states[fmt.Sprint("i", i)] = &visitorState{lastSeen: now.Add(-VisitGap - time.Minute)}
+		}
+		return c
+	}
+	c := fill(maxCachedVisitors, 0)
+	c.trim(now)
+	if len(c.states) != maxCachedVisitors {
+		t.Errorf("at the bound: %d states kept, want all %d", len(c.states), maxCachedVisitors)
+	}
+	c = fill(maxCachedVisitors/2, maxCachedVisitors)
+	c.trim(now)
+	if len(c.states) != maxCachedVisitors/2 {
+		t.Errorf("over the bound with idle visitors: %d states kept, want the %d active ones", len(c.states), maxCachedVisitors/2)
+	}
+	for k := range c.states {
+		if k[0] != 'a' {
+			t.Fatalf("idle visitor %s kept", k)
+		}
+	}
+	c = fill(maxCachedVisitors+10, 0)
+	c.trim(now)
+	if len(c.states) != maxCachedVisitors*3/4 {
+		t.Errorf("over the bound, all active: %d states kept, want %d", len(c.states), maxCachedVisitors*3/4)
+	}
+}
