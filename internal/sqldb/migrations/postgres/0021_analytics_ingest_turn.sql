@@ -7,3 +7,10 @@ CREATE TABLE analytics_ingest (
     turn BIGINT NOT NULL
 );
 INSERT INTO analytics_ingest (id, turn) VALUES (1, 0);
+
+-- Every ingest batch updates rows of these tables in place; room on each page lets PostgreSQL
+-- keep the new version on the same page without new index entries (a HOT update).
+ALTER TABLE analytics_visitors SET (fillfactor = 80);
+ALTER TABLE analytics_daily_visit_attrs SET (fillfactor = 80);
+ALTER TABLE analytics_period_visit_attrs SET (fillfactor = 80);
+ALTER TABLE analytics_daily_dims SET (fillfactor = 80);
