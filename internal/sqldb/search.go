@@ -70,19 +70,26 @@ func projectSearchDoc(p *folio.Project) searchDoc {
 		title: p.Title, body: search.IndexText(p.Description, strings.Join(p.Technologies, " "), p.LongDescription)}
 }
 
-// The statements of a record's first search entry on SQLite, prepared at Open (hotWrites).
+// The statements of a record's first search entry on SQLite, prepared at Open (hotWrites). The
+// new doc_id is the result's last insert id, not RETURNING: SQLite runs a statement with
+// RETURNING under a statement savepoint, and a savepoint makes FTS5 write its pending terms to
+// disk — inside a group commit, once per record instead of once per group.
 const (
-	insertSearchDocSQLite = `INSERT INTO search_docs (kind, ref_id, visible) VALUES ($1, $2, $3) RETURNING doc_id`
+	insertSearchDocSQLite = `INSERT INTO search_docs (kind, ref_id, visible) VALUES ($1, $2, $3)`
 	insertSearchFTSSQLite = `INSERT INTO search_fts (rowid, title, body) VALUES ($1, $2, $3)`
 )
 
 // insertSearchDocSQLite writes the search entry of a record created in tx, which has none yet.
 func (db *DB) insertSearchDocSQLite(ctx context.Context, tx *sql.Tx, d searchDoc) error {
-	var docID int64
-	if err := db.txQueryRow(ctx, tx, insertSearchDocSQLite, d.kind, d.id, d.visible).Scan(&docID); err != nil {
+	res, err := db.txExec(ctx, tx, insertSearchDocSQLite, d.kind, d.id, d.visible)
+	if err != nil {
 		return err
 	}
-	_, err := db.txExec(ctx, tx, insertSearchFTSSQLite, docID, search.IndexText(d.title), d.body)
+	docID, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	_, err = db.txExec(ctx, tx, insertSearchFTSSQLite, docID, search.IndexText(d.title), d.body)
 	return err
 }
 
@@ -102,7 +109,11 @@ func (db *DB) putSearchDoc(ctx context.Context, tx searchExec, d searchDoc) erro
 		if t, ok := tx.(*sql.Tx); ok {
 			return db.insertSearchDocSQLite(ctx, t, d)
 		}
-		if err := tx.QueryRowContext(ctx, insertSearchDocSQLite, d.kind, d.id, d.visible).Scan(&docID); err != nil {
+		res, err := tx.ExecContext(ctx, insertSearchDocSQLite, d.kind, d.id, d.visible)
+		if err != nil {
+			return err
+		}
+		if docID, err = res.LastInsertId(); err != nil {
 			return err
 		}
 	case err != nil:
