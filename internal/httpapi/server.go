@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -502,7 +503,9 @@ func listStatuses(r *http.Request, what string) ([]string, error) {
 		if v != "published" && !all {
 			return nil, needLevel(r, folio.LevelWrite, v+" "+what)
 		}
-		out = append(out, v)
+		if !slices.Contains(out, v) { // each once, so the statement has at most three
+			out = append(out, v)
+		}
 	}
 	return out, nil
 }

@@ -246,13 +246,18 @@ func (db *DB) txOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // stmtCache keeps the prepared statements of hot queries on SQLite, where preparing a statement
 // (parsing and planning it, which database/sql does on every call without one) costs as much as
-// running a small query. Keys are fixed query strings of this package, so the cache is bounded
-// by the code. PostgreSQL needs none: pgx caches prepared statements per connection itself.
+// running a small query. Keys are query strings of this package — a list's filters and its LIMIT
+// (1 to 100) make a few hundred of them — and the cache stops taking new ones at
+// maxCachedStmts, past which a query simply runs unprepared. PostgreSQL needs none: pgx caches
+// prepared statements per connection itself.
 type stmtCache struct {
 	mu        sync.Mutex
 	m         map[stmtKey]*sql.Stmt
 	analytics int // statements added by prepareRepeated
 }
+
+// maxCachedStmts bounds stmtCache.
+const maxCachedStmts = 1024
 
 type stmtKey struct {
 	pool  *sql.DB
@@ -268,10 +273,13 @@ func (db *DB) prepared(ctx context.Context, pool *sql.DB, query string) *sql.Stm
 	c := &db.stmts
 	k := stmtKey{pool, query}
 	c.mu.Lock()
-	st := c.m[k]
+	st, full := c.m[k], len(c.m) >= maxCachedStmts
 	c.mu.Unlock()
 	if st != nil {
 		return st
+	}
+	if full {
+		return nil
 	}
 	st, err := pool.PrepareContext(ctx, query)
 	if err != nil {

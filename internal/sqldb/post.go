@@ -133,7 +133,7 @@ func (db *DB) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM posts`+cond, args...).Scan(&total); err != nil {
+	if err := db.queryRow(ctx, db.R, `SELECT COUNT(*) FROM posts`+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
 	}
 	cols := postListColumns
@@ -141,8 +141,9 @@ func (db *DB) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int
 		cols = postColumns
 	}
 	limit, offset := f.Limit, (f.Page-1)*f.Limit
-	rows, err := db.R.QueryContext(ctx, `SELECT `+cols+` FROM posts`+cond+
-		` ORDER BY COALESCE(published_at, created_at) DESC, id DESC LIMIT `+arg(limit)+` OFFSET `+arg(offset), args...)
+	// LIMIT is written into the statement, not bound: see Projects.
+	rows, err := db.query(ctx, db.R, `SELECT `+cols+` FROM posts`+cond+
+		` ORDER BY COALESCE(published_at, created_at) DESC, id DESC LIMIT `+strconv.Itoa(limit)+` OFFSET `+arg(offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
 	}
