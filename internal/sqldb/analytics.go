@@ -457,15 +457,40 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		visit_pages = excluded.visit_pages, visit_attrs = excluded.visit_attrs, last_path = excluded.last_path,
 		last_seen = CASE WHEN excluded.last_seen > analytics_visitors.last_seen THEN excluded.last_seen ELSE analytics_visitors.last_seen END
 		RETURNING id, visitor_key`
-	for chunk := range anChunks(fresh, 300) {
-		args := make([]any, 0, 11*len(chunk))
-		for _, k := range chunk {
-			st := states[k]
-			args = append(args, k, st.firstDay, st.lastDay, db.ts(st.lastSeen), db.ts(st.visitStart),
-				st.visitDay, st.visitViews, st.visitEntry, strings.Join(st.visitPages, "\n"), st.attrs.encode(), st.lastPath)
+	const visitorColumns = `visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path`
+	chunkSize := 300
+	if db.Dialect == Postgres {
+		chunkSize = max(len(fresh), 1) // one statement of column arrays, as upsertCombos
+	}
+	for chunk := range anChunks(fresh, chunkSize) {
+		var q string
+		var args []any
+		if db.Dialect == Postgres {
+			var cols [8][]string
+			var seen, start []time.Time
+			var views []int32
+			for _, k := range chunk {
+				st := states[k]
+				for i, v := range [8]string{k, st.firstDay, st.lastDay, st.visitDay, st.visitEntry, strings.Join(st.visitPages, "\n"),
+					st.attrs.encode(), st.lastPath} {
+					cols[i] = append(cols[i], v)
+				}
+				seen, start = append(seen, st.lastSeen.UTC().Truncate(time.Microsecond)), append(start, st.visitStart.UTC().Truncate(time.Microsecond))
+				views = append(views, int32(st.visitViews))
+			}
+			q = `INSERT INTO analytics_visitors (` + visitorColumns + `)
+				SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::int[],
+				$8::text[], $9::text[], $10::text[], $11::text[])` + upsertVisitors
+			args = []any{cols[0], cols[1], cols[2], seen, start, cols[3], views, cols[4], cols[5], cols[6], cols[7]}
+		} else {
+			args = make([]any, 0, 11*len(chunk))
+			for _, k := range chunk {
+				st := states[k]
+				args = append(args, k, st.firstDay, st.lastDay, db.ts(st.lastSeen), db.ts(st.visitStart),
+					st.visitDay, st.visitViews, st.visitEntry, strings.Join(st.visitPages, "\n"), st.attrs.encode(), st.lastPath)
+			}
+			q = `INSERT INTO analytics_visitors (` + visitorColumns + `) VALUES ` + db.anBatchValues(len(chunk), 11) + upsertVisitors
 		}
-		q := `INSERT INTO analytics_visitors (visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path) VALUES ` +
-			db.anBatchValues(len(chunk), 11) + upsertVisitors
 		rows, err := tx.query(ctx, q, args...)
 		if err != nil {
 			return err
