@@ -166,9 +166,9 @@ type visitorCache struct {
 	states map[string]*visitorState
 }
 
-// maxCachedVisitors bounds visitorCache: a state is a few hundred bytes, and 50,000 visitors
+// maxCachedVisitors bounds visitorCache: a state is a few hundred bytes, and 30,000 visitors
 // active within a visit gap is a busy site.
-const maxCachedVisitors = 50_000
+const maxCachedVisitors = 30_000
 
 // trim keeps the cache under maxCachedVisitors: the visitors idle for longer than a visit gap
 // before newest go first (their next page view starts a new visit anyway), then any, down to
