@@ -140,8 +140,8 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 //
 // It is the hot write path (issue 18), so it costs as few statements as the engine allows: the
 // project and its search entry are one statement on PostgreSQL, and three prepared ones on
-// SQLite, then the outgoing-webhook event in the same transaction. The search entry is built from the values in hand: a new
-// project has no older entry to look up and nothing to read back.
+// SQLite, then the outgoing-webhook event in the same transaction. The search entry is built
+// from the values in hand: a new project has no older entry to look up and nothing to read back.
 func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio.Project, error) {
 	p := &folio.Project{ID: folio.NewID()}
 	in.Apply(p)
