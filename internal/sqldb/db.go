@@ -341,14 +341,6 @@ func (db *DB) writerStmt(query string) *sql.Stmt {
 	return db.stmts.m[stmtKey{db.W, query}]
 }
 
-// txQueryRow is tx.QueryRowContext through the statement cache, as txExec.
-func (db *DB) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
-	if st := db.writerStmt(query); st != nil {
-		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
-	}
-	return tx.QueryRowContext(ctx, query, args...)
-}
-
 // txQuery is tx.QueryContext through the statement cache, as txExec.
 func (db *DB) txQuery(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
 	if st := db.writerStmt(query); st != nil {
