@@ -9,8 +9,10 @@ type Breakdown struct {
 	Page      int               `json:"page"`
 	Limit     int               `json:"limit"`
 	Filters   map[string]string `json:"filters" doc:"the dimension filters applied (dimension → value)"`
-	// VisitorsExact is false when visitors were estimated from the rollup (see docs/api.md).
-	VisitorsExact bool             `json:"visitorsExact" doc:"false when the visitors of each row are an estimate: unfiltered breakdowns of ranges too large to read raw scale each row's visits by the range's visitors per visit"`
+	// VisitorsExact is false when visitors were estimated from a rollup or a sample (see
+	// docs/api.md).
+	VisitorsExact bool             `json:"visitorsExact" doc:"false when the visitors of each row are an estimate: breakdowns of ranges too large to read raw (from a rollup, or from a sample: sampleRate) scale each row's visits by the range's visitors per visit"`
+	SampleRate    float64          `json:"sampleRate,omitempty" doc:"set when the figures were estimated from this share of the range's visits (1/8, 1/32, 1/128 or 1/512): a filtered breakdown that involves page, entry_page, exit_page or an event filter, over a range of more than 25,000 page views; visits and page views are the sample's times the inverse"`
 	TimeRange     TimeRange        `json:"timeRange"`
 	Previous      *BreakdownPeriod `json:"previous,omitempty" doc:"compare=previous: the same breakdown over the preceding period of equal length"`
 }
@@ -20,6 +22,7 @@ type BreakdownPeriod struct {
 	Rows          []BreakdownRow `json:"rows"`
 	Total         int            `json:"total"`
 	VisitorsExact bool           `json:"visitorsExact"`
+	SampleRate    float64        `json:"sampleRate,omitempty"`
 	TimeRange     TimeRange      `json:"timeRange"`
 }
 

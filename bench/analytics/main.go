@@ -26,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -45,6 +46,9 @@ import (
 	"github.com/foliohq/folio/internal/analytics"
 	"github.com/foliohq/folio/internal/sqldb"
 )
+
+// accuracy: compare sampled breakdowns with their exact figures (-accuracy).
+var accuracy bool
 
 // generatorVersion names the generated data; change it whenever generate changes.
 const generatorVersion = "gen-v2"
@@ -71,6 +75,7 @@ func main() {
 	regenerate := flag.Bool("regenerate", false, "regenerate the cached data")
 	pgSchema := flag.String("schema", "", "PostgreSQL schema of the query data (default: bench_analytics_<generator>_<n>_<days>); a copy of it, say, to try a migration")
 	rawLimit := flag.Int("rawlimit", 0, "Options.RawLimit of the query runs (0: the default)")
+	flag.BoolVar(&accuracy, "accuracy", false, "also compute each sampled breakdown exactly, once, and print the estimates' error")
 	doIngest := flag.Bool("ingest", true, "run the ingestion measurement")
 	doQueries := flag.Bool("queries", true, "run the query measurements")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -402,6 +407,10 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 	if err != nil {
 		log.Fatal(err)
 	}
+	exact, err := analytics.New(db, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: math.MaxInt})
+	if err != nil {
+		log.Fatal(err)
+	}
 	endDay := end.Format(time.DateOnly)
 	whole, _ := s.ParseRange(end.AddDate(0, 0, -(days-1)).Format(time.DateOnly), endDay)
 	last30, _ := s.ParseRange("", endDay)
@@ -470,22 +479,53 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 			return fmt.Sprintf("[%d values, exact visitors %v]", b.Total, b.VisitorsExact), nil
 		})
 	}
+	// Breakdowns that read raw page views: a page, entry or exit page or event involved, with
+	// filters. Above RawLimit page views they read a sample of the visits (migration 0022).
 	for _, rg := range []struct {
 		name string
 		r    analytics.Range
-	}{{"1 day", oneDay}, {fmt.Sprintf("%d days", days), whole}} {
-		n := runs
-		if rg.name != "1 day" {
-			n = min(runs, 3) // a scan of the whole range: seconds a run
-		}
-		measureN(n, "breakdown page, country=US&device=mobile, "+rg.name, func() (string, error) {
-			b, err := s.Breakdown(ctx, analytics.BreakdownParams{Dimension: "page", Range: rg.r, Page: 1, Limit: 10,
-				Filters: map[string]string{"country": "US", "device": "mobile"}})
-			if err != nil {
-				return "", err
+	}{{"1 day", oneDay}, {"30 days", last30}, {fmt.Sprintf("%d days", days), whole}} {
+		for _, c := range []struct {
+			dim     string
+			filters map[string]string
+			label   string
+		}{
+			{"page", map[string]string{"country": "US", "device": "mobile"}, "country=US&device=mobile"},
+			{"entry_page", map[string]string{"source": "Google"}, "source=Google"},
+			{"exit_page", map[string]string{"device": "mobile"}, "device=mobile"},
+			{"event", map[string]string{"country": "US"}, "country=US"},
+			{"source", map[string]string{"page": "/page/3"}, "page=/page/3"},
+			{"country", map[string]string{"event": "signup"}, "event=signup"},
+		} {
+			measure(fmt.Sprintf("breakdown %s, %s, %s", c.dim, c.label, rg.name), func() (string, error) {
+				b, err := s.Breakdown(ctx, analytics.BreakdownParams{Dimension: c.dim, Range: rg.r, Page: 1, Limit: 10, Filters: c.filters})
+				if err != nil {
+					return "", err
+				}
+				how := "exact"
+				if b.SampleRate > 0 {
+					how = fmt.Sprintf("sample 1/%.0f", 1/b.SampleRate)
+				}
+				top := ""
+				if len(b.Rows) > 0 {
+					top = fmt.Sprintf(", top %q %d visits %d page views", b.Rows[0].Value, b.Rows[0].Visits, b.Rows[0].PageViews)
+				}
+				return fmt.Sprintf("[%d values%s, %s]", b.Total, top, how), nil
+			})
+			if accuracy && rg.name != "1 day" {
+				p := analytics.BreakdownParams{Dimension: c.dim, Range: rg.r, Page: 1, Limit: 10, Filters: c.filters}
+				b, err := s.Breakdown(ctx, p)
+				if err != nil {
+					log.Fatal(err)
+				}
+				t0 := time.Now()
+				ex, err := exact.Breakdown(ctx, p)
+				if err != nil {
+					log.Fatal(err)
+				}
+				fmt.Printf("    exact in %.0f ms: %s\n", ms(time.Since(t0)), sampleError(b, ex))
 			}
-			return fmt.Sprintf("[%d values, raw page views, exact]", b.Total), nil
-		})
+		}
 	}
 	// Breakdowns of a visit attribute filtered by visit attributes: above RawLimit page views from
 	// analytics_period_visit_attrs (migration 0019) for whole months and parts of months and
@@ -526,6 +566,34 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 		}
 		return fmt.Sprintf("[%d visitors]", rt.Visitors), nil
 	})
+}
+
+// sampleError compares the top rows of a sampled breakdown with the exact ones: the largest
+// relative error of visits (events for event) among them, and how many of the exact top rows the
+// sample's top rows hold.
+func sampleError(sampled, exact *folio.Breakdown) string {
+	figure := func(r folio.BreakdownRow) int {
+		if r.Events != nil {
+			return *r.Events
+		}
+		return r.Visits
+	}
+	want := map[string]int{}
+	for _, r := range exact.Rows {
+		want[r.Value] = figure(r)
+	}
+	worst, same := 0.0, 0
+	for _, r := range sampled.Rows {
+		w, ok := want[r.Value]
+		if !ok {
+			continue
+		}
+		same++
+		if w > 0 {
+			worst = max(worst, math.Abs(float64(figure(r)-w))/float64(w))
+		}
+	}
+	return fmt.Sprintf("top %d rows: %d of them in the exact top %d, largest error of visits/events %.1f%%", len(sampled.Rows), same, len(exact.Rows), 100*worst)
 }
 
 // generateCached fills db with freshly generated data and marks it.

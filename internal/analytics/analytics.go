@@ -9,6 +9,7 @@
 package analytics
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -65,8 +66,12 @@ type Options struct {
 	FlushInterval time.Duration
 	// RawLimit is the most page views in a range that an unfiltered breakdown reads raw, with
 	// exact visitors; above it the daily rollup answers and visitors are estimated (default
-	// DefaultRawLimit; negative: always the rollup).
+	// DefaultRawLimit; negative: always the rollup). A breakdown that has no rollup (a page,
+	// entry or exit page or event involved, with filters) reads a sample of the visits above it.
 	RawLimit int
+	// SampleTarget is about the most page views such a sampled breakdown reads: it reads the
+	// finest sample level within it (default DefaultSampleTarget).
+	SampleTarget int
 	// RetentionDays is how many days of raw page views and events RunRetention keeps (0: all).
 	RetentionDays int
 	// Now and Rand are the clock and the salt's randomness (defaults time.Now, crypto/rand).
@@ -83,6 +88,7 @@ type Service struct {
 	rotation  string
 	retention int // days of raw rows kept (Options.RetentionDays)
 	rawLimit  int
+	sampleTo  int // Options.SampleTarget
 	siteHost  string
 	batch     int
 	every     time.Duration
@@ -145,6 +151,7 @@ func New(db *sqldb.DB, o Options) (*Service, error) {
 	default:
 		s.rawLimit = o.RawLimit
 	}
+	s.sampleTo = cmp.Or(max(o.SampleTarget, 0), DefaultSampleTarget)
 	if o.QueueSize <= 0 {
 		o.QueueSize = 65536
 	}

@@ -20,6 +20,10 @@ var Dimensions = sqldb.BreakdownDims
 // (exact visitors); above it the daily rollup answers (see Options.RawLimit).
 const DefaultRawLimit = 25_000
 
+// DefaultSampleTarget is about the most page views a sampled breakdown reads: on the shared
+// 2-core machine about 60 ms of SQLite's time (bench/analytics).
+const DefaultSampleTarget = 30_000
+
 // RealtimeWindow is how far back "on the site now" reaches.
 const RealtimeWindow = 5 * time.Minute
 
@@ -33,6 +37,8 @@ type BreakdownParams struct {
 	Filters     map[string]string
 	Page, Limit int
 	Compare     bool
+	// Exact counts every visit where the breakdown would read a sample of them.
+	Exact bool
 }
 
 // ParseFilters reads the dimension filters of a query: every parameter named like a dimension
@@ -78,7 +84,7 @@ func (s *Service) Breakdown(ctx context.Context, p BreakdownParams) (*folio.Brea
 		return nil, err
 	}
 	out := &folio.Breakdown{Dimension: p.Dimension, Rows: cur.Rows, Total: cur.Total, Page: p.Page, Limit: p.Limit,
-		Filters: p.Filters, VisitorsExact: cur.VisitorsExact, TimeRange: cur.TimeRange}
+		Filters: p.Filters, VisitorsExact: cur.VisitorsExact, SampleRate: cur.SampleRate, TimeRange: cur.TimeRange}
 	if out.Filters == nil {
 		out.Filters = map[string]string{}
 	}
@@ -94,22 +100,25 @@ func (s *Service) Breakdown(ctx context.Context, p BreakdownParams) (*folio.Brea
 
 func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Range) (*folio.BreakdownPeriod, error) {
 	q := sqldb.BreakdownQuery{Dim: p.Dimension, From: r.From, To: r.To, Filters: p.Filters, Limit: p.Limit, Offset: (p.Page - 1) * p.Limit}
-	rollup := false
-	var totals sqldb.AnalyticsTotals
+	totals, err := s.db.AnalyticsTotals(ctx, r.From, r.To)
+	if err != nil {
+		return nil, err
+	}
 	// Unfiltered breakdowns, and those of a visit attribute filtered by visit attributes, have a
-	// rollup; the others (a page, entry/exit page or event involved) read the raw rows.
+	// rollup; the others (a page, entry/exit page or event involved) read the raw rows, of a
+	// sample of the visits when the range holds too many page views to group them all.
+	rollup := false
 	if len(p.Filters) == 0 || sqldb.VisitAttrBreakdown(p.Dimension, p.Filters) {
-		var err error
-		if totals, err = s.db.AnalyticsTotals(ctx, r.From, r.To); err != nil {
-			return nil, err
-		}
 		// A range without page views (the period before the data, say) has nothing to group:
 		// the rollup answers it at once.
 		rollup = totals.Views > s.rawLimit || totals.Views == 0 && p.Dimension != "event"
+	} else if p.Dimension != "event" && !p.Exact {
+		// Events are not sampled: a visitor's events count once any of its matching visits is
+		// in the sample, so visitors of many visits would weigh more than they should.
+		q.Sample = sampleRate(totals.Views, s.rawLimit, s.sampleTo)
 	}
 	var rows []sqldb.BreakdownRow
 	var total int
-	var err error
 	if rollup {
 		rows, total, err = s.db.AnalyticsBreakdownRollup(ctx, q)
 	} else {
@@ -130,15 +139,22 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 			return nil, err
 		}
 	}
-	out := &folio.BreakdownPeriod{Rows: make([]folio.BreakdownRow, 0, len(rows)), Total: total, VisitorsExact: !rollup || totals.Views == 0, TimeRange: r.TimeRange()}
+	scale := max(1, q.Sample)
+	out := &folio.BreakdownPeriod{Rows: make([]folio.BreakdownRow, 0, len(rows)), Total: total,
+		VisitorsExact: !rollup && scale == 1 || totals.Views == 0, TimeRange: r.TimeRange()}
+	if scale > 1 {
+		out.SampleRate = 1 / float64(scale)
+	}
 	for _, row := range rows {
-		br := folio.BreakdownRow{Value: row.Value, Visitors: row.Visitors, PageViews: row.PageViews, Visits: row.Visits}
+		br := folio.BreakdownRow{Value: row.Value, Visitors: row.Visitors, PageViews: row.PageViews * scale, Visits: row.Visits * scale}
 		switch {
 		case rollup && p.Dimension == "event":
 			// The sum of daily distinct visitors counts a visitor once a day; never more than all.
 			br.Visitors = min(row.Visitors, visitors)
 		case rollup:
 			br.Visitors = estimateVisitors(row.Visits, visits, visitors)
+		case scale > 1:
+			br.Visitors = estimateVisitors(br.Visits, totals.Visits, totals.Unique)
 		}
 		switch p.Dimension {
 		case "page":
@@ -154,6 +170,21 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 		out.Rows = append(out.Rows, br)
 	}
 	return out, nil
+}
+
+// sampleRate is the visit sample a raw breakdown reads for a range of views page views: none
+// (0) up to rawLimit, else the finest of sqldb.SampleRates whose share stays within target (the
+// coarsest beyond that).
+func sampleRate(views, rawLimit, target int) int {
+	if views <= rawLimit {
+		return 0
+	}
+	for _, r := range sqldb.SampleRates {
+		if views/r <= target {
+			return r
+		}
+	}
+	return sqldb.SampleRates[len(sqldb.SampleRates)-1]
 }
 
 // estimateVisitors scales a row's visits by the range's visitors per visit: the rollup keeps

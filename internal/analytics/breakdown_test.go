@@ -2,11 +2,13 @@ package analytics
 
 import (
 	"context"
+	"crypto/md5"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +61,7 @@ type bdPageView struct {
 }
 
 type bdVisit struct {
+	out                             bool // not in the sample the reference is computed over
 	identity, startDay, entry, exit string
 	views                           int
 	attrs                           map[string]string // visit dimension → value
@@ -84,9 +87,11 @@ type bdCall struct {
 	ip, ua string
 }
 
-// generateBreakdownStream builds visits of 1–6 page views by 40 visitors over about six days:
-// each visitor keeps an address and an agent; each visit arrives in one of bdArrivals.
-func generateBreakdownStream(seed uint64, loc *time.Location) *bdStream {
+// generateBreakdownStream builds visits of 1–6 page views by the given number of visitors (at
+// most 1,000) over about six days: each visitor keeps an address and an agent; each visit
+// arrives in one of bdArrivals. Every time of visitor v has v milliseconds, so a visit is known
+// by its start to the millisecond.
+func generateBreakdownStream(seed uint64, loc *time.Location, visitors int) *bdStream {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	paths := []string{"/", "/about", "/blog", "/blog/a-post", "/projects", "/contact", "/uses"}
 	goals := []string{"signup", "download", "contact_sent"}
@@ -97,9 +102,9 @@ func generateBreakdownStream(seed uint64, loc *time.Location) *bdStream {
 		ag, ad int
 		next   time.Time
 	}
-	for v := 0; v < 40; v++ {
+	for v := 0; v < visitors; v++ {
 		vg := visitorGen{id: fmt.Sprintf("bd-%d-%x", v, rng.Uint32()), ag: rng.IntN(len(bdAgents)), ad: rng.IntN(len(bdAddrs)),
-			next: start.Add(time.Duration(rng.IntN(5*24*60)) * time.Minute)}
+			next: start.Add(time.Duration(rng.IntN(5*24*60))*time.Minute + time.Duration(v)*time.Millisecond)}
 		for k := 1 + rng.IntN(4); k > 0; k-- {
 			arr := bdArrivals[rng.IntN(len(bdArrivals))]
 			ag, ad := bdAgents[vg.ag], bdAddrs[vg.ad]
@@ -154,7 +159,7 @@ func bdReference(st *bdStream, loc *time.Location, dim, from, to string, filters
 		}
 	}
 	match := func(v *bdVisit) bool {
-		if !in(v.startDay) {
+		if v.out || !in(v.startDay) {
 			return false
 		}
 		for d, val := range filters {
@@ -209,7 +214,7 @@ func bdReference(st *bdStream, loc *time.Location, dim, from, to string, filters
 	case "page":
 		seen := map[[2]int]bool{}
 		for _, pv := range st.pvs {
-			if !in(day(pv.at)) || len(filters) > 0 && !match(st.visits[pv.visit]) {
+			if v := st.visits[pv.visit]; !in(day(pv.at)) || v.out || len(filters) > 0 && !match(v) {
 				continue
 			}
 			count(pv.path, pv.identity, func(r *bdRow) {
@@ -343,7 +348,7 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := generateBreakdownStream(11, loc)
+	st := generateBreakdownStream(11, loc, 40)
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		clock := foliotest.NewClock(st.calls[0].at)
@@ -495,6 +500,140 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 				t.Errorf("%s: %d %v", q, n, err)
 			}
 		}
+	})
+}
+
+// TestSampledBreakdowns checks the breakdowns that read a visit sample (a range over RawLimit
+// page views, with filters that the rollups do not key): their counts are those of the visits
+// whose id hashes into the sample (the first two bytes of its MD5 below 65536/8), computed from
+// the stream's facts, times 8.
+func TestSampledBreakdowns(t *testing.T) {
+	loc := time.UTC
+	st := generateBreakdownStream(5, loc, 1000)
+	visitAt := map[int64]int{} // a page view's time (Unix ms, unique in the stream) → its visit
+	for _, pv := range st.pvs {
+		visitAt[pv.at.UnixMilli()] = pv.visit
+	}
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		clock := foliotest.NewClock(st.calls[0].at)
+		s, err := New(db, Options{Location: loc, SiteURL: "https://folio.example", Now: clock.Now, BatchSize: 500, FlushInterval: time.Hour,
+			QueueSize: len(st.calls) + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		collectStream(t, s, clock, st)
+		defer s.Close(ctx)
+
+		// The sample: visit ids are "<visitor id>.<start in Unix ms>", both base 36.
+		const k = 8
+		sample := &bdStream{events: st.events}
+		for _, v := range st.visits {
+			c := *v
+			c.out = true
+			sample.visits = append(sample.visits, &c)
+		}
+		rows, err := db.R.QueryContext(ctx, `SELECT DISTINCT visit_id FROM analytics_pageviews`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := 0
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			_, startPart, _ := strings.Cut(id, ".")
+			ms, err := strconv.ParseInt(startPart, 36, 64)
+			i, ok := visitAt[ms]
+			if err != nil || !ok {
+				t.Fatalf("visit id %q starts at no visit of the stream", id)
+			}
+			h := md5.Sum([]byte(id))
+			sample.visits[i].out = int(h[0])<<8|int(h[1]) >= 65536/k
+			ids++
+		}
+		rows.Close()
+		if ids != len(st.visits) {
+			t.Fatalf("%d visit ids stored, want %d", ids, len(st.visits))
+		}
+		for _, pv := range st.pvs {
+			if !sample.visits[pv.visit].out {
+				sample.pvs = append(sample.pvs, pv)
+			}
+		}
+		t.Logf("%d of %d visits, %d of %d page views in the 1/%d sample", ids, len(st.visits), len(sample.pvs), len(st.pvs), k)
+
+		// Sampling starts above RawLimit page views and reads the finest level whose share stays
+		// within it: here 1 in 8.
+		sampled, err := New(db, Options{Location: loc, Now: clock.Now, RawLimit: len(st.pvs) / 6, SampleTarget: len(st.pvs) / 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := st.calls[0].at.Format(time.DateOnly)
+		last := st.calls[len(st.calls)-1].at.Format(time.DateOnly)
+		r, err := s.ParseRange(first, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			dim     string
+			filters map[string]string
+		}{
+			{"page", map[string]string{"country": "US"}},
+			{"page", map[string]string{"device": "mobile", "source": "Direct / None"}},
+			{"entry_page", map[string]string{"browser": "Safari"}},
+			{"exit_page", map[string]string{"country": "DE"}},
+			{"source", map[string]string{"page": "/blog"}},
+			{"country", map[string]string{"event": "signup"}},
+		} {
+			t.Run(fmt.Sprintf("%s/%v", c.dim, c.filters), func(t *testing.T) {
+				want, _ := bdReference(sample, loc, c.dim, first, last, c.filters)
+				got, err := sampled.Breakdown(ctx, BreakdownParams{Dimension: c.dim, Range: r, Filters: c.filters, Page: 1, Limit: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.SampleRate != 1.0/k || got.VisitorsExact {
+					t.Fatalf("sample rate %v, visitors exact %v; want 1/%d, estimated", got.SampleRate, got.VisitorsExact, k)
+				}
+				if got.Total != len(want) || len(got.Rows) != len(want) || len(want) < 2 {
+					t.Fatalf("%d rows of %d values, want the sample's %d", len(got.Rows), got.Total, len(want))
+				}
+				for i, row := range got.Rows {
+					if i > 0 && got.Rows[i-1].Visits < row.Visits {
+						t.Errorf("rows out of order: %+v before %+v", got.Rows[i-1], row)
+					}
+					w := want[row.Value]
+					if row.Visits != k*w.visits || row.PageViews != k*w.pageViews {
+						t.Errorf("%q: %d visits, %d page views; want 8 × %d, 8 × %d", row.Value, row.Visits, row.PageViews, w.visits, w.pageViews)
+					}
+					if row.Visitors < 1 || row.Visitors > row.Visits {
+						t.Errorf("%q: visitors %d, want 1..%d", row.Value, row.Visitors, row.Visits)
+					}
+					if c.dim != "page" && math.Abs(*row.BounceRate-float64(w.bounces)/float64(w.visits)) > 0.00005 {
+						t.Errorf("%q: bounce rate %v, want %d/%d", row.Value, *row.BounceRate, w.bounces, w.visits)
+					}
+				}
+				exact, err := s.Breakdown(ctx, BreakdownParams{Dimension: c.dim, Range: r, Filters: c.filters, Page: 1, Limit: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if exact.SampleRate != 0 || !exact.VisitorsExact {
+					t.Errorf("a range within RawLimit was sampled: %+v", exact)
+				}
+			})
+		}
+		// Events are counted exactly: a visitor's events count once any matching visit is in a
+		// sample, so a sample would weigh visitors of many visits more.
+		want, visitors := bdReference(st, loc, "event", first, last, map[string]string{"device": "desktop"})
+		got, err := sampled.Breakdown(ctx, BreakdownParams{Dimension: "event", Range: r, Filters: map[string]string{"device": "desktop"}, Page: 1, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.SampleRate != 0 || !got.VisitorsExact {
+			t.Errorf("event breakdown sampled: %+v", got)
+		}
+		checkBreakdown(t, got, want, visitors, true)
 	})
 }
 

@@ -124,6 +124,7 @@ type Config struct {
 	AnalyticsSaltRotation string
 	AnalyticsQueueSize    int
 	AnalyticsRetention    int // days of raw page views and events kept; 0 keeps them all
+	AnalyticsExactLimit   int // page views a breakdown counts one by one; above, rollups or a sample
 	AuditRetention        int // days of audit-log entries kept; 0 keeps them all
 
 	// Outgoing webhooks and backups (CONTRACT §10).
@@ -490,6 +491,7 @@ var options = []option{
 		return nil
 	}},
 	{name: "BACKUP_KEEP", def: "7", help: "how many scheduled snapshots to keep (older ones are deleted)", set: integer(1, 10000, func(c *Config) *int { return &c.BackupKeep })},
+	{name: "ANALYTICS_EXACT_LIMIT", def: "25000", help: "the most page views in a range that a breakdown counts one by one (exact visitors); above it breakdowns read the rollups, or a sample of the visits when filtered by page, entry/exit page or event", set: integer(1, 1<<30, func(c *Config) *int { return &c.AnalyticsExactLimit })},
 	{name: "ANALYTICS_RETENTION_DAYS", def: "0", help: "days of raw page views and events kept (older ones are deleted hourly; the daily totals stay); 0 keeps everything", set: integer(0, 36500, func(c *Config) *int { return &c.AnalyticsRetention })},
 
 	// Audit log

@@ -30,7 +30,8 @@ func breakdownParams() []param {
 	}
 	ps = append(ps, rangeParams...)
 	ps = append(ps, pageParam, limitParam, compareParam,
-		param{Name: "format", Type: "string", Doc: "`json` (default) or `csv`: text/csv with a header row (value, visitors, pageViews, visits, bounceRate, conversionRate, events)"})
+		param{Name: "format", Type: "string", Doc: "`json` (default) or `csv`: text/csv with a header row (value, visitors, pageViews, visits, bounceRate, conversionRate, events)"},
+		param{Name: "exact", Type: "boolean", Doc: "`true`: count every visit even where the breakdown would be estimated from a sample of them (field `sampleRate`: a filtered page, entry_page or exit_page breakdown, or a page, entry_page, exit_page or event filter, over more than 25,000 page views); seconds over millions of page views"})
 	for _, d := range analytics.Dimensions {
 		ps = append(ps, param{Name: d, Type: "string", Doc: "filter: only visits whose " + d + " is this value"})
 	}
@@ -187,7 +188,13 @@ func (s *Server) analyticsBreakdown(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	b, err := a.Breakdown(r.Context(), analytics.BreakdownParams{Dimension: dim, Range: rg, Filters: filters, Page: page, Limit: limit, Compare: compare})
+	exact := false
+	if q.Has("exact") {
+		if exact, err = strconv.ParseBool(q.Get("exact")); err != nil {
+			return folio.BadRequest("exact", "must be true or false")
+		}
+	}
+	b, err := a.Breakdown(r.Context(), analytics.BreakdownParams{Dimension: dim, Range: rg, Filters: filters, Page: page, Limit: limit, Compare: compare, Exact: exact})
 	if err != nil {
 		return err
 	}

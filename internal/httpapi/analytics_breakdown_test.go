@@ -90,6 +90,12 @@ func TestAnalyticsBreakdownRoutes(t *testing.T) {
 					t.Errorf("previous = %v", res.json(t)["previous"])
 				}
 			}},
+			{"exact", "dimension=exit_page&exact=true", "admin", 200, func(t *testing.T, res response) {
+				if r := rows(res); r["/about"]["visits"] != 1.0 || res.json(t)["sampleRate"] != nil {
+					t.Errorf("rows = %v, sampleRate %v", r, res.json(t)["sampleRate"])
+				}
+			}},
+			{"bad exact", "dimension=page&exact=sometimes", "admin", 400, nil},
 			{"missing dimension", "", "admin", 400, nil},
 			{"unknown dimension", "dimension=planet", "admin", 400, nil},
 			{"bad compare", "dimension=page&compare=last-year", "admin", 400, nil},

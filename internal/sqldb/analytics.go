@@ -542,7 +542,8 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		visitID := strconv.FormatInt(st.id, 36) + "." + strconv.FormatInt(visitStart[i].UnixMilli(), 36)
 		a := pv.Attrs
 		pvRows[i] = []any{db.ts(pv.At), pv.Day, st.id, visitID, newVisit[i], pv.Path, pv.Query, pv.Title, pv.Referrer,
-			a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser, a.BrowserVersion, a.OS, a.OSVersion}
+			a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser, a.BrowserVersion, a.OS, a.OSVersion,
+			visitSample(visitID)}
 
 		pa := pages[dayPath{pv.Day, pv.Path}]
 		if pa == nil {
@@ -738,7 +739,8 @@ func (db *DB) upsertCombos(ctx context.Context, tx anTx, table, col string, comb
 
 // pageViewColumns are the columns of analytics_pageviews an ingest batch writes.
 var pageViewColumns = []string{"at", "day", "visitor_id", "visit_id", "is_new_visit", "path", "query", "title", "referrer",
-	"source", "visit_referrer", "utm_source", "utm_medium", "utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version"}
+	"source", "visit_referrer", "utm_source", "utm_medium", "utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version",
+	"visit_sample"}
 
 func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []AnalyticsEvent) error {
 	if len(evs) == 0 {

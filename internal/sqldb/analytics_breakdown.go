@@ -27,12 +27,15 @@ var visitDimExpr = map[string]string{
 }
 
 // BreakdownQuery asks for one dimension's rows over the days From..To (inclusive), restricted
-// to the visits matching every filter (dimension → value), Limit rows from Offset.
+// to the visits matching every filter (dimension → value), Limit rows from Offset. Sample, one
+// of SampleRates, makes a raw breakdown read only that share of the visits (its counts are then
+// those of the sample, not scaled); 0 reads every visit.
 type BreakdownQuery struct {
 	Dim           string
 	From, To      string
 	Filters       map[string]string
 	Limit, Offset int
+	Sample        int
 }
 
 // BreakdownRow is one value of a dimension. Bounces counts visits of one page view (visit
@@ -61,13 +64,14 @@ func nextDay(day string) string {
 // visitsCTE returns the WITH clause defining pv (the page views of from..to and the day after,
 // so visits begun on the last day keep their page views after midnight) and fv: the visits that
 // start in from..to and match every filter, with visitor_id, views, start_day, entry_page, the
-// visit attributes and (when needed) exit_page.
-func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]string, needExit bool) string {
+// visit attributes and (when needed) exit_page; with a sample rate, of those visits' sample only.
+func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]string, needExit bool, sample int) string {
 	var b strings.Builder
 	fromArg, toArg := args.add(from), args.add(to)
 	// Every page view carries its visit's attributes, so filters on them select page views
 	// directly (which the planners estimate well, unlike conditions on aggregates).
 	var pvWhere strings.Builder
+	pvWhere.WriteString(sampleCondition(sample))
 	for _, dim := range BreakdownDims { // a fixed order keeps the statement text stable
 		val, ok := filters[dim]
 		if !ok {
@@ -77,7 +81,7 @@ func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]strin
 			fmt.Fprintf(&pvWhere, ` AND %s = %s`, col, args.add(val))
 		}
 	}
-	fmt.Fprintf(&b, `WITH pv AS (SELECT id, at, day, visitor_id, visit_id, is_new_visit, path, source, visit_referrer, utm_source, utm_medium,
+	fmt.Fprintf(&b, `WITH pv AS MATERIALIZED (SELECT id, at, day, visitor_id, visit_id, is_new_visit, path, source, visit_referrer, utm_source, utm_medium,
 		utm_campaign, country, device, browser, browser_version, os, os_version
 		FROM analytics_pageviews WHERE day >= %s AND day <= %s%s),
 	v AS (SELECT visit_id, MAX(visitor_id) AS visitor_id, COUNT(*) AS views,
@@ -174,21 +178,27 @@ var pvAttrColumn = map[string]string{
 func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
 	var args argList
 	var stmt string
+	// A sample's distinct visitors are not scaled (the caller estimates them from visits), so its
+	// rows come most visits first, as the rollup's.
+	first := `visitors DESC`
+	if q.Sample > 0 {
+		first = `visits DESC`
+	}
 	switch q.Dim {
 	case "page":
-		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, false)
+		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, false, q.Sample)
 		from := `pv`
 		if len(q.Filters) > 0 {
 			from = `pv JOIN fv ON fv.visit_id = pv.visit_id`
 		}
 		stmt = cte + `SELECT pv.path, COUNT(DISTINCT pv.visitor_id) AS visitors, COUNT(*) AS views, COUNT(DISTINCT pv.visit_id) AS visits, 0, 0,
 			COUNT(*) OVER () FROM ` + from + ` WHERE pv.day >= ` + args.add(q.From) + ` AND pv.day <= ` + args.add(q.To) + `
-			GROUP BY pv.path ORDER BY visitors DESC, views DESC, pv.path`
+			GROUP BY pv.path ORDER BY ` + first + `, views DESC, pv.path`
 	case "event":
 		from, to := args.add(q.From), args.add(q.To)
 		where := ``
 		if len(q.Filters) > 0 {
-			cte := db.visitsCTE(&args, q.From, q.To, q.Filters, false)
+			cte := db.visitsCTE(&args, q.From, q.To, q.Filters, false, q.Sample)
 			where = ` AND e.visitor_key IN (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id IN (SELECT visitor_id FROM fv))`
 			stmt = cte
 		}
@@ -200,10 +210,10 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 		if !ok {
 			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRaw: unknown dimension %q", q.Dim)
 		}
-		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim == "exit_page")
+		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim == "exit_page", q.Sample)
 		expr = strings.ReplaceAll(strings.ReplaceAll(expr, "v.", "fv."), "x.", "fv.")
 		stmt = cte + `SELECT ` + expr + ` AS value, COUNT(DISTINCT visitor_id) AS visitors, SUM(views) AS views, COUNT(*) AS visits,
-			SUM(CASE WHEN views = 1 THEN 1 ELSE 0 END), 0, COUNT(*) OVER () FROM fv GROUP BY value ORDER BY visitors DESC, visits DESC, value`
+			SUM(CASE WHEN views = 1 THEN 1 ELSE 0 END), 0, COUNT(*) OVER () FROM fv GROUP BY value ORDER BY ` + first + `, visits DESC, value`
 	}
 	stmt += ` LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
 	var rows []BreakdownRow
@@ -557,7 +567,7 @@ func (db *DB) AnalyticsBreakdownCount(ctx context.Context, q BreakdownQuery, rol
 // match the filters (the denominators of conversion rates and of visitor estimates).
 func (db *DB) AnalyticsVisitStats(ctx context.Context, from, to string, filters map[string]string) (visitors, visits int, err error) {
 	var args argList
-	stmt := db.visitsCTE(&args, from, to, filters, false) + `SELECT COUNT(DISTINCT visitor_id), COUNT(*) FROM fv`
+	stmt := db.visitsCTE(&args, from, to, filters, false, 0) + `SELECT COUNT(DISTINCT visitor_id), COUNT(*) FROM fv`
 	err = db.rawAnalyticsQuery(ctx, func(q querier) error {
 		return q.QueryRowContext(ctx, stmt, args...).Scan(&visitors, &visits)
 	})

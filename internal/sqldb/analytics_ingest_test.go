@@ -2,6 +2,9 @@ package sqldb_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +79,76 @@ func TestIngestAcrossInstances(t *testing.T) {
 		view(a, "v3", "/", 50)
 		if v, p, bo := entry("2026-04-10", "/"); v != 4 || p != 8 || bo != 2 {
 			t.Errorf("entry / = %d visits, %d views, %d bounces; want 4, 8, 2", v, p, bo)
+		}
+	})
+}
+
+// TestVisitSample checks the sample hash of page views: the ingest batch's (in Go) equals the
+// one migration 0022 computes in SQL for existing rows, is shared by a visit's page views, puts
+// about one visit in eight in the 1/8 level, and a sampled statement reads its partial index.
+func TestVisitSample(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		at := time.Date(2026, 4, 10, 9, 0, 0, 0, time.UTC)
+		var pvs []sqldb.AnalyticsPageView
+		for v := range 800 {
+			for i := range 2 {
+				when := at.Add(time.Duration(v)*time.Second + time.Duration(i)*time.Minute)
+				pvs = append(pvs, sqldb.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: fmt.Sprint("visitor-", v), Path: "/",
+					Attrs: sqldb.VisitAttrs{Source: "Direct / None", Device: "desktop", Browser: "Firefox"}})
+			}
+		}
+		if err := db.WriteAnalytics(ctx, pvs, nil); err != nil {
+			t.Fatal(err)
+		}
+		// Migration 0022's update, run again over rows set to its default, gives each row the
+		// hash the batch gave it.
+		src, err := os.ReadFile("migrations/" + string(db.Dialect) + "/0022_analytics_visit_sample.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := strings.Index(string(src), "UPDATE analytics_pageviews")
+		j := strings.Index(string(src[i:]), ";")
+		if i < 0 || j < 0 {
+			t.Fatal("no update in migration 0022")
+		}
+		if _, err := db.W.ExecContext(ctx, `CREATE TABLE sample_by_batch AS SELECT id, visit_sample FROM analytics_pageviews`); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{`UPDATE analytics_pageviews SET visit_sample = 65535`, string(src[i : i+j])} {
+			if _, err := db.W.ExecContext(ctx, q); err != nil {
+				t.Fatal(q, err)
+			}
+		}
+		var rows, differ, visits, split, inEighth int
+		err = db.R.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN p.visit_sample <> b.visit_sample THEN 1 ELSE 0 END), 0)
+			FROM analytics_pageviews p JOIN sample_by_batch b ON b.id = p.id`).Scan(&rows, &differ)
+		if err != nil || rows != len(pvs) || differ != 0 {
+			t.Fatalf("%d rows, %d of them with another hash than migration 0022's, %v", rows, differ, err)
+		}
+		err = db.R.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN n > 1 THEN 1 ELSE 0 END), 0), COALESCE(SUM(CASE WHEN s < 8192 THEN 1 ELSE 0 END), 0)
+			FROM (SELECT visit_id, COUNT(DISTINCT visit_sample) AS n, MIN(visit_sample) AS s FROM analytics_pageviews GROUP BY visit_id) v`).Scan(&visits, &split, &inEighth)
+		if err != nil || visits != 800 || split != 0 || inEighth < 60 || inEighth > 140 {
+			t.Errorf("%d visits, %d split across samples, %d in the 1/8 sample (want about 100), %v", visits, split, inEighth, err)
+		}
+		if db.Dialect != sqldb.Postgres {
+			var plan strings.Builder
+			rs, err := db.R.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT COUNT(*) FROM analytics_pageviews WHERE day >= $1 AND day <= $2 AND visit_sample < 128`, "2026-04-10", "2026-04-11")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rs.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rs.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan.WriteString(detail)
+			}
+			rs.Close()
+			if !strings.Contains(plan.String(), "analytics_pageviews_sample512") {
+				t.Errorf("the 1/512 sample is read without its index: %s", plan.String())
+			}
 		}
 	})
 }

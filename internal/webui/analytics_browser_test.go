@@ -12,10 +12,13 @@ import (
 
 // TestBrowserAnalytics drives the analytics page (analytics.js): ranked lists per dimension,
 // the chart with the previous period, the realtime count, click-to-filter across the whole
-// page (and undoing it), and the CSV download.
+// page (and undoing it), the note of a sampled breakdown and its link to exact figures, and the
+// CSV download.
 func TestBrowserAnalytics(t *testing.T) {
 	chromium := findChromium(t)
-	s := startFolio(t)
+	// Above 3 page views in the range, unfiltered breakdowns read the rollups and those filtered
+	// by a page read a sample of the visits (ANALYTICS_EXACT_LIMIT).
+	s := startFolioWith(t, map[string]string{"ANALYTICS_EXACT_LIMIT": "3"})
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-dev-shm-usage", true),
@@ -108,9 +111,19 @@ func TestBrowserAnalytics(t *testing.T) {
 	}
 	tb.screenshot(t, s, "analytics-01")
 
-	// Clicking GitHub filters every panel: only the phone visitors' pages and device remain.
+	// Clicking GitHub filters every panel. The page panel is then a sample of the visits, and
+	// says so; its link counts every visit.
 	tb.do(t, "filter by GitHub", chromedp.Click(css(`#panel-source .rowbtn[data-value="GitHub"]`)))
 	tb.waitFor(t, "the filtered page", `location.hash.includes('source=GitHub') && document.querySelector('#analytics-filters .chip') !== null && document.querySelectorAll('#panel-source .rowbtn').length === 1`)
+	if got := tb.text(t, "#panel-page .sampled"); !strings.Contains(got, "sample of 1 in 8 visits") {
+		t.Errorf("page panel's sample note = %q", got)
+	}
+	if n := eval[int](t, tb, `document.querySelectorAll('#panel-source .sampled').length`); n != 0 {
+		t.Errorf("the source panel (a rollup) says it is sampled")
+	}
+	tb.do(t, "count every visit", chromedp.Click(css("#panel-page .sampled a")))
+	tb.waitFor(t, "the exact page", `location.hash.includes('exact=1') && document.querySelectorAll('.sampled').length === 0 && document.querySelectorAll('#panel-page .rowbtn').length === 2`)
+	// Only the phone visitors' pages and device remain.
 	if got := strings.Join(rowValues("device"), ","); got != "mobile" {
 		t.Errorf("devices after the filter = %s", got)
 	}

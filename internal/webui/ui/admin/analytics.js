@@ -47,12 +47,13 @@ export function parseState(rest) {
   const days = RANGES.includes(Number(params.get('days'))) ? Number(params.get('days')) : 30;
   const filters = {};
   for (const [k, v] of params) if (k in LABELS) filters[k] = v;
-  return { days, filters };
+  return { days, filters, exact: params.get('exact') === '1' };
 }
 
-function stateHash({ days, filters }) {
+function stateHash({ days, filters, exact }) {
   const params = new URLSearchParams({ days: String(days) });
   for (const [k, v] of Object.entries(filters)) params.set(k, v);
+  if (exact) params.set('exact', '1');
   return `#/analytics/${params.toString()}`;
 }
 
@@ -96,6 +97,7 @@ export async function render({ rest }) {
   const breakdownURL = (params) => {
     const q = new URLSearchParams({ ...range, ...params });
     for (const [k, v] of Object.entries(state.filters)) q.set(k, v);
+    if (state.exact) q.set('exact', 'true');
     return `/api/analytics/breakdown?${q.toString()}`;
   };
   const breakdown = (dimension, extra = {}) => api('GET', breakdownURL({ dimension, compare: 'previous', limit: '10', ...extra }));
@@ -218,7 +220,9 @@ export async function render({ rest }) {
             }, h('span', { class: 'mono' }, label(r.value)), h('span', { class: 'spacer' }), h('strong', {}, figure(r))),
             h('div', { class: 'bar', style: { width: `${Math.round((100 * r.visitors) / max)}%` } }));
         })),
-      data.visitorsExact === false ? h('p', { class: 'muted small' }, 'Visitors estimated from daily totals (large range).') : null);
+      data.sampleRate ? h('p', { class: 'muted small sampled' }, `Estimated from a sample of 1 in ${Math.round(1 / data.sampleRate)} visits (large range). `,
+        h('a', { href: stateHash({ ...state, exact: true }) }, 'Count every visit (slower)'))
+        : data.visitorsExact === false ? h('p', { class: 'muted small' }, 'Visitors estimated from daily totals (large range).') : null);
   };
 
   return h('div', { class: 'analytics' },
