@@ -64,32 +64,40 @@ func nextDay(day string) string {
 // visitsCTE returns the WITH clause defining pv (the page views of from..to and the day after,
 // so visits begun on the last day keep their page views after midnight) and fv: the visits that
 // start in from..to and match every filter, with visitor_id, views, start_day, entry_page, the
-// visit attributes and (when needed) exit_page; with a sample rate, of those visits' sample only.
-func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]string, needExit bool, sample int) string {
+// page-view columns of dim's value (see visitDimColumns) and, for exit_page, exit_page; with a
+// sample rate, of those visits' sample only. Only dim's columns are carried: every visit's other
+// attributes cost a string comparison per page view.
+func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]string, dim string, sample int) string {
 	var b strings.Builder
 	fromArg, toArg := args.add(from), args.add(to)
 	// Every page view carries its visit's attributes, so filters on them select page views
 	// directly (which the planners estimate well, unlike conditions on aggregates).
 	var pvWhere strings.Builder
 	pvWhere.WriteString(sampleCondition(sample))
-	for _, dim := range BreakdownDims { // a fixed order keeps the statement text stable
-		val, ok := filters[dim]
+	for _, d := range BreakdownDims { // a fixed order keeps the statement text stable
+		val, ok := filters[d]
 		if !ok {
 			continue
 		}
-		if col, ok := pvAttrColumn[dim]; ok {
+		if col, ok := pvAttrColumn[d]; ok {
 			fmt.Fprintf(&pvWhere, ` AND %s = %s`, col, args.add(val))
 		}
 	}
-	fmt.Fprintf(&b, `WITH pv AS MATERIALIZED (SELECT id, at, day, visitor_id, visit_id, is_new_visit, path, source, visit_referrer, utm_source, utm_medium,
-		utm_campaign, country, device, browser, browser_version, os, os_version
+	var pvCols, vCols strings.Builder
+	for _, col := range visitDimColumns[dim] {
+		fmt.Fprintf(&pvCols, `, %s`, col)
+		alias := col
+		if col == "visit_referrer" {
+			alias = "referrer"
+		}
+		fmt.Fprintf(&vCols, `, MAX(%s) AS %s`, col, alias)
+	}
+	fmt.Fprintf(&b, `WITH pv AS MATERIALIZED (SELECT id, at, day, visitor_id, visit_id, is_new_visit, path%s
 		FROM analytics_pageviews WHERE day >= %s AND day <= %s%s),
 	v AS (SELECT visit_id, MAX(visitor_id) AS visitor_id, COUNT(*) AS views,
-		MAX(CASE WHEN is_new_visit THEN day END) AS start_day, MAX(CASE WHEN is_new_visit THEN path END) AS entry_page,
-		MAX(source) AS source, MAX(visit_referrer) AS referrer, MAX(utm_source) AS utm_source, MAX(utm_medium) AS utm_medium,
-		MAX(utm_campaign) AS utm_campaign, MAX(country) AS country, MAX(device) AS device, MAX(browser) AS browser,
-		MAX(browser_version) AS browser_version, MAX(os) AS os, MAX(os_version) AS os_version
-		FROM pv GROUP BY visit_id)`, fromArg, args.add(nextDay(to)), pvWhere.String())
+		MAX(CASE WHEN is_new_visit THEN day END) AS start_day, MAX(CASE WHEN is_new_visit THEN path END) AS entry_page%s
+		FROM pv GROUP BY visit_id)`, pvCols.String(), fromArg, args.add(nextDay(to)), pvWhere.String(), vCols.String())
+	needExit := dim == "exit_page"
 	_, exitFilter := filters["exit_page"]
 	if needExit || exitFilter {
 		b.WriteString(`,
@@ -104,19 +112,28 @@ func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]strin
 		b.WriteString(` FROM v`)
 	}
 	fmt.Fprintf(&b, ` WHERE v.start_day >= %s AND v.start_day <= %s`, fromArg, toArg)
-	for _, dim := range BreakdownDims {
-		val, ok := filters[dim]
+	for _, d := range BreakdownDims {
+		val, ok := filters[d]
 		if !ok {
 			continue
 		}
-		switch dim {
+		switch d {
 		case "page":
 			fmt.Fprintf(&b, ` AND v.visit_id IN (SELECT visit_id FROM pv WHERE path = %s)`, args.add(val))
 		case "event":
+			if sample > 0 {
+				// A sample's few visits each look up their visitor's key by id, instead of
+				// joining every visitor who sent the event to the visitors table (which
+				// PostgreSQL, with nested loops off, does by reading the whole table). A
+				// correlated subquery is not a join, so its index lookup stays.
+				fmt.Fprintf(&b, ` AND (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id = v.visitor_id)
+				IN (SELECT e.visitor_key FROM analytics_events e WHERE e.name = %s AND e.day >= %s AND e.day <= %s)`, args.add(val), fromArg, toArg)
+				break
+			}
 			fmt.Fprintf(&b, ` AND v.visitor_id IN (SELECT a.id FROM analytics_events e JOIN analytics_visitors a ON a.visitor_key = e.visitor_key
 				WHERE e.name = %s AND e.day >= %s AND e.day <= %s)`, args.add(val), fromArg, toArg)
 		case "entry_page", "exit_page", "date":
-			fmt.Fprintf(&b, ` AND %s = %s`, visitDimExpr[dim], args.add(val))
+			fmt.Fprintf(&b, ` AND %s = %s`, visitDimExpr[d], args.add(val))
 		}
 	}
 	b.WriteString(`) `)
@@ -163,6 +180,13 @@ func (db *DB) analyticsQueryWith(ctx context.Context, settings []string, f func(
 	return f(tx)
 }
 
+// visitDimColumns are the page-view columns a visit dimension's value is made of.
+var visitDimColumns = map[string][]string{
+	"source": {"source"}, "referrer": {"visit_referrer"}, "utm_source": {"utm_source"}, "utm_medium": {"utm_medium"},
+	"utm_campaign": {"utm_campaign"}, "country": {"country"}, "device": {"device"}, "browser": {"browser"},
+	"browser_version": {"browser", "browser_version"}, "os": {"os"}, "os_version": {"os", "os_version"},
+}
+
 // pvAttrColumn is the page-view column (or expression) of each visit attribute dimension.
 var pvAttrColumn = map[string]string{
 	"source": "source", "referrer": "visit_referrer", "utm_source": "utm_source", "utm_medium": "utm_medium",
@@ -186,7 +210,7 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 	}
 	switch q.Dim {
 	case "page":
-		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, false, q.Sample)
+		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample)
 		from := `pv`
 		if len(q.Filters) > 0 {
 			from = `pv JOIN fv ON fv.visit_id = pv.visit_id`
@@ -198,7 +222,7 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 		from, to := args.add(q.From), args.add(q.To)
 		where := ``
 		if len(q.Filters) > 0 {
-			cte := db.visitsCTE(&args, q.From, q.To, q.Filters, false, q.Sample)
+			cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample)
 			where = ` AND e.visitor_key IN (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id IN (SELECT visitor_id FROM fv))`
 			stmt = cte
 		}
@@ -210,7 +234,7 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 		if !ok {
 			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRaw: unknown dimension %q", q.Dim)
 		}
-		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim == "exit_page", q.Sample)
+		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample)
 		expr = strings.ReplaceAll(strings.ReplaceAll(expr, "v.", "fv."), "x.", "fv.")
 		stmt = cte + `SELECT ` + expr + ` AS value, COUNT(DISTINCT visitor_id) AS visitors, SUM(views) AS views, COUNT(*) AS visits,
 			SUM(CASE WHEN views = 1 THEN 1 ELSE 0 END), 0, COUNT(*) OVER () FROM fv GROUP BY value ORDER BY ` + first + `, visits DESC, value`
@@ -567,7 +591,7 @@ func (db *DB) AnalyticsBreakdownCount(ctx context.Context, q BreakdownQuery, rol
 // match the filters (the denominators of conversion rates and of visitor estimates).
 func (db *DB) AnalyticsVisitStats(ctx context.Context, from, to string, filters map[string]string) (visitors, visits int, err error) {
 	var args argList
-	stmt := db.visitsCTE(&args, from, to, filters, false, 0) + `SELECT COUNT(DISTINCT visitor_id), COUNT(*) FROM fv`
+	stmt := db.visitsCTE(&args, from, to, filters, "", 0) + `SELECT COUNT(DISTINCT visitor_id), COUNT(*) FROM fv`
 	err = db.rawAnalyticsQuery(ctx, func(q querier) error {
 		return q.QueryRowContext(ctx, stmt, args...).Scan(&visitors, &visits)
 	})
