@@ -3,7 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"encoding/csv"
+	"maps"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -29,11 +31,14 @@ func breakdownParams() []param {
 		{Name: "dimension", Type: "string", Required: true, Doc: "one of " + strings.Join(analytics.Dimensions, ", ") + "; anything else is 400"},
 	}
 	ps = append(ps, rangeParams...)
-	ps = append(ps, pageParam, limitParam, compareParam,
+	ps = append(ps, param{Name: "page", Type: "string", Doc: "page number, ≥ 1 (default 1); a value starting with `/` is the page filter instead (only visits that viewed that path), and both may be given (`page=2&page=/blog`)"},
+		limitParam, compareParam,
 		param{Name: "format", Type: "string", Doc: "`json` (default) or `csv`: text/csv with a header row (value, visitors, pageViews, visits, bounceRate, conversionRate, events)"},
 		param{Name: "exact", Type: "boolean", Doc: "`true`: count every visit even where the breakdown would be estimated from a sample of them (field `sampleRate`: a filtered page, entry_page or exit_page breakdown, or a page, entry_page, exit_page or event filter, over more than 25,000 page views); seconds over millions of page views"})
 	for _, d := range analytics.Dimensions {
-		ps = append(ps, param{Name: d, Type: "string", Doc: "filter: only visits whose " + d + " is this value"})
+		if d != "page" { // documented with paging above
+			ps = append(ps, param{Name: d, Type: "string", Doc: "filter: only visits whose " + d + " is this value"})
+		}
 	}
 	return ps
 }
@@ -176,7 +181,24 @@ func (s *Server) analyticsBreakdown(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	page, limit, err := pageParams(r)
+	// page is both the paging parameter and the page dimension's filter (contract §4 and §8): a
+	// value starting with "/" (as every stored path does) filters, any other is the page number.
+	filterQ, pagingQ := maps.Clone(q), url.Values{}
+	if vs, ok := q["limit"]; ok {
+		pagingQ["limit"] = vs
+	}
+	delete(filterQ, "page")
+	for _, v := range q["page"] {
+		if strings.HasPrefix(v, "/") {
+			filterQ["page"] = append(filterQ["page"], v)
+		} else {
+			pagingQ["page"] = append(pagingQ["page"], v)
+		}
+	}
+	if len(pagingQ["page"]) > 1 {
+		return folio.BadRequest("page", "may be given once as a page number (and once as a path, to filter)")
+	}
+	page, limit, err := pageValues(pagingQ)
 	if err != nil {
 		return err
 	}
@@ -184,7 +206,7 @@ func (s *Server) analyticsBreakdown(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	filters, err := analytics.ParseFilters(q)
+	filters, err := analytics.ParseFilters(filterQ)
 	if err != nil {
 		return err
 	}

@@ -96,6 +96,20 @@ func TestAnalyticsBreakdownRoutes(t *testing.T) {
 				}
 			}},
 			{"bad exact", "dimension=page&exact=sometimes", "admin", 400, nil},
+			// page is the paging parameter and, as a path, the page filter.
+			{"filtered by page", "dimension=source&page=%2Fblog", "admin", 200, func(t *testing.T, res response) {
+				if r := rows(res); len(r) != 2 || r["GitHub"] == nil || r["Hacker News"] == nil {
+					t.Errorf("rows = %v", r)
+				}
+			}},
+			{"page filter and page number", "dimension=source&page=%2Fblog&page=2&limit=1", "admin", 200, func(t *testing.T, res response) {
+				m := res.json(t)
+				if len(m["rows"].([]any)) != 1 || m["total"] != 2.0 || m["page"] != 2.0 || m["filters"].(map[string]any)["page"] != "/blog" {
+					t.Errorf("breakdown = %v", m)
+				}
+			}},
+			{"two page numbers", "dimension=source&page=1&page=2", "admin", 400, nil},
+			{"two page filters", "dimension=source&page=/a&page=/b", "admin", 400, nil},
 			{"missing dimension", "", "admin", 400, nil},
 			{"unknown dimension", "dimension=planet", "admin", 400, nil},
 			{"bad compare", "dimension=page&compare=last-year", "admin", 400, nil},

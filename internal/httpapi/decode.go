@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -88,7 +89,11 @@ func jsonTypeName(kind string) string {
 // pageParams reads page (≥ 1, default 1) and limit (1..100, default 10) from the query; anything
 // else is a 400 (contract §4).
 func pageParams(r *http.Request) (page, limit int, err error) {
-	q := r.URL.Query()
+	return pageValues(r.URL.Query())
+}
+
+// pageValues is pageParams over parsed query values.
+func pageValues(q url.Values) (page, limit int, err error) {
 	page, limit = 1, 10
 	if v := q.Get("page"); v != "" || q.Has("page") {
 		n, e := strconv.Atoi(v)

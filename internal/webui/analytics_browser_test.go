@@ -160,4 +160,12 @@ func TestBrowserAnalytics(t *testing.T) {
 	if got := tb.text(t, "#stat-unique .value"); got != "3" {
 		t.Errorf("unique visitors after clearing = %q", got)
 	}
+
+	// Filtered by a page without exact=1, the headline figures (the date breakdown) are a sample
+	// too, and say so under the chart.
+	eval[bool](t, tb, `(location.hash = '#/analytics/days=30&page=%2Fabout', true)`)
+	tb.waitFor(t, "the page-filtered view", `document.querySelector('#analytics-filters .chip') !== null && document.querySelector('.analytics > .sampled') !== null`)
+	if got := tb.text(t, ".analytics > .sampled"); !strings.Contains(got, "sample of 1 in 8 visits") {
+		t.Errorf("headline sample note = %q", got)
+	}
 }

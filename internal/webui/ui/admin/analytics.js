@@ -188,6 +188,12 @@ export async function render({ rest }) {
       h('button', { type: 'button', class: 'secondary', id: 'clear-filters', onclick: () => go({ ...state, filters: {} }) }, 'Clear all')]
       : h('span', { class: 'muted' }, 'Click a row to filter the whole page by it.'));
 
+  // A breakdown read from a sample of the visits (a page, entry/exit page or event filter over a
+  // large range) says so, with a link that counts every visit.
+  const sampleNote = (data) => (data && data.sampleRate ? h('p', { class: 'muted small sampled' },
+    `Estimated from a sample of 1 in ${Math.round(1 / data.sampleRate)} visits (large range). `,
+    h('a', { href: stateHash({ ...state, exact: true }) }, 'Count every visit (slower)')) : null);
+
   const panel = ([dim, title], data) => {
     const rows = data.rows || [];
     const prevBy = Object.fromEntries(((data.previous && data.previous.rows) || []).map((r) => [r.value, r]));
@@ -220,9 +226,7 @@ export async function render({ rest }) {
             }, h('span', { class: 'mono' }, label(r.value)), h('span', { class: 'spacer' }), h('strong', {}, figure(r))),
             h('div', { class: 'bar', style: { width: `${Math.round((100 * r.visitors) / max)}%` } }));
         })),
-      data.sampleRate ? h('p', { class: 'muted small sampled' }, `Estimated from a sample of 1 in ${Math.round(1 / data.sampleRate)} visits (large range). `,
-        h('a', { href: stateHash({ ...state, exact: true }) }, 'Count every visit (slower)'))
-        : data.visitorsExact === false ? h('p', { class: 'muted small' }, 'Visitors estimated from daily totals (large range).') : null);
+      sampleNote(data) || (data.visitorsExact === false ? h('p', { class: 'muted small' }, 'Visitors estimated from daily totals (large range).') : null));
   };
 
   return h('div', { class: 'analytics' },
@@ -230,6 +234,7 @@ export async function render({ rest }) {
     filterBar,
     h('div', { class: 'stats' }, stats),
     chart,
+    filtered ? sampleNote(days) : null,
     h('div', { class: 'grid' }, panels.map((p, i) => panel(p, lists[i]))),
     realtime.pages.length ? h('section', { class: 'panel', id: 'realtime-pages' }, h('h2', {}, 'On the site now'),
       h('ol', { class: 'bars' }, realtime.pages.map((p) => h('li', {}, h('div', { class: 'row' }, h('span', { class: 'mono' }, p.path),
