@@ -47,6 +47,13 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
+// filteredCase is a breakdown of dim under filters, named by label.
+type filteredCase struct {
+	dim     string
+	filters map[string]string
+	label   string
+}
+
 // accuracy: compare sampled breakdowns with their exact figures (-accuracy).
 var accuracy bool
 
@@ -479,17 +486,29 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 			return fmt.Sprintf("[%d values, exact visitors %v]", b.Total, b.VisitorsExact), nil
 		})
 	}
+	// measureFiltered measures one filtered breakdown over a range; info describes its answer.
+	measureFiltered := func(c filteredCase, rgName string, r analytics.Range, info func(b *folio.Breakdown, top string) string) analytics.BreakdownParams {
+		p := analytics.BreakdownParams{Dimension: c.dim, Range: r, Page: 1, Limit: 10, Filters: c.filters}
+		measure(fmt.Sprintf("breakdown %s, %s, %s", c.dim, c.label, rgName), func() (string, error) {
+			b, err := s.Breakdown(ctx, p)
+			if err != nil {
+				return "", err
+			}
+			top := ""
+			if len(b.Rows) > 0 {
+				top = fmt.Sprintf(", top %q %d visits %d page views", b.Rows[0].Value, b.Rows[0].Visits, b.Rows[0].PageViews)
+			}
+			return info(b, top), nil
+		})
+		return p
+	}
 	// Breakdowns that read raw page views: a page, entry or exit page or event involved, with
 	// filters. Above RawLimit page views they read a sample of the visits (migration 0022).
 	for _, rg := range []struct {
 		name string
 		r    analytics.Range
 	}{{"1 day", oneDay}, {"30 days", last30}, {fmt.Sprintf("%d days", days), whole}} {
-		for _, c := range []struct {
-			dim     string
-			filters map[string]string
-			label   string
-		}{
+		for _, c := range []filteredCase{
 			{"page", map[string]string{"country": "US", "device": "mobile"}, "country=US&device=mobile"},
 			{"entry_page", map[string]string{"source": "Google"}, "source=Google"},
 			{"exit_page", map[string]string{"device": "mobile"}, "device=mobile"},
@@ -497,23 +516,14 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 			{"source", map[string]string{"page": "/page/3"}, "page=/page/3"},
 			{"country", map[string]string{"event": "signup"}, "event=signup"},
 		} {
-			measure(fmt.Sprintf("breakdown %s, %s, %s", c.dim, c.label, rg.name), func() (string, error) {
-				b, err := s.Breakdown(ctx, analytics.BreakdownParams{Dimension: c.dim, Range: rg.r, Page: 1, Limit: 10, Filters: c.filters})
-				if err != nil {
-					return "", err
-				}
+			p := measureFiltered(c, rg.name, rg.r, func(b *folio.Breakdown, top string) string {
 				how := "exact"
 				if b.SampleRate > 0 {
 					how = fmt.Sprintf("sample 1/%.0f", 1/b.SampleRate)
 				}
-				top := ""
-				if len(b.Rows) > 0 {
-					top = fmt.Sprintf(", top %q %d visits %d page views", b.Rows[0].Value, b.Rows[0].Visits, b.Rows[0].PageViews)
-				}
-				return fmt.Sprintf("[%d values%s, %s]", b.Total, top, how), nil
+				return fmt.Sprintf("[%d values%s, %s]", b.Total, top, how)
 			})
 			if accuracy && rg.name != "1 day" {
-				p := analytics.BreakdownParams{Dimension: c.dim, Range: rg.r, Page: 1, Limit: 10, Filters: c.filters}
 				b, err := s.Breakdown(ctx, p)
 				if err != nil {
 					log.Fatal(err)
@@ -536,26 +546,14 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 		name string
 		r    analytics.Range
 	}{{"1 day", oneDay}, {fmt.Sprintf("%d days", days), whole}, {fmt.Sprintf("%d days %s..%s", days-8, unaligned.From[5:], unaligned.To[5:]), unaligned}} {
-		for _, c := range []struct {
-			dim     string
-			filters map[string]string
-			label   string
-		}{
+		for _, c := range []filteredCase{
 			{"source", map[string]string{"country": "US", "device": "mobile"}, "country=US&device=mobile"},
 			{"country", map[string]string{"source": "Google"}, "source=Google"},
 			{"browser", map[string]string{"device": "mobile"}, "device=mobile"},
 			{"date", map[string]string{"utm_campaign": "spring-launch"}, "utm_campaign=spring-launch"},
 		} {
-			measure(fmt.Sprintf("breakdown %s, %s, %s", c.dim, c.label, rg.name), func() (string, error) {
-				b, err := s.Breakdown(ctx, analytics.BreakdownParams{Dimension: c.dim, Range: rg.r, Page: 1, Limit: 10, Filters: c.filters})
-				if err != nil {
-					return "", err
-				}
-				top := ""
-				if len(b.Rows) > 0 {
-					top = fmt.Sprintf(", top %q %d visits %d page views", b.Rows[0].Value, b.Rows[0].Visits, b.Rows[0].PageViews)
-				}
-				return fmt.Sprintf("[%d values%s, exact visitors %v]", b.Total, top, b.VisitorsExact), nil
+			measureFiltered(c, rg.name, rg.r, func(b *folio.Breakdown, top string) string {
+				return fmt.Sprintf("[%d values%s, exact visitors %v]", b.Total, top, b.VisitorsExact)
 			})
 		}
 	}

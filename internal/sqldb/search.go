@@ -79,9 +79,14 @@ const (
 	insertSearchFTSSQLite = `INSERT INTO search_fts (rowid, title, body) VALUES ($1, $2, $3)`
 )
 
-// insertSearchDocSQLite writes the search entry of a record created in tx, which has none yet.
-func (db *DB) insertSearchDocSQLite(ctx context.Context, tx *sql.Tx, d searchDoc) error {
-	res, err := db.txExec(ctx, tx, insertSearchDocSQLite, d.kind, d.id, d.visible)
+// insertSearchDocSQLite writes the search entry of a record created in tx, which has none yet;
+// through the statement cache when tx is a transaction.
+func (db *DB) insertSearchDocSQLite(ctx context.Context, tx searchExec, d searchDoc) error {
+	exec := tx.ExecContext
+	if t, ok := tx.(*sql.Tx); ok {
+		exec = func(ctx context.Context, q string, args ...any) (sql.Result, error) { return db.txExec(ctx, t, q, args...) }
+	}
+	res, err := exec(ctx, insertSearchDocSQLite, d.kind, d.id, d.visible)
 	if err != nil {
 		return err
 	}
@@ -89,7 +94,7 @@ func (db *DB) insertSearchDocSQLite(ctx context.Context, tx *sql.Tx, d searchDoc
 	if err != nil {
 		return err
 	}
-	_, err = db.txExec(ctx, tx, insertSearchFTSSQLite, docID, search.IndexText(d.title), d.body)
+	_, err = exec(ctx, insertSearchFTSSQLite, docID, search.IndexText(d.title), d.body)
 	return err
 }
 
@@ -106,16 +111,7 @@ func (db *DB) putSearchDoc(ctx context.Context, tx searchExec, d searchDoc) erro
 	err := tx.QueryRowContext(ctx, `SELECT doc_id FROM search_docs WHERE kind = $1 AND ref_id = $2`, d.kind, d.id).Scan(&docID)
 	switch {
 	case err == sql.ErrNoRows:
-		if t, ok := tx.(*sql.Tx); ok {
-			return db.insertSearchDocSQLite(ctx, t, d)
-		}
-		res, err := tx.ExecContext(ctx, insertSearchDocSQLite, d.kind, d.id, d.visible)
-		if err != nil {
-			return err
-		}
-		if docID, err = res.LastInsertId(); err != nil {
-			return err
-		}
+		return db.insertSearchDocSQLite(ctx, tx, d)
 	case err != nil:
 		return err
 	default:
