@@ -11,8 +11,8 @@ type Breakdown struct {
 	Filters   map[string]string `json:"filters" doc:"the dimension filters applied (dimension → value)"`
 	// VisitorsExact is false when visitors were estimated from a rollup or a sample (see
 	// docs/api.md).
-	VisitorsExact bool             `json:"visitorsExact" doc:"false when the visitors of each row are an estimate: breakdowns of ranges too large to read raw (from a rollup, or from a sample: sampleRate) scale each row's visits by the range's visitors per visit"`
-	SampleRate    float64          `json:"sampleRate,omitempty" doc:"set when the figures were estimated from this share of the range's visits (1/8, 1/32, 1/128 or 1/512): a filtered breakdown that involves page, entry_page, exit_page or an event filter, over a range of more than 25,000 page views; visits and page views are the sample's times the inverse"`
+	VisitorsExact bool             `json:"visitorsExact" doc:"false when the visitors of each row are an estimate: breakdowns of ranges too large to read raw either scale each row's visits by the range's visitors per visit (from a rollup) or count the visitors of a sample (sampleRate)"`
+	SampleRate    float64          `json:"sampleRate,omitempty" doc:"set when the figures were estimated from this share of the range's visitors, with all their visits and events (1/8, 1/32, 1/128 or 1/512): a filtered breakdown that involves page, entry_page, exit_page or event, over a range of more than 25,000 page views; visitors, visits, page views and events are the sample's times the inverse, conversion rates the sample's own"`
 	TimeRange     TimeRange        `json:"timeRange"`
 	Previous      *BreakdownPeriod `json:"previous,omitempty" doc:"compare=previous: the same breakdown over the preceding period of equal length"`
 }

@@ -253,10 +253,24 @@ func openSQLite(ctx context.Context, path string) *sqldb.DB {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := db.Migrate(ctx); err != nil {
+	migrate(ctx, db)
+	return db
+}
+
+// migrate applies db's missing migrations and says how long they took: over cached data, that
+// is what a migration costs an upgrade.
+func migrate(ctx context.Context, db *sqldb.DB) {
+	t0 := time.Now()
+	applied, err := db.Migrate(ctx)
+	if err != nil {
 		log.Fatal(err)
 	}
-	return db
+	switch {
+	case len(applied) > 3:
+		fmt.Printf("  applied %d migrations (%s … %s) in %.1f s\n", len(applied), applied[0], applied[len(applied)-1], time.Since(t0).Seconds())
+	case len(applied) > 0:
+		fmt.Printf("  applied %s in %.1f s\n", strings.Join(applied, ", "), time.Since(t0).Seconds())
+	}
 }
 
 func schemaURL(base, schema string) string {
@@ -297,9 +311,7 @@ func openPostgres(ctx context.Context, base, schema string) *sqldb.DB {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := db.Migrate(ctx); err != nil {
-		log.Fatal(err)
-	}
+	migrate(ctx, db)
 	return db
 }
 
@@ -503,7 +515,7 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 		return p
 	}
 	// Breakdowns that read raw page views: a page, entry or exit page or event involved, with
-	// filters. Above RawLimit page views they read a sample of the visits (migration 0022).
+	// filters. Above RawLimit page views they read a sample of the visitors (migration 0023).
 	for _, rg := range []struct {
 		name string
 		r    analytics.Range

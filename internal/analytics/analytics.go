@@ -67,7 +67,7 @@ type Options struct {
 	// RawLimit is the most page views in a range that an unfiltered breakdown reads raw, with
 	// exact visitors; above it the daily rollup answers and visitors are estimated (default
 	// DefaultRawLimit; negative: always the rollup). A breakdown that has no rollup (a page,
-	// entry or exit page or event involved, with filters) reads a sample of the visits above it.
+	// entry or exit page or event involved, with filters) reads a sample of the visitors above it.
 	RawLimit int
 	// SampleTarget is about the most page views such a sampled breakdown reads: it reads the
 	// finest sample level within it (default DefaultSampleTarget).

@@ -37,7 +37,7 @@ type BreakdownParams struct {
 	Filters     map[string]string
 	Page, Limit int
 	Compare     bool
-	// Exact counts every visit where the breakdown would read a sample of them.
+	// Exact counts every visit where the breakdown would read a sample of the visitors.
 	Exact bool
 }
 
@@ -106,15 +106,13 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 	}
 	// Unfiltered breakdowns, and those of a visit attribute filtered by visit attributes, have a
 	// rollup; the others (a page, entry/exit page or event involved) read the raw rows, of a
-	// sample of the visits when the range holds too many page views to group them all.
+	// sample of the visitors when the range holds too many page views to group them all.
 	rollup := false
 	if len(p.Filters) == 0 || sqldb.VisitAttrBreakdown(p.Dimension, p.Filters) {
 		// A range without page views (the period before the data, say) has nothing to group:
 		// the rollup answers it at once.
 		rollup = totals.Views > s.rawLimit || totals.Views == 0 && p.Dimension != "event"
-	} else if p.Dimension != "event" && !p.Exact {
-		// Events are not sampled: a visitor's events count once any of its matching visits is
-		// in the sample, so visitors of many visits would weigh more than they should.
+	} else if !p.Exact {
 		q.Sample = sampleRate(totals.Views, s.rawLimit, s.sampleTo)
 	}
 	var rows []sqldb.BreakdownRow
@@ -132,12 +130,12 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 			return nil, err
 		}
 	}
-	// The denominators: visitors of the range (conversion), visitors per visit (estimates).
+	// The denominators: visitors of the range (conversion; under filters those of the matching
+	// visits, of the sample's visitors when sampled, which the raw rows carry), visitors per
+	// visit (estimates from the rollup).
 	visitors, visits := totals.Unique, totals.Visits
-	if len(p.Filters) > 0 && p.Dimension == "event" {
-		if visitors, visits, err = s.db.AnalyticsVisitStats(ctx, r.From, r.To, p.Filters); err != nil {
-			return nil, err
-		}
+	if len(p.Filters) > 0 && p.Dimension == "event" && len(rows) > 0 {
+		visitors = rows[0].Base
 	}
 	scale := max(1, q.Sample)
 	out := &folio.BreakdownPeriod{Rows: make([]folio.BreakdownRow, 0, len(rows)), Total: total,
@@ -146,7 +144,9 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 		out.SampleRate = 1 / float64(scale)
 	}
 	for _, row := range rows {
-		br := folio.BreakdownRow{Value: row.Value, Visitors: row.Visitors, PageViews: row.PageViews * scale, Visits: row.Visits * scale}
+		// A sample holds 1/scale of the visitors with all their page views and events: its
+		// counts, distinct visitors included, scale up as they are.
+		br := folio.BreakdownRow{Value: row.Value, Visitors: row.Visitors * scale, PageViews: row.PageViews * scale, Visits: row.Visits * scale}
 		switch {
 		case rollup && p.Dimension == "event":
 			// The sum of daily distinct visitors counts a visitor once a day; never more than all.
@@ -154,12 +154,12 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 		case rollup:
 			br.Visitors = estimateVisitors(row.Visits, visits, visitors)
 		case scale > 1:
-			br.Visitors = estimateVisitors(br.Visits, totals.Visits, totals.Unique)
+			br.Visitors = min(br.Visitors, totals.Unique)
 		}
 		switch p.Dimension {
 		case "page":
 		case "event":
-			n := row.Events
+			n := row.Events * scale
 			br.Events = &n
 			c := ratio(row.Visitors, visitors, 4)
 			br.ConversionRate = &c
@@ -172,7 +172,7 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 	return out, nil
 }
 
-// sampleRate is the visit sample a raw breakdown reads for a range of views page views: none
+// sampleRate is the visitor sample a raw breakdown reads for a range of views page views: none
 // (0) up to rawLimit, else the finest of sqldb.SampleRates whose share stays within target (the
 // coarsest beyond that).
 func sampleRate(views, rawLimit, target int) int {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/url"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -503,10 +504,10 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 	})
 }
 
-// TestSampledBreakdowns checks the breakdowns that read a visit sample (a range over RawLimit
-// page views, with filters that the rollups do not key): their counts are those of the visits
-// whose id hashes into the sample (the first two bytes of its MD5 below 65536/8), computed from
-// the stream's facts, times 8.
+// TestSampledBreakdowns checks the breakdowns that read a visitor sample (a range over RawLimit
+// page views, with filters that the rollups do not key): their counts are those of the visitors
+// whose key hashes into the sample (the first two bytes of its MD5 below 65536/8), with all their
+// visits and events, computed from the stream's facts, times 8.
 func TestSampledBreakdowns(t *testing.T) {
 	loc := time.UTC
 	st := generateBreakdownStream(5, loc, 1000)
@@ -525,22 +526,24 @@ func TestSampledBreakdowns(t *testing.T) {
 		collectStream(t, s, clock, st)
 		defer s.Close(ctx)
 
-		// The sample: visit ids are "<visitor id>.<start in Unix ms>", both base 36.
+		// The sample, by the stored visitor keys of the stream's visits; visit ids are "<visitor
+		// id>.<start in Unix ms>", both base 36.
 		const k = 8
-		sample := &bdStream{events: st.events}
+		sample := &bdStream{}
 		for _, v := range st.visits {
 			c := *v
 			c.out = true
 			sample.visits = append(sample.visits, &c)
 		}
-		rows, err := db.R.QueryContext(ctx, `SELECT DISTINCT visit_id FROM analytics_pageviews`)
+		rows, err := db.R.QueryContext(ctx, `SELECT DISTINCT p.visit_id, a.visitor_key FROM analytics_pageviews p JOIN analytics_visitors a ON a.id = p.visitor_id`)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids := 0
+		inSample := map[string]bool{} // identity → in the sample
 		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
+			var id, key string
+			if err := rows.Scan(&id, &key); err != nil {
 				t.Fatal(err)
 			}
 			_, startPart, _ := strings.Cut(id, ".")
@@ -549,8 +552,13 @@ func TestSampledBreakdowns(t *testing.T) {
 			if err != nil || !ok {
 				t.Fatalf("visit id %q starts at no visit of the stream", id)
 			}
-			h := md5.Sum([]byte(id))
-			sample.visits[i].out = int(h[0])<<8|int(h[1]) >= 65536/k
+			h := md5.Sum([]byte(key))
+			in := int(h[0])<<8|int(h[1]) < 65536/k
+			if was, seen := inSample[st.visits[i].identity]; seen && was != in {
+				t.Fatalf("visitor %s has several keys", st.visits[i].identity)
+			}
+			inSample[st.visits[i].identity] = in
+			sample.visits[i].out = !in
 			ids++
 		}
 		rows.Close()
@@ -562,7 +570,13 @@ func TestSampledBreakdowns(t *testing.T) {
 				sample.pvs = append(sample.pvs, pv)
 			}
 		}
-		t.Logf("%d of %d visits, %d of %d page views in the 1/%d sample", ids, len(st.visits), len(sample.pvs), len(st.pvs), k)
+		for _, e := range st.events {
+			if inSample[e.identity] {
+				sample.events = append(sample.events, e)
+			}
+		}
+		t.Logf("%d of %d visits, %d of %d page views, %d of %d events in the 1/%d sample",
+			ids, len(st.visits), len(sample.pvs), len(st.pvs), len(sample.events), len(st.events), k)
 
 		// Sampling starts above RawLimit page views and reads the finest level whose share stays
 		// within it: here 1 in 8.
@@ -586,9 +600,11 @@ func TestSampledBreakdowns(t *testing.T) {
 			{"exit_page", map[string]string{"country": "DE"}},
 			{"source", map[string]string{"page": "/blog"}},
 			{"country", map[string]string{"event": "signup"}},
+			{"event", map[string]string{"device": "desktop"}},
+			{"event", map[string]string{"page": "/blog", "country": "US"}},
 		} {
 			t.Run(fmt.Sprintf("%s/%v", c.dim, c.filters), func(t *testing.T) {
-				want, _ := bdReference(sample, loc, c.dim, first, last, c.filters)
+				want, visitors := bdReference(sample, loc, c.dim, first, last, c.filters)
 				got, err := sampled.Breakdown(ctx, BreakdownParams{Dimension: c.dim, Range: r, Filters: c.filters, Page: 1, Limit: 100})
 				if err != nil {
 					t.Fatal(err)
@@ -600,18 +616,24 @@ func TestSampledBreakdowns(t *testing.T) {
 					t.Fatalf("%d rows of %d values, want the sample's %d", len(got.Rows), got.Total, len(want))
 				}
 				for i, row := range got.Rows {
-					if i > 0 && got.Rows[i-1].Visits < row.Visits {
+					if i > 0 && got.Rows[i-1].Visitors < row.Visitors {
 						t.Errorf("rows out of order: %+v before %+v", got.Rows[i-1], row)
 					}
 					w := want[row.Value]
-					if row.Visits != k*w.visits || row.PageViews != k*w.pageViews {
-						t.Errorf("%q: %d visits, %d page views; want 8 × %d, 8 × %d", row.Value, row.Visits, row.PageViews, w.visits, w.pageViews)
+					if row.Visitors != k*w.visitors || row.Visits != k*w.visits || row.PageViews != k*w.pageViews {
+						t.Errorf("%q: %d visitors, %d visits, %d page views; want 8 × %d, 8 × %d, 8 × %d",
+							row.Value, row.Visitors, row.Visits, row.PageViews, w.visitors, w.visits, w.pageViews)
 					}
-					if row.Visitors < 1 || row.Visitors > row.Visits {
-						t.Errorf("%q: visitors %d, want 1..%d", row.Value, row.Visitors, row.Visits)
-					}
-					if c.dim != "page" && math.Abs(*row.BounceRate-float64(w.bounces)/float64(w.visits)) > 0.00005 {
-						t.Errorf("%q: bounce rate %v, want %d/%d", row.Value, *row.BounceRate, w.bounces, w.visits)
+					switch c.dim {
+					case "page":
+					case "event":
+						if *row.Events != k*w.events || math.Abs(*row.ConversionRate-float64(w.visitors)/float64(visitors)) > 0.00005 {
+							t.Errorf("%q: %d events, conversion %v; want 8 × %d, %d/%d", row.Value, *row.Events, *row.ConversionRate, w.events, w.visitors, visitors)
+						}
+					default:
+						if math.Abs(*row.BounceRate-float64(w.bounces)/float64(w.visits)) > 0.00005 {
+							t.Errorf("%q: bounce rate %v, want %d/%d", row.Value, *row.BounceRate, w.bounces, w.visits)
+						}
 					}
 				}
 				exact, err := s.Breakdown(ctx, BreakdownParams{Dimension: c.dim, Range: r, Filters: c.filters, Page: 1, Limit: 100})
@@ -621,19 +643,15 @@ func TestSampledBreakdowns(t *testing.T) {
 				if exact.SampleRate != 0 || !exact.VisitorsExact {
 					t.Errorf("a range within RawLimit was sampled: %+v", exact)
 				}
+				forced, err := sampled.Breakdown(ctx, BreakdownParams{Dimension: c.dim, Range: r, Filters: c.filters, Page: 1, Limit: 100, Exact: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if forced.SampleRate != 0 || !reflect.DeepEqual(forced.Rows, exact.Rows) {
+					t.Errorf("exact=true over RawLimit: %+v, want %+v", forced.Rows, exact.Rows)
+				}
 			})
 		}
-		// Events are counted exactly: a visitor's events count once any matching visit is in a
-		// sample, so a sample would weigh visitors of many visits more.
-		want, visitors := bdReference(st, loc, "event", first, last, map[string]string{"device": "desktop"})
-		got, err := sampled.Breakdown(ctx, BreakdownParams{Dimension: "event", Range: r, Filters: map[string]string{"device": "desktop"}, Page: 1, Limit: 100})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.SampleRate != 0 || !got.VisitorsExact {
-			t.Errorf("event breakdown sampled: %+v", got)
-		}
-		checkBreakdown(t, got, want, visitors, true)
 	})
 }
 

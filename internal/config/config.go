@@ -491,7 +491,7 @@ var options = []option{
 		return nil
 	}},
 	{name: "BACKUP_KEEP", def: "7", help: "how many scheduled snapshots to keep (older ones are deleted)", set: integer(1, 10000, func(c *Config) *int { return &c.BackupKeep })},
-	{name: "ANALYTICS_EXACT_LIMIT", def: "25000", help: "the most page views in a range that a breakdown counts one by one (exact visitors); above it breakdowns read the rollups, or a sample of the visits when filtered by page, entry/exit page or event", set: integer(1, 1<<30, func(c *Config) *int { return &c.AnalyticsExactLimit })},
+	{name: "ANALYTICS_EXACT_LIMIT", def: "25000", help: "the most page views in a range that a breakdown counts one by one (exact visitors); above it breakdowns read the rollups, or a sample of the visitors when a page, entry/exit page or event is involved", set: integer(1, 1<<30, func(c *Config) *int { return &c.AnalyticsExactLimit })},
 	{name: "ANALYTICS_RETENTION_DAYS", def: "0", help: "days of raw page views and events kept (older ones are deleted hourly; the daily totals stay); 0 keeps everything", set: integer(0, 36500, func(c *Config) *int { return &c.AnalyticsRetention })},
 
 	// Audit log

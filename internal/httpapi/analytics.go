@@ -34,7 +34,7 @@ func breakdownParams() []param {
 	ps = append(ps, param{Name: "page", Type: "string", Doc: "page number, ≥ 1 (default 1); a value starting with `/` is the page filter instead (only visits that viewed that path), and both may be given (`page=2&page=/blog`)"},
 		limitParam, compareParam,
 		param{Name: "format", Type: "string", Doc: "`json` (default) or `csv`: text/csv with a header row (value, visitors, pageViews, visits, bounceRate, conversionRate, events)"},
-		param{Name: "exact", Type: "boolean", Doc: "`true`: count every visit even where the breakdown would be estimated from a sample of them (field `sampleRate`: a filtered page, entry_page or exit_page breakdown, or a page, entry_page, exit_page or event filter, over more than 25,000 page views); seconds over millions of page views"})
+		param{Name: "exact", Type: "boolean", Doc: "`true`: count every visit even where the breakdown would be estimated from a sample of the visitors (field `sampleRate`: a filtered page, entry_page, exit_page or event breakdown, or a page, entry_page, exit_page or event filter, over more than 25,000 page views); seconds over millions of page views"})
 	for _, d := range analytics.Dimensions {
 		if d != "page" { // documented with paging above
 			ps = append(ps, param{Name: d, Type: "string", Doc: "filter: only visits whose " + d + " is this value"})

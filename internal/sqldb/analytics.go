@@ -543,7 +543,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		a := pv.Attrs
 		pvRows[i] = []any{db.ts(pv.At), pv.Day, st.id, visitID, newVisit[i], pv.Path, pv.Query, pv.Title, pv.Referrer,
 			a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser, a.BrowserVersion, a.OS, a.OSVersion,
-			visitSample(visitID)}
+			sampleHash(pv.VisitorKey)}
 
 		pa := pages[dayPath{pv.Day, pv.Path}]
 		if pa == nil {
@@ -740,7 +740,7 @@ func (db *DB) upsertCombos(ctx context.Context, tx anTx, table, col string, comb
 // pageViewColumns are the columns of analytics_pageviews an ingest batch writes.
 var pageViewColumns = []string{"at", "day", "visitor_id", "visit_id", "is_new_visit", "path", "query", "title", "referrer",
 	"source", "visit_referrer", "utm_source", "utm_medium", "utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version",
-	"visit_sample"}
+	"visitor_sample"}
 
 func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []AnalyticsEvent) error {
 	if len(evs) == 0 {
@@ -791,9 +791,9 @@ func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []AnalyticsEvent) er
 		if props == "" {
 			props = "{}"
 		}
-		rows[i] = []any{db.ts(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step}
+		rows[i] = []any{db.ts(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step, sampleHash(e.VisitorKey)}
 	}
-	if err := tx.insertRows(ctx, "analytics_events", []string{"at", "day", "visitor_key", "name", "path", "props", "grp", "step"}, rows); err != nil {
+	if err := tx.insertRows(ctx, "analytics_events", []string{"at", "day", "visitor_key", "name", "path", "props", "grp", "step", "visitor_sample"}, rows); err != nil {
 		return err
 	}
 	dimKeys := anMapKeys(counts)

@@ -28,8 +28,8 @@ var visitDimExpr = map[string]string{
 
 // BreakdownQuery asks for one dimension's rows over the days From..To (inclusive), restricted
 // to the visits matching every filter (dimension → value), Limit rows from Offset. Sample, one
-// of SampleRates, makes a raw breakdown read only that share of the visits (its counts are then
-// those of the sample, not scaled); 0 reads every visit.
+// of SampleRates, makes a raw breakdown read only that share of the visitors, with their visits
+// and events (its counts are then those of the sample, not scaled); 0 reads every visitor.
 type BreakdownQuery struct {
 	Dim           string
 	From, To      string
@@ -39,10 +39,13 @@ type BreakdownQuery struct {
 }
 
 // BreakdownRow is one value of a dimension. Bounces counts visits of one page view (visit
-// dimensions only); Events counts events (event only); Visitors is 0 from the rollup.
+// dimensions only); Events counts events (event only); Visitors is 0 from the rollup. Base, of
+// a raw event breakdown with filters, is the distinct visitors of the visits matching them: the
+// denominator of its conversion rates.
 type BreakdownRow struct {
 	Value                                        string
 	Visitors, PageViews, Visits, Bounces, Events int
+	Base                                         int
 }
 
 // argList numbers query arguments as $n.
@@ -73,7 +76,7 @@ func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]strin
 	// Every page view carries its visit's attributes, so filters on them select page views
 	// directly (which the planners estimate well, unlike conditions on aggregates).
 	var pvWhere strings.Builder
-	pvWhere.WriteString(sampleCondition(sample))
+	pvWhere.WriteString(sampleCondition("", sample))
 	for _, d := range BreakdownDims { // a fixed order keeps the statement text stable
 		val, ok := filters[d]
 		if !ok {
@@ -93,10 +96,10 @@ func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]strin
 		fmt.Fprintf(&vCols, `, MAX(%s) AS %s`, col, alias)
 	}
 	fmt.Fprintf(&b, `WITH pv AS MATERIALIZED (SELECT id, at, day, visitor_id, visit_id, is_new_visit, path%s
-		FROM analytics_pageviews WHERE day >= %s AND day <= %s%s),
+		FROM %s WHERE day >= %s AND day <= %s%s),
 	v AS (SELECT visit_id, MAX(visitor_id) AS visitor_id, COUNT(*) AS views,
 		MAX(CASE WHEN is_new_visit THEN day END) AS start_day, MAX(CASE WHEN is_new_visit THEN path END) AS entry_page%s
-		FROM pv GROUP BY visit_id)`, pvCols.String(), fromArg, args.add(nextDay(to)), pvWhere.String(), vCols.String())
+		FROM pv GROUP BY visit_id)`, pvCols.String(), db.sampleSource("analytics_pageviews", "", sample), fromArg, args.add(nextDay(to)), pvWhere.String(), vCols.String())
 	needExit := dim == "exit_page"
 	_, exitFilter := filters["exit_page"]
 	if needExit || exitFilter {
@@ -125,9 +128,11 @@ func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]strin
 				// A sample's few visits each look up their visitor's key by id, instead of
 				// joining every visitor who sent the event to the visitors table (which
 				// PostgreSQL, with nested loops off, does by reading the whole table). A
-				// correlated subquery is not a join, so its index lookup stays.
+				// correlated subquery is not a join, so its index lookup stays. The sample's
+				// visitors sent only the sample's events.
 				fmt.Fprintf(&b, ` AND (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id = v.visitor_id)
-				IN (SELECT e.visitor_key FROM analytics_events e WHERE e.name = %s AND e.day >= %s AND e.day <= %s)`, args.add(val), fromArg, toArg)
+				IN (SELECT e.visitor_key FROM analytics_events e WHERE e.name = %s AND e.day >= %s AND e.day <= %s%s)`,
+					args.add(val), fromArg, toArg, sampleCondition("e", sample))
 				break
 			}
 			fmt.Fprintf(&b, ` AND v.visitor_id IN (SELECT a.id FROM analytics_events e JOIN analytics_visitors a ON a.visitor_key = e.visitor_key
@@ -202,12 +207,6 @@ var pvAttrColumn = map[string]string{
 func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
 	var args argList
 	var stmt string
-	// A sample's distinct visitors are not scaled (the caller estimates them from visits), so its
-	// rows come most visits first, as the rollup's.
-	first := `visitors DESC`
-	if q.Sample > 0 {
-		first = `visits DESC`
-	}
 	switch q.Dim {
 	case "page":
 		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample)
@@ -217,17 +216,24 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 		}
 		stmt = cte + `SELECT pv.path, COUNT(DISTINCT pv.visitor_id) AS visitors, COUNT(*) AS views, COUNT(DISTINCT pv.visit_id) AS visits, 0, 0,
 			COUNT(*) OVER () FROM ` + from + ` WHERE pv.day >= ` + args.add(q.From) + ` AND pv.day <= ` + args.add(q.To) + `
-			GROUP BY pv.path ORDER BY ` + first + `, views DESC, pv.path`
+			GROUP BY pv.path ORDER BY visitors DESC, views DESC, pv.path`
 	case "event":
 		from, to := args.add(q.From), args.add(q.To)
-		where := ``
+		where, base := ``, `0`
 		if len(q.Filters) > 0 {
-			cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample)
-			where = ` AND e.visitor_key IN (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id IN (SELECT visitor_id FROM fv))`
-			stmt = cte
+			// The events of the visitors of the matching visits (fvis), whose number is the base.
+			stmt = db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample) + `,
+			fvis AS MATERIALIZED (SELECT DISTINCT visitor_id FROM fv) `
+			base = `(SELECT COUNT(*) FROM fvis)`
+			where = ` AND e.visitor_key IN (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id IN (SELECT visitor_id FROM fvis))`
+			if q.Sample > 0 {
+				// A sample's few visitors look up their keys one by one (see the event filter in
+				// visitsCTE), among the sample's events.
+				where = sampleCondition("e", q.Sample) + ` AND e.visitor_key IN (SELECT (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id = fvis.visitor_id) FROM fvis)`
+			}
 		}
-		stmt += `SELECT e.name, COUNT(DISTINCT e.visitor_key) AS visitors, 0, 0, 0, COUNT(*) AS events, COUNT(*) OVER ()
-			FROM analytics_events e WHERE e.day >= ` + from + ` AND e.day <= ` + to + where + `
+		stmt += `SELECT e.name, COUNT(DISTINCT e.visitor_key) AS visitors, 0, 0, 0, COUNT(*) AS events, COUNT(*) OVER (), ` + base + `
+			FROM ` + db.sampleSource("analytics_events", "e", q.Sample) + ` WHERE e.day >= ` + from + ` AND e.day <= ` + to + where + `
 			GROUP BY e.name ORDER BY visitors DESC, events DESC, e.name`
 	default:
 		expr, ok := visitDimExpr[q.Dim]
@@ -237,7 +243,7 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample)
 		expr = strings.ReplaceAll(strings.ReplaceAll(expr, "v.", "fv."), "x.", "fv.")
 		stmt = cte + `SELECT ` + expr + ` AS value, COUNT(DISTINCT visitor_id) AS visitors, SUM(views) AS views, COUNT(*) AS visits,
-			SUM(CASE WHEN views = 1 THEN 1 ELSE 0 END), 0, COUNT(*) OVER () FROM fv GROUP BY value ORDER BY ` + first + `, visits DESC, value`
+			SUM(CASE WHEN views = 1 THEN 1 ELSE 0 END), 0, COUNT(*) OVER () FROM fv GROUP BY value ORDER BY visitors DESC, visits DESC, value`
 	}
 	stmt += ` LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
 	var rows []BreakdownRow
@@ -260,10 +266,18 @@ func scanBreakdown(rows *sql.Rows, err error) ([]BreakdownRow, int, error) {
 	defer rows.Close()
 	out := []BreakdownRow{}
 	total := 0
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, 0, err
+	}
 	for rows.Next() {
 		var r BreakdownRow
 		var value sql.NullString
-		if err := rows.Scan(&value, &r.Visitors, &r.PageViews, &r.Visits, &r.Bounces, &r.Events, &total); err != nil {
+		dest := []any{&value, &r.Visitors, &r.PageViews, &r.Visits, &r.Bounces, &r.Events, &total}
+		if len(cols) > len(dest) { // the raw event statement's base
+			dest = append(dest, &r.Base)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, 0, err
 		}
 		r.Value = value.String
@@ -585,20 +599,6 @@ func (db *DB) AnalyticsBreakdownCount(ctx context.Context, q BreakdownQuery, rol
 		return 0, err
 	}
 	return total, err
-}
-
-// AnalyticsVisitStats counts the distinct visitors and the visits that start in from..to and
-// match the filters (the denominators of conversion rates and of visitor estimates).
-func (db *DB) AnalyticsVisitStats(ctx context.Context, from, to string, filters map[string]string) (visitors, visits int, err error) {
-	var args argList
-	stmt := db.visitsCTE(&args, from, to, filters, "", 0) + `SELECT COUNT(DISTINCT visitor_id), COUNT(*) FROM fv`
-	err = db.rawAnalyticsQuery(ctx, func(q querier) error {
-		return q.QueryRowContext(ctx, stmt, args...).Scan(&visitors, &visits)
-	})
-	if err != nil {
-		return 0, 0, fmt.Errorf("sqldb.AnalyticsVisitStats: %w", err)
-	}
-	return visitors, visits, nil
 }
 
 // RealtimePage is one page visitors are on now.

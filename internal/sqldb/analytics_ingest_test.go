@@ -83,71 +83,96 @@ func TestIngestAcrossInstances(t *testing.T) {
 	})
 }
 
-// TestVisitSample checks the sample hash of page views: the ingest batch's (in Go) equals the
-// one migration 0022 computes in SQL for existing rows, is shared by a visit's page views, puts
-// about one visit in eight in the 1/8 level, and a sampled statement reads its partial index.
-func TestVisitSample(t *testing.T) {
+// TestVisitorSample checks the sample hash of page views and events: the ingest batch's (in Go)
+// equals the one migration 0023 computes in SQL for existing rows, is shared by a visitor's page
+// views and events, puts about one visitor in eight in the 1/8 level, and a sampled statement
+// reads its partial index alone (SQLite).
+func TestVisitorSample(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		at := time.Date(2026, 4, 10, 9, 0, 0, 0, time.UTC)
 		var pvs []sqldb.AnalyticsPageView
+		var evs []sqldb.AnalyticsEvent
 		for v := range 800 {
-			for i := range 2 {
-				when := at.Add(time.Duration(v)*time.Second + time.Duration(i)*time.Minute)
-				pvs = append(pvs, sqldb.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: fmt.Sprint("visitor-", v), Path: "/",
+			key := fmt.Sprint("visitor-", v)
+			// Two visits of two page views each, an hour apart, and an event.
+			for i := range 4 {
+				when := at.Add(time.Duration(v)*time.Second + time.Duration(i/2)*time.Hour + time.Duration(i%2)*time.Minute)
+				pvs = append(pvs, sqldb.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: key, Path: "/",
 					Attrs: sqldb.VisitAttrs{Source: "Direct / None", Device: "desktop", Browser: "Firefox"}})
 			}
+			when := at.Add(time.Duration(v)*time.Second + 2*time.Minute)
+			evs = append(evs, sqldb.AnalyticsEvent{At: when, Day: when.Format(time.DateOnly), VisitorKey: key, Name: "signup", Path: "/"})
 		}
-		if err := db.WriteAnalytics(ctx, pvs, nil); err != nil {
+		if err := db.WriteAnalytics(ctx, pvs, evs); err != nil {
 			t.Fatal(err)
 		}
-		// Migration 0022's update, run again over rows set to its default, gives each row the
+		// Migration 0023's updates, run again over rows set to the default, give each row the
 		// hash the batch gave it.
-		src, err := os.ReadFile("migrations/" + string(db.Dialect) + "/0022_analytics_visit_sample.sql")
+		src, err := os.ReadFile("migrations/" + string(db.Dialect) + "/0023_analytics_visitor_sample.sql")
 		if err != nil {
 			t.Fatal(err)
 		}
-		i := strings.Index(string(src), "UPDATE analytics_pageviews")
-		j := strings.Index(string(src[i:]), ";")
-		if i < 0 || j < 0 {
-			t.Fatal("no update in migration 0022")
-		}
-		if _, err := db.W.ExecContext(ctx, `CREATE TABLE sample_by_batch AS SELECT id, visit_sample FROM analytics_pageviews`); err != nil {
-			t.Fatal(err)
-		}
-		for _, q := range []string{`UPDATE analytics_pageviews SET visit_sample = 65535`, string(src[i : i+j])} {
-			if _, err := db.W.ExecContext(ctx, q); err != nil {
-				t.Fatal(q, err)
+		for _, table := range []string{"analytics_pageviews", "analytics_events"} {
+			i := strings.Index(string(src), "UPDATE "+table)
+			j := strings.Index(string(src[max(i, 0):]), ";")
+			if i < 0 || j < 0 {
+				t.Fatalf("no update of %s in migration 0023", table)
 			}
-		}
-		var rows, differ, visits, split, inEighth int
-		err = db.R.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN p.visit_sample <> b.visit_sample THEN 1 ELSE 0 END), 0)
-			FROM analytics_pageviews p JOIN sample_by_batch b ON b.id = p.id`).Scan(&rows, &differ)
-		if err != nil || rows != len(pvs) || differ != 0 {
-			t.Fatalf("%d rows, %d of them with another hash than migration 0022's, %v", rows, differ, err)
-		}
-		err = db.R.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN n > 1 THEN 1 ELSE 0 END), 0), COALESCE(SUM(CASE WHEN s < 8192 THEN 1 ELSE 0 END), 0)
-			FROM (SELECT visit_id, COUNT(DISTINCT visit_sample) AS n, MIN(visit_sample) AS s FROM analytics_pageviews GROUP BY visit_id) v`).Scan(&visits, &split, &inEighth)
-		if err != nil || visits != 800 || split != 0 || inEighth < 60 || inEighth > 140 {
-			t.Errorf("%d visits, %d split across samples, %d in the 1/8 sample (want about 100), %v", visits, split, inEighth, err)
-		}
-		if db.Dialect != sqldb.Postgres {
-			var plan strings.Builder
-			rs, err := db.R.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT COUNT(*) FROM analytics_pageviews WHERE day >= $1 AND day <= $2 AND visit_sample < 128`, "2026-04-10", "2026-04-11")
-			if err != nil {
+			if _, err := db.W.ExecContext(ctx, `CREATE TABLE sample_by_batch AS SELECT id, visitor_sample FROM `+table); err != nil {
 				t.Fatal(err)
 			}
-			for rs.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rs.Scan(&id, &parent, &unused, &detail); err != nil {
+			for _, q := range []string{`UPDATE ` + table + ` SET visitor_sample = 65535`, string(src[i : i+j])} {
+				if _, err := db.W.ExecContext(ctx, q); err != nil {
+					t.Fatal(q, err)
+				}
+			}
+			var rows, differ int
+			err = db.R.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN p.visitor_sample <> b.visitor_sample THEN 1 ELSE 0 END), 0)
+				FROM `+table+` p JOIN sample_by_batch b ON b.id = p.id`).Scan(&rows, &differ)
+			if err != nil || rows == 0 || differ != 0 {
+				t.Fatalf("%s: %d rows, %d of them with another hash than migration 0023's, %v", table, rows, differ, err)
+			}
+			if _, err := db.W.ExecContext(ctx, `DROP TABLE sample_by_batch`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var visitors, visits, split, inEighth int
+		err = db.R.QueryRowContext(ctx, `SELECT COUNT(*), SUM(visits), COALESCE(SUM(CASE WHEN n > 1 THEN 1 ELSE 0 END), 0), COALESCE(SUM(CASE WHEN s < 8192 THEN 1 ELSE 0 END), 0)
+			FROM (SELECT a.visitor_key, COUNT(DISTINCT p.visit_id) AS visits, COUNT(DISTINCT p.visitor_sample) - 1
+					+ SUM(CASE WHEN e.visitor_sample <> p.visitor_sample THEN 1 ELSE 0 END) AS n,
+				MIN(p.visitor_sample) AS s
+				FROM analytics_pageviews p JOIN analytics_visitors a ON a.id = p.visitor_id JOIN analytics_events e ON e.visitor_key = a.visitor_key
+				GROUP BY a.visitor_key) v`).Scan(&visitors, &visits, &split, &inEighth)
+		if err != nil || visitors != 800 || visits != 1600 || split != 0 || inEighth < 60 || inEighth > 140 {
+			t.Errorf("%d visitors of %d visits, %d split across samples, %d in the 1/8 sample (want about 100), %v", visitors, visits, split, inEighth, err)
+		}
+		if db.Dialect != sqldb.Postgres {
+			// The columns of a sampled breakdown's page views (visitsCTE) and events come from
+			// the level's index alone.
+			for _, c := range []struct{ stmt, index string }{
+				{`SELECT id, at, day, visitor_id, visit_id, is_new_visit, path, os, os_version FROM analytics_pageviews
+					WHERE day >= $1 AND day <= $2 AND visitor_sample < 128 AND country = 'US' AND browser = 'Firefox'`, "COVERING INDEX analytics_pageviews_sample512"},
+				{`SELECT e.name, COUNT(DISTINCT e.visitor_key) FROM analytics_events e WHERE e.day >= $1 AND e.day <= $2 AND e.visitor_sample < 128
+					GROUP BY e.name`, "COVERING INDEX analytics_events_sample512"},
+			} {
+				var plan strings.Builder
+				rs, err := db.R.QueryContext(ctx, `EXPLAIN QUERY PLAN `+c.stmt, "2026-04-10", "2026-04-11")
+				if err != nil {
 					t.Fatal(err)
 				}
-				plan.WriteString(detail)
-			}
-			rs.Close()
-			if !strings.Contains(plan.String(), "analytics_pageviews_sample512") {
-				t.Errorf("the 1/512 sample is read without its index: %s", plan.String())
+				for rs.Next() {
+					var id, parent, unused int
+					var detail string
+					if err := rs.Scan(&id, &parent, &unused, &detail); err != nil {
+						t.Fatal(err)
+					}
+					plan.WriteString(detail)
+				}
+				rs.Close()
+				if !strings.Contains(plan.String(), c.index) {
+					t.Errorf("the 1/512 sample is read without its %s: %s", c.index, plan.String())
+				}
 			}
 		}
 	})

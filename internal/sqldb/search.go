@@ -84,7 +84,9 @@ const (
 func (db *DB) insertSearchDocSQLite(ctx context.Context, tx searchExec, d searchDoc) error {
 	exec := tx.ExecContext
 	if t, ok := tx.(*sql.Tx); ok {
-		exec = func(ctx context.Context, q string, args ...any) (sql.Result, error) { return db.txExec(ctx, t, q, args...) }
+		exec = func(ctx context.Context, q string, args ...any) (sql.Result, error) {
+			return db.txExec(ctx, t, q, args...)
+		}
 	}
 	res, err := exec(ctx, insertSearchDocSQLite, d.kind, d.id, d.visible)
 	if err != nil {

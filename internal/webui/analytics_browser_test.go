@@ -17,7 +17,7 @@ import (
 func TestBrowserAnalytics(t *testing.T) {
 	chromium := findChromium(t)
 	// Above 3 page views in the range, unfiltered breakdowns read the rollups and those filtered
-	// by a page read a sample of the visits (ANALYTICS_EXACT_LIMIT).
+	// by a page read a sample of the visitors (ANALYTICS_EXACT_LIMIT).
 	s := startFolioWith(t, map[string]string{"ANALYTICS_EXACT_LIMIT": "3"})
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
@@ -111,11 +111,11 @@ func TestBrowserAnalytics(t *testing.T) {
 	}
 	tb.screenshot(t, s, "analytics-01")
 
-	// Clicking GitHub filters every panel. The page panel is then a sample of the visits, and
+	// Clicking GitHub filters every panel. The page panel is then a sample of the visitors, and
 	// says so; its link counts every visit.
 	tb.do(t, "filter by GitHub", chromedp.Click(css(`#panel-source .rowbtn[data-value="GitHub"]`)))
 	tb.waitFor(t, "the filtered page", `location.hash.includes('source=GitHub') && document.querySelector('#analytics-filters .chip') !== null && document.querySelectorAll('#panel-source .rowbtn').length === 1`)
-	if got := tb.text(t, "#panel-page .sampled"); !strings.Contains(got, "sample of 1 in 8 visits") {
+	if got := tb.text(t, "#panel-page .sampled"); !strings.Contains(got, "sample of 1 in 8 visitors") {
 		t.Errorf("page panel's sample note = %q", got)
 	}
 	if n := eval[int](t, tb, `document.querySelectorAll('#panel-source .sampled').length`); n != 0 {
@@ -165,7 +165,7 @@ func TestBrowserAnalytics(t *testing.T) {
 	// too, and say so under the chart.
 	eval[bool](t, tb, `(location.hash = '#/analytics/days=30&page=%2Fabout', true)`)
 	tb.waitFor(t, "the page-filtered view", `document.querySelector('#analytics-filters .chip') !== null && document.querySelector('.analytics > .sampled') !== null`)
-	if got := tb.text(t, ".analytics > .sampled"); !strings.Contains(got, "sample of 1 in 8 visits") {
+	if got := tb.text(t, ".analytics > .sampled"); !strings.Contains(got, "sample of 1 in 8 visitors") {
 		t.Errorf("headline sample note = %q", got)
 	}
 }

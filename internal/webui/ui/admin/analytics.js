@@ -188,10 +188,10 @@ export async function render({ rest }) {
       h('button', { type: 'button', class: 'secondary', id: 'clear-filters', onclick: () => go({ ...state, filters: {} }) }, 'Clear all')]
       : h('span', { class: 'muted' }, 'Click a row to filter the whole page by it.'));
 
-  // A breakdown read from a sample of the visits (a page, entry/exit page or event filter over a
-  // large range) says so, with a link that counts every visit.
+  // A breakdown read from a sample of the visitors (a page, entry/exit page or event involved in a
+  // filtered view of a large range) says so, with a link that counts every visit.
   const sampleNote = (data) => (data && data.sampleRate ? h('p', { class: 'muted small sampled' },
-    `Estimated from a sample of 1 in ${Math.round(1 / data.sampleRate)} visits (large range). `,
+    `Estimated from a sample of 1 in ${Math.round(1 / data.sampleRate)} visitors (large range). `,
     h('a', { href: stateHash({ ...state, exact: true }) }, 'Count every visit (slower)')) : null);
 
   const panel = ([dim, title], data) => {
