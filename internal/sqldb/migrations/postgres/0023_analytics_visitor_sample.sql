@@ -17,9 +17,9 @@ DROP INDEX analytics_pageviews_sample32;
 DROP INDEX analytics_pageviews_sample128;
 DROP INDEX analytics_pageviews_sample512;
 ALTER TABLE analytics_pageviews ADD COLUMN visitor_sample integer NOT NULL DEFAULT 65535;
--- A lookup per row, not a join: the update then writes the new row versions in the order of the
--- old ones (by day), which a sample's reads depend on; a hash join of this size spills to
--- batches and wrote them scattered (a sample's reads went from 20 to 600 ms).
+-- A lookup per row, not a join: over 10M page views it took 3 min 47 s against 5 min 32 s for a
+-- hash join, which spilled to batches on disk and wrote the new row versions scattered; in scan
+-- order they stay in the order of the old ones, by day, as reads of a range by day expect.
 UPDATE analytics_pageviews p SET visitor_sample = COALESCE((SELECT ('x' || substr(md5(a.visitor_key), 1, 4))::bit(16)::int
     FROM analytics_visitors a WHERE a.id = p.visitor_id), 65535);
 CREATE INDEX analytics_pageviews_sample8 ON analytics_pageviews (day) INCLUDE (id, at, visitor_id, visit_id, is_new_visit, path, source, visit_referrer, utm_source, utm_medium, utm_campaign, country,
