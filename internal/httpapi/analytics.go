@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -226,11 +227,24 @@ func (s *Server) analyticsBreakdown(w http.ResponseWriter, r *http.Request) erro
 	body := breakdownCSV(b)
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="analytics-`+dim+`-`+rg.From+`-`+rg.To+`.csv"`)
+	h.Set("Content-Disposition", `attachment; filename="`+breakdownFilename(b, rg.From, rg.To)+`"`)
+	if b.SampleRate > 0 {
+		h.Set("X-Sample-Rate", strconv.FormatFloat(b.SampleRate, 'g', -1, 64))
+	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, err = w.Write(body)
 	return err
+}
+
+// breakdownFilename names a breakdown's CSV download. An estimate from a sample says so in the
+// name, which is all a spreadsheet keeps of the response (API clients have X-Sample-Rate too).
+func breakdownFilename(b *folio.Breakdown, from, to string) string {
+	name := "analytics-" + b.Dimension + "-" + from + "-" + to
+	if b.SampleRate > 0 {
+		name += fmt.Sprintf("-sample-1-in-%.0f", 1/b.SampleRate)
+	}
+	return name + ".csv"
 }
 
 // breakdownCSV renders a breakdown as CSV with a header row; with a comparison, the previous

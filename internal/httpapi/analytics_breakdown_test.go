@@ -179,3 +179,17 @@ func TestBreakdownCSVNeutralisesFormulas(t *testing.T) {
 		t.Errorf("csv = %q", b)
 	}
 }
+
+func TestBreakdownFilename(t *testing.T) {
+	for _, c := range []struct {
+		rate float64
+		want string
+	}{
+		{0, "analytics-page-2026-06-01-2026-06-30.csv"},
+		{1.0 / 128, "analytics-page-2026-06-01-2026-06-30-sample-1-in-128.csv"},
+	} {
+		if got := breakdownFilename(&folio.Breakdown{Dimension: "page", SampleRate: c.rate}, "2026-06-01", "2026-06-30"); got != c.want {
+			t.Errorf("rate %v: %q, want %q", c.rate, got, c.want)
+		}
+	}
+}
