@@ -219,17 +219,18 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 			GROUP BY pv.path ORDER BY visitors DESC, views DESC, pv.path`
 	case "event":
 		from, to := args.add(q.From), args.add(q.To)
-		where, base := ``, `0`
+		where, base := sampleCondition("e", q.Sample), `0`
 		if len(q.Filters) > 0 {
 			// The events of the visitors of the matching visits (fvis), whose number is the base.
 			stmt = db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample) + `,
 			fvis AS MATERIALIZED (SELECT DISTINCT visitor_id FROM fv) `
 			base = `(SELECT COUNT(*) FROM fvis)`
-			where = ` AND e.visitor_key IN (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id IN (SELECT visitor_id FROM fvis))`
 			if q.Sample > 0 {
 				// A sample's few visitors look up their keys one by one (see the event filter in
-				// visitsCTE), among the sample's events.
-				where = sampleCondition("e", q.Sample) + ` AND e.visitor_key IN (SELECT (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id = fvis.visitor_id) FROM fvis)`
+				// visitsCTE).
+				where += ` AND e.visitor_key IN (SELECT (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id = fvis.visitor_id) FROM fvis)`
+			} else {
+				where += ` AND e.visitor_key IN (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id IN (SELECT visitor_id FROM fvis))`
 			}
 		}
 		stmt += `SELECT e.name, COUNT(DISTINCT e.visitor_key) AS visitors, 0, 0, 0, COUNT(*) AS events, COUNT(*) OVER (), ` + base + `
