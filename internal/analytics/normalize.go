@@ -117,10 +117,14 @@ func referrerDomain(raw, siteHost string) string {
 	return host
 }
 
-// bareHost lower-cases a host name and drops a trailing dot and a leading "www.".
+// bareHost lower-cases a host name and drops a trailing dot and every leading "www." label, so
+// "www.www.example.org" groups with example.org too.
 func bareHost(h string) string {
 	h = strings.TrimSuffix(strings.ToLower(h), ".")
-	return strings.TrimPrefix(h, "www.")
+	for strings.HasPrefix(h, "www.") {
+		h = h[len("www."):]
+	}
+	return h
 }
 
 // clientKey is the stored key of a client-supplied anonymous id: hashed, so every key has the
