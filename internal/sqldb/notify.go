@@ -24,14 +24,15 @@ func (db *DB) Notify(ctx context.Context, scope string) error {
 }
 
 // Listen calls fn with the scope of every notification until ctx ends. It keeps a dedicated
-// connection and reconnects with backoff; after a reconnect it calls fn("*") because
-// notifications sent while it was away are lost. On SQLite it returns at once.
+// connection and reconnects with backoff. Each time it starts listening, the first time too, it
+// calls fn("*"): notifications sent before LISTEN took effect are lost, and the instance may have
+// cached a response meanwhile (it serves requests before its listener has connected). On SQLite
+// it returns at once.
 func (db *DB) Listen(ctx context.Context, log *slog.Logger, fn func(scope string)) {
 	if db.Dialect != Postgres {
 		return
 	}
 	backoff := 100 * time.Millisecond
-	first := true
 	for ctx.Err() == nil {
 		conn, err := pgx.Connect(ctx, db.DSN)
 		if err == nil {
@@ -52,11 +53,8 @@ func (db *DB) Listen(ctx context.Context, log *slog.Logger, fn func(scope string
 			continue
 		}
 		backoff = 100 * time.Millisecond
-		if !first {
-			db.heard("*")
-			fn("*")
-		}
-		first = false
+		db.heard("*")
+		fn("*")
 		for {
 			n, err := conn.WaitForNotification(ctx)
 			if err != nil {
