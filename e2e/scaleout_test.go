@@ -92,11 +92,14 @@ func multipartFile(t *testing.T, name string, data []byte) ([]byte, string) {
 
 type slot struct{ Start, End string }
 
-// bookableSlots finds the first business day ahead with at least n free slots.
+// bookableSlots finds the first business day ahead with at least n free slots that stay
+// bookable for the whole test: a slot just past the default 24-hour notice falls inside it a
+// few seconds later, and the booking is then refused as not offered.
 func bookableSlots(t *testing.T, base string, n int) []slot {
 	t.Helper()
 	ny, _ := time.LoadLocation("America/New_York")
 	day := time.Now().In(ny)
+	safe := time.Now().Add(24*time.Hour + time.Hour)
 	for range 21 {
 		day = day.AddDate(0, 0, 1)
 		r := call("GET", base+"/api/schedule/available?date="+day.Format("2006-01-02")+"&duration=30&timezone=America/New_York",
@@ -104,8 +107,18 @@ func bookableSlots(t *testing.T, base string, n int) []slot {
 		r.want(t, http.StatusOK, "available slots")
 		var v struct{ Slots []slot }
 		r.decode(t, &v)
-		if len(v.Slots) >= n {
-			return v.Slots[:n]
+		var later []slot
+		for _, s := range v.Slots {
+			start, err := time.Parse(time.RFC3339, s.Start)
+			if err != nil {
+				t.Fatalf("slot start %q: %v", s.Start, err)
+			}
+			if start.After(safe) {
+				later = append(later, s)
+			}
+		}
+		if len(later) >= n {
+			return later[:n]
 		}
 	}
 	t.Fatalf("no day in three weeks offers %d slots", n)
