@@ -441,6 +441,26 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 			t.Errorf("past the end: %+v", p9)
 		}
 
+		// The visit-attribute rollup pages the sums of its reads (the whole stream reads days and
+		// periods).
+		for _, dim := range []string{"country", "source"} {
+			f := map[string]string{"device": "desktop"}
+			all, err := rollup.Breakdown(ctx, BreakdownParams{Dimension: dim, Range: r, Filters: f, Page: 1, Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(all.Rows) < 4 {
+				t.Fatalf("%s under %v: %d rows, too few to page", dim, f, len(all.Rows))
+			}
+			p2, err := rollup.Breakdown(ctx, BreakdownParams{Dimension: dim, Range: r, Filters: f, Page: 2, Limit: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p2.Total != all.Total || p2.Total != len(all.Rows) || !reflect.DeepEqual(p2.Rows, all.Rows[2:4]) {
+				t.Errorf("%s under %v, page 2 of 2: %+v (total %d), want %+v (total %d)", dim, f, p2.Rows, p2.Total, all.Rows[2:4], all.Total)
+			}
+		}
+
 		// compare=previous: the previous period of equal length, with its own figures.
 		r, _ = s.ParseRange("2026-04-10", "2026-04-11")
 		cmp, err := s.Breakdown(ctx, BreakdownParams{Dimension: "country", Range: r, Page: 1, Limit: 100, Compare: true})
