@@ -572,7 +572,7 @@ func (c *Config) Warnings() []string {
 	if c.Production() && c.ImageAllowPrivate {
 		out = append(out, "IMAGE_ALLOW_PRIVATE=true: image URLs the provider answers with are fetched from private and loopback addresses too")
 	}
-	if c.ExtblogWebhookSecret == "" {
+	if c.ExtblogConfigured() && c.ExtblogWebhookSecret == "" {
 		out = append(out, "EXTBLOG_WEBHOOK_SECRET is not set: the platform webhook (/api/extblog/webhook) refuses every delivery with 401")
 	}
 	return out

@@ -115,13 +115,21 @@ func TestProductionSecretLengths(t *testing.T) {
 	if w := strings.Join(c.Warnings(), "\n"); strings.Contains(w, "NEXTAUTH_URL") {
 		t.Errorf("warning for an https NEXTAUTH_URL: %q", w)
 	}
-	// Without EXTBLOG_WEBHOOK_SECRET the webhook's refusal is announced at start.
+	// With the platform configured but no EXTBLOG_WEBHOOK_SECRET, the webhook's refusal is
+	// announced at start; without the platform there is nothing to announce.
 	if w := strings.Join(c.Warnings(), "\n"); strings.Contains(w, "EXTBLOG_WEBHOOK_SECRET") {
 		t.Errorf("webhook warning with a secret set: %q", w)
 	}
 	c, _ = load(nil)
+	if w := strings.Join(c.Warnings(), "\n"); strings.Contains(w, "EXTBLOG_WEBHOOK_SECRET") {
+		t.Errorf("webhook warning without the platform configured: %q", w)
+	}
+	c, err = load(map[string]string{"FOLIO_ENV": "development", "EXTBLOG_API_TOKEN": "token"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if w := strings.Join(c.Warnings(), "\n"); !strings.Contains(w, "EXTBLOG_WEBHOOK_SECRET") || !strings.Contains(w, "401") {
-		t.Errorf("no warning without EXTBLOG_WEBHOOK_SECRET: %q", w)
+		t.Errorf("no warning without EXTBLOG_WEBHOOK_SECRET, the platform configured: %q", w)
 	}
 	if c.PublicCacheBytes != 64<<20 {
 		t.Errorf("FOLIO_PUBLIC_CACHE_BYTES default = %d, want 64 MiB", c.PublicCacheBytes)
