@@ -375,6 +375,7 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 			{"part 1–7 minus April 1, part 8–14 minus April 14", "2026-04-02", "2026-04-13"},
 			{"part 8–14 minus April 8 (a day with visits)", "2026-04-09", "2026-04-14"},
 			{"April", "2026-04-01", "2026-04-30"},
+			{"April minus 1–4 April (a reach of 4 days)", "2026-04-05", "2026-04-30"},
 		} {
 			r, err := s.ParseRange(rg.from, rg.to)
 			if err != nil {

@@ -502,8 +502,13 @@ const (
 )
 
 // maxCoverWiden is how many days past each end of a range a cover may reach to use a whole part
-// or month, subtracting those days again.
-const maxCoverWiden = 3
+// or month, subtracting those days again. At 3, 5 April–25 June read 7 single days and 7 periods
+// (255,675 rows of the benchmark); at 6 it reads April minus 1–4 April, May, and June minus
+// 26–30 June (about 178,000 rows: the subtracted days cost what read days cost, and a month
+// costs little more than a part), 80 ms instead of 104 ms on SQLite, 37 instead of 47 on
+// PostgreSQL (browser under device=mobile). Only the cheapest cover is used, so a wider reach
+// never reads more.
+const maxCoverWiden = 6
 
 // visitAttrCover returns the cheapest way to read the days from..to (YYYY-MM-DD) from the
 // rollups: whole months, then whole parts, then single days, the range possibly widened by up to

@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -65,6 +66,11 @@ func TestVisitAttrCoverCountsEachDayOnce(t *testing.T) {
 				t.Fatalf("%s..%s: day %s missing (cover %+v)", from, to, d.Format(time.DateOnly), cov)
 			}
 		}
+	}
+	// The benchmark's unaligned 82 days: April minus 1–4 April, May, June minus 26–30 June.
+	if c := visitAttrCover("2026-04-05", "2026-06-25"); len(c.days) != 0 || !slices.Equal(c.periods, []string{"2026-04", "2026-05", "2026-06"}) ||
+		len(c.minusDays) != 9 {
+		t.Errorf("2026-04-05..2026-06-25 read as %+v", c)
 	}
 	// The benchmark's 90 days: April minus its first day, May, June.
 	if c := visitAttrCover("2026-04-02", "2026-06-30"); len(c.days) != 0 || len(c.periods) != 3 || len(c.minusDays) != 1 {
