@@ -442,8 +442,8 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 			t.Errorf("past the end: %+v", p9)
 		}
 
-		// The visit-attribute rollup pages the sums of its reads (the whole stream reads days and
-		// periods).
+		// The visit-attribute rollup pages its summed rows too: page 2 of 2 rows is rows 3–4 of the
+		// whole list, and the total counts them all.
 		for _, dim := range []string{"country", "source"} {
 			f := map[string]string{"device": "desktop"}
 			all, err := rollup.Breakdown(ctx, BreakdownParams{Dimension: dim, Range: r, Filters: f, Page: 1, Limit: 100})

@@ -9,8 +9,8 @@ import (
 )
 
 // Ensure serve with METRICS_ADDR serves /metrics there (behind METRICS_TOKEN when set) and not on
-// FOLIO_ADDR, and that it says at start that the platform webhook refuses deliveries without
-// EXTBLOG_WEBHOOK_SECRET.
+// FOLIO_ADDR, and that, with the platform configured, it says at start that the platform webhook
+// refuses deliveries without EXTBLOG_WEBHOOK_SECRET.
 func TestServeMetricsAddrAndStartWarnings(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -19,7 +19,9 @@ func TestServeMetricsAddrAndStartWarnings(t *testing.T) {
 	metricsAddr := ln.Addr().String()
 	ln.Close()
 	const token = "cli-test-metrics-token-0123456789abcdef"
-	env, _, logs := envWith(t, map[string]string{"FOLIO_ADDR": "127.0.0.1:0", "METRICS_ADDR": metricsAddr, "METRICS_TOKEN": token})
+	const platformToken = "cli-test-platform-token-0123456789abcdef"
+	env, _, logs := envWith(t, map[string]string{"FOLIO_ADDR": "127.0.0.1:0", "METRICS_ADDR": metricsAddr, "METRICS_TOKEN": token,
+		"EXTBLOG_API_TOKEN": platformToken, "EXTBLOG_API_URL": "http://127.0.0.1:1/graphql"})
 	addr := make(chan string, 1)
 	env.Ready = func(a string) { addr <- a }
 	ctx, stop := context.WithCancel(context.Background())
@@ -59,5 +61,8 @@ func TestServeMetricsAddrAndStartWarnings(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), token) {
 		t.Error("METRICS_TOKEN reached the log")
+	}
+	if strings.Contains(logs.String(), platformToken) {
+		t.Error("EXTBLOG_API_TOKEN reached the log")
 	}
 }
