@@ -257,6 +257,7 @@ type visitorState struct {
 	visitPages []string
 	attrs      VisitAttrs
 	lastPath   string
+	sample     int // sampleHash of the visitor key, hashed once per visitor
 }
 
 // maxVisitPages bounds the paths remembered of one visit (to count a page's visits once each);
@@ -315,7 +316,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 				closeRows(rows)
 				return err
 			}
-			st.lastSeen, st.visitStart = last.Time, start.Time
+			st.lastSeen, st.visitStart, st.sample = last.Time, start.Time, sampleHash(k)
 			if pages != "" {
 				st.visitPages = strings.Split(pages, "\n")
 			}
@@ -366,7 +367,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		st := states[pv.VisitorKey]
 		switch {
 		case st == nil:
-			st = &visitorState{firstDay: pv.Day, lastSeen: pv.At, visitStart: pv.At}
+			st = &visitorState{firstDay: pv.Day, lastSeen: pv.At, visitStart: pv.At, sample: sampleHash(pv.VisitorKey)}
 			states[pv.VisitorKey] = st
 			newVisit[i] = true
 		case pv.At.Sub(st.lastSeen) > VisitGap:
@@ -543,7 +544,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		a := pv.Attrs
 		pvRows[i] = []any{db.ts(pv.At), pv.Day, st.id, visitID, newVisit[i], pv.Path, pv.Query, pv.Title, pv.Referrer,
 			a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser, a.BrowserVersion, a.OS, a.OSVersion,
-			sampleHash(pv.VisitorKey)}
+			st.sample}
 
 		pa := pages[dayPath{pv.Day, pv.Path}]
 		if pa == nil {

@@ -233,7 +233,7 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 				where += ` AND e.visitor_key IN (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id IN (SELECT visitor_id FROM fvis))`
 			}
 		}
-		stmt += `SELECT e.name, COUNT(DISTINCT e.visitor_key) AS visitors, 0, 0, 0, COUNT(*) AS events, COUNT(*) OVER (), ` + base + `
+		stmt += `SELECT e.name, COUNT(DISTINCT e.visitor_key) AS visitors, 0, 0, 0, COUNT(*) AS events, COUNT(*) OVER (), ` + base + ` AS base
 			FROM ` + db.sampleSource("analytics_events", "e", q.Sample) + ` WHERE e.day >= ` + from + ` AND e.day <= ` + to + where + `
 			GROUP BY e.name ORDER BY visitors DESC, events DESC, e.name`
 	default:
@@ -260,6 +260,9 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 	return rows, total, nil
 }
 
+// scanBreakdown reads the rows of a breakdown statement: value, visitors, page views, visits,
+// bounces, events and the count of values, then a column named base where the statement has
+// one (the raw event statement: the denominator of its conversion rates).
 func scanBreakdown(rows *sql.Rows, err error) ([]BreakdownRow, int, error) {
 	if err != nil {
 		return nil, 0, err
@@ -275,7 +278,7 @@ func scanBreakdown(rows *sql.Rows, err error) ([]BreakdownRow, int, error) {
 		var r BreakdownRow
 		var value sql.NullString
 		dest := []any{&value, &r.Visitors, &r.PageViews, &r.Visits, &r.Bounces, &r.Events, &total}
-		if len(cols) > len(dest) { // the raw event statement's base
+		if len(cols) > len(dest) && cols[len(dest)] == "base" {
 			dest = append(dest, &r.Base)
 		}
 		if err := rows.Scan(dest...); err != nil {
