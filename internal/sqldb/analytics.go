@@ -215,7 +215,7 @@ func (c *visitorCache) trim(newest time.Time) {
 // which read raw rows, only cover the days kept. It is idempotent: every instance may run it.
 func (db *DB) PruneAnalytics(ctx context.Context, day string) (int64, error) {
 	var n int64
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.txAlone(ctx, func(tx *sql.Tx) error {
 		// Not between an ingest batch's read of a visitor and its write, and every instance's
 		// remembered visitors become stale (see WriteAnalytics).
 		if _, err := tx.ExecContext(ctx, `UPDATE analytics_ingest SET turn = turn + 1`); err != nil {

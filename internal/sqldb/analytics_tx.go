@@ -31,7 +31,7 @@ type anRows interface {
 func (db *DB) analyticsTx(ctx context.Context, fn func(tx anTx) error) error {
 	if db.Dialect != Postgres {
 		uses := map[string]int{}
-		err := db.tx(ctx, func(tx *sql.Tx) error { return fn(sqlAnTx{db: db, tx: tx, uses: uses}) })
+		err := db.txAlone(ctx, func(tx *sql.Tx) error { return fn(sqlAnTx{db: db, tx: tx, uses: uses}) })
 		if err == nil {
 			db.prepareRepeated(ctx, uses)
 		}

@@ -214,7 +214,7 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if db.Dialect != SQLite {
 		return db.txOnce(ctx, fn)
 	}
-	return db.group.run(db, ctx, fn, false)
+	return db.group.run(db, ctx, fn, groupPlain)
 }
 
 // txRetryable is tx for a write whose fn may safely run more than once: its only effects are
@@ -228,7 +228,17 @@ func (db *DB) txRetryable(ctx context.Context, fn func(tx *sql.Tx) error) error 
 	if db.Dialect != SQLite {
 		return db.txOnce(ctx, fn)
 	}
-	return db.group.run(db, ctx, fn, true)
+	return db.group.run(db, ctx, fn, groupRetryable)
+}
+
+// txAlone is tx for a long write (an analytics batch, up to a second): it waits its turn like
+// any other but is never grouped with other calls, which would otherwise wait for it twice —
+// once while it runs and again in a group with it — and, in a failed group, run it again.
+func (db *DB) txAlone(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if db.Dialect != SQLite {
+		return db.txOnce(ctx, fn)
+	}
+	return db.group.run(db, ctx, fn, groupAlone)
 }
 
 // txOnce runs fn in a transaction of its own.
@@ -380,15 +390,24 @@ type groupCommit struct {
 }
 
 type pendingTx struct {
-	ctx       context.Context
-	fn        func(tx *sql.Tx) error
-	retryable bool // see txRetryable
-	done      chan error
-	lead      chan struct{}
+	ctx  context.Context
+	fn   func(tx *sql.Tx) error
+	kind groupKind
+	done chan error
+	lead chan struct{}
 }
 
-func (g *groupCommit) run(db *DB, ctx context.Context, fn func(tx *sql.Tx) error, retryable bool) error {
-	p := &pendingTx{ctx: ctx, fn: fn, retryable: retryable, done: make(chan error, 1), lead: make(chan struct{}, 1)}
+// groupKind says how a call may share a group commit: see tx, txRetryable and txAlone.
+type groupKind int
+
+const (
+	groupPlain groupKind = iota
+	groupRetryable
+	groupAlone
+)
+
+func (g *groupCommit) run(db *DB, ctx context.Context, fn func(tx *sql.Tx) error, kind groupKind) error {
+	p := &pendingTx{ctx: ctx, fn: fn, kind: kind, done: make(chan error, 1), lead: make(chan struct{}, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, p)
 	if !g.leading {
@@ -412,7 +431,7 @@ func (g *groupCommit) run(db *DB, ctx context.Context, fn func(tx *sql.Tx) error
 				runtime.Gosched()
 				g.mu.Lock()
 			}
-			n := min(len(g.queue), maxGroup)
+			n := groupLen(g.queue)
 			group := append([]*pendingTx(nil), g.queue[:n]...)
 			g.queue = g.queue[n:]
 			g.mu.Unlock()
@@ -500,9 +519,22 @@ func (db *DB) runGroup(group []*pendingTx) {
 	}
 }
 
+// groupLen is how many calls at the head of queue form the next group: up to maxGroup, and a
+// call of kind groupAlone only by itself.
+func groupLen(queue []*pendingTx) int {
+	if queue[0].kind == groupAlone {
+		return 1
+	}
+	n := 1
+	for n < len(queue) && n < maxGroup && queue[n].kind != groupAlone {
+		n++
+	}
+	return n
+}
+
 func allRetryable(group []*pendingTx) bool {
 	for _, p := range group {
-		if !p.retryable {
+		if p.kind != groupRetryable {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestGroupCommit: many concurrent SQLite write transactions, some failing part-way and one
@@ -18,18 +19,12 @@ import (
 func TestGroupCommit(t *testing.T) {
 	t.Run("savepoints", func(t *testing.T) { testGroupCommit(t, (*DB).tx) })
 	t.Run("retryable", func(t *testing.T) { testGroupCommit(t, (*DB).txRetryable) })
+	t.Run("alone", func(t *testing.T) { testGroupCommit(t, (*DB).txAlone) })
 }
 
 func testGroupCommit(t *testing.T, txFn func(*DB, context.Context, func(*sql.Tx) error) error) {
 	ctx := context.Background()
-	db, err := Open(ctx, "", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.W.ExecContext(ctx, `CREATE TABLE gc (k TEXT PRIMARY KEY, part INTEGER NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
+	db := openGroupCommitDB(t, `CREATE TABLE gc (k TEXT PRIMARY KEY, part INTEGER NOT NULL)`)
 	errPlanned := errors.New("planned failure")
 	const calls = 400
 	results := make([]error, calls)
@@ -89,14 +84,7 @@ func testGroupCommit(t *testing.T, txFn func(*DB, context.Context, func(*sql.Tx)
 // context's error and writes nothing; the others are unaffected.
 func TestGroupCommitCancelledCaller(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, "", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.W.ExecContext(ctx, `CREATE TABLE gc (k TEXT PRIMARY KEY)`); err != nil {
-		t.Fatal(err)
-	}
+	db := openGroupCommitDB(t, `CREATE TABLE gc (k TEXT PRIMARY KEY)`)
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	var wg sync.WaitGroup
@@ -138,14 +126,7 @@ func TestGroupCommitCancelledCaller(t *testing.T) {
 // groups without savepoints, and every one is kept.
 func TestGroupCommitRetryableWhole(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, "", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.W.ExecContext(ctx, `CREATE TABLE gc (k TEXT PRIMARY KEY)`); err != nil {
-		t.Fatal(err)
-	}
+	db := openGroupCommitDB(t, `CREATE TABLE gc (k TEXT PRIMARY KEY)`)
 	const calls = 300
 	var wg sync.WaitGroup
 	for i := range calls {
@@ -166,4 +147,102 @@ func TestGroupCommitRetryableWhole(t *testing.T) {
 	if db.group.wholeGroups.Load() == 0 {
 		t.Error("no group ran whole: 300 concurrent writes never shared a transaction")
 	}
+}
+
+// TestGroupCommitAlone: a call of txAlone is never grouped with others. A write queued behind a
+// long txAlone call is committed in a group that does not hold the next txAlone call, so it
+// waits for one long call, not two.
+func TestGroupCommitAlone(t *testing.T) {
+	ctx := context.Background()
+	db := openGroupCommitDB(t, `CREATE TABLE gc (k TEXT PRIMARY KEY)`)
+	insert := func(k string) func(tx *sql.Tx) error {
+		return func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO gc (k) VALUES ($1)`, k)
+			return err
+		}
+	}
+	queued := func(n int) { // waits until n calls wait behind the running one
+		for {
+			db.group.mu.Lock()
+			l := len(db.group.queue)
+			db.group.mu.Unlock()
+			if l >= n {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	running, release := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := db.txAlone(ctx, func(tx *sql.Tx) error { close(running); <-release; return insert("first")(tx) }); err != nil {
+			t.Error(err)
+		}
+	})
+	<-running // the first call leads and has left the queue
+	wg.Go(func() {
+		if err := db.tx(ctx, insert("short")); err != nil {
+			t.Error(err)
+		}
+	})
+	queued(1)
+	var shortCommitted int
+	wg.Go(func() {
+		if err := db.txAlone(ctx, func(tx *sql.Tx) error {
+			// Another connection sees committed rows only: the short write must be in.
+			if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM gc WHERE k = 'short'`).Scan(&shortCommitted); err != nil {
+				return err
+			}
+			return insert("second")(tx)
+		}); err != nil {
+			t.Error(err)
+		}
+	})
+	queued(2)
+	close(release)
+	wg.Wait()
+	if shortCommitted != 1 {
+		t.Error("the write queued before the second txAlone call was not committed before it ran: they were grouped")
+	}
+	var n int
+	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM gc`).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("%d rows (%v), want 3", n, err)
+	}
+}
+
+func TestGroupLen(t *testing.T) {
+	q := func(kinds ...groupKind) []*pendingTx {
+		var out []*pendingTx
+		for _, k := range kinds {
+			out = append(out, &pendingTx{kind: k})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		queue []*pendingTx
+		want  int
+	}{
+		{q(groupAlone, groupPlain), 1},
+		{q(groupPlain, groupRetryable, groupAlone, groupPlain), 2},
+		{q(groupPlain, groupPlain), 2},
+		{q(make([]groupKind, maxGroup+5)...), maxGroup},
+	} {
+		if got := groupLen(c.queue); got != c.want {
+			t.Errorf("groupLen of %d calls = %d, want %d", len(c.queue), got, c.want)
+		}
+	}
+}
+
+// openGroupCommitDB opens a fresh SQLite database with table (its CREATE TABLE statement).
+func openGroupCommitDB(t *testing.T, table string) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.W.Exec(table); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
