@@ -33,6 +33,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -332,6 +333,7 @@ func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 	const producers = 4
 	var dropped atomic.Int64
 	var wg sync.WaitGroup
+	ingested := make(chan struct{})
 	cpu0, pg0 := processCPU(), postgresCPU()
 	start := time.Now()
 	for p := 0; p < producers; p++ {
@@ -365,11 +367,33 @@ func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 			}
 		}(p)
 	}
+	// Meanwhile, a project is created every 50 ms: on SQLite it waits for the batch holding the
+	// writer, so this is what the batch size costs the site's other writes during a flood.
+	probeDone := make(chan struct{})
+	var waits []time.Duration
+	go func() {
+		defer close(probeDone)
+		title, desc, status, techs := "Probe", "A write during ingestion.", "published", []string{"Go"}
+		for i := 0; ; i++ {
+			select {
+			case <-ingested:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			t0 := time.Now()
+			if _, err := db.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Technologies: &techs, Status: &status}); err != nil {
+				log.Fatal(err)
+			}
+			waits = append(waits, time.Since(t0))
+		}
+	}()
 	wg.Wait()
 	if err := s.Close(ctx); err != nil {
 		log.Fatal(err)
 	}
 	elapsed := time.Since(start)
+	close(ingested)
+	<-probeDone
 	cpu, pgCPU := processCPU()-cpu0, postgresCPU()-pg0
 	var pv, ev int
 	db.R.QueryRow(`SELECT COUNT(*) FROM analytics_pageviews`).Scan(&pv)
@@ -381,6 +405,9 @@ func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 	fmt.Printf("  sustained: %.0f events/s of wall time (goal ≥ 30000)  [queue-full retries while producers backed off: %d]\n", float64(n)/elapsed.Seconds(), dropped.Load())
 	fmt.Printf("  anchor: this process used %.1f s of CPU for it over %.1f s of wall time (%.2f of the %d cores; load average %s):\n",
 		cpu.Seconds(), elapsed.Seconds(), cpu.Seconds()/elapsed.Seconds(), runtime.NumCPU(), loadAverage())
+	slices.Sort(waits)
+	fmt.Printf("  a project created every 50 ms meanwhile (%d): p50 %.1f ms, p99 %.1f ms, max %.1f ms (batches of %d events, up to %d while behind)\n",
+		len(waits), ms(waits[len(waits)/2]), ms(waits[len(waits)*99/100]), ms(waits[len(waits)-1]), analytics.DefaultBatchSize, analytics.BacklogBatches*analytics.DefaultBatchSize)
 	if db.Dialect == sqldb.Postgres {
 		fmt.Printf("          PostgreSQL server processes used %.1f s of CPU meanwhile (every client's, this machine is shared): %.0f events per CPU-second of folio + server\n",
 			pgCPU.Seconds(), float64(n)/(cpu+pgCPU).Seconds())

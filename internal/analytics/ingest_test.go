@@ -325,6 +325,59 @@ func TestShutdownDrainsEverything(t *testing.T) {
 	})
 }
 
+// TestBacklogGrowsBatches: events already waiting when a batch reaches BatchSize join it, up to
+// BacklogBatches times BatchSize; without a backlog a batch is written at BatchSize.
+func TestBacklogGrowsBatches(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		const size, n = 10, 200
+		s, err := New(db, Options{BatchSize: size, FlushInterval: time.Hour, QueueSize: 2 * n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		for range n { // queued before the writer starts: a backlog of n
+			if out, err := s.Collect(ctx, pageview("/p"), "192.0.2.1", browserUA); err != nil || out != Queued {
+				t.Fatalf("collect: %s %v", out, err)
+			}
+		}
+		s.Start()
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// 80 and 80 (the backlog bound); then 31 (or 32 when the flush request is queued by
+		// then): fewer than BatchSize are left waiting; then those.
+		if got := batchCount(t, s); got != 4 {
+			t.Errorf("%d events waiting were written in %d batches, want 4", n, got)
+		}
+		for range size { // no backlog: written at BatchSize
+			if out, err := s.Collect(ctx, pageview("/p"), "192.0.2.1", browserUA); err != nil || out != Queued {
+				t.Fatalf("collect: %s %v", out, err)
+			}
+		}
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := batchCount(t, s); got != 5 {
+			t.Errorf("%d batches after %d more events, want 5", got, size)
+		}
+		if err := s.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := countRows(t, db, "analytics_pageviews"); got != n+size {
+			t.Errorf("stored %d page views, want %d", got, n+size)
+		}
+	})
+}
+
+func batchCount(t *testing.T, s *Service) uint64 {
+	t.Helper()
+	var m dto.Metric
+	if err := s.batches.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetHistogram().GetSampleCount()
+}
+
 func TestCollectRejectsBadInput(t *testing.T) {
 	s, err := New(foliotest.MustOpenSQLite(t), Options{})
 	if err != nil {
