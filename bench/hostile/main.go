@@ -33,6 +33,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/foliohq/folio/bench/loadgen"
 )
 
 const metricsToken = "bench-hostile-metrics-token-0123456789abcdef"
@@ -64,7 +66,7 @@ func run(junk, methods, methodBytes, workers int, bin string) error {
 	defer os.RemoveAll(dir)
 	if bin == "" {
 		bin = filepath.Join(dir, "folio")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/folio").CombinedOutput(); err != nil {
+		if out, err := loadgen.FolioBuild(bin).CombinedOutput(); err != nil {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}

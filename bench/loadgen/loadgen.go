@@ -12,6 +12,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"sort"
 	"strconv"
 	"sync"
@@ -238,4 +240,13 @@ func Compare(w io.Writer, label, folioAddr, bareAddr, path string, conns []int, 
 		fmt.Fprintf(w, "%s %3d conns  ratio folio/bare = %.2f (requests/s); p99 %.3f ms vs %.3f ms\n", label, c, f.RPS()/b.RPS(), ms(f.P99), ms(b.P99))
 	}
 	return nil
+}
+
+// FolioBuild is the command that builds folio (run from the module root) into bin the way the
+// anchor PocketBase is built (bench/pocketbase/install.sh) and the README builds a release: static,
+// without cgo, so neither carries the C library's resolver and its pages.
+func FolioBuild(bin string) *exec.Cmd {
+	c := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/folio")
+	c.Env = append(os.Environ(), "CGO_ENABLED=0")
+	return c
 }

@@ -104,7 +104,7 @@ func run() error {
 	defer os.RemoveAll(dir)
 
 	folioBin := filepath.Join(dir, "folio")
-	if out, err := exec.Command("go", "build", "-o", folioBin, "./cmd/folio").CombinedOutput(); err != nil {
+	if out, err := loadgen.FolioBuild(folioBin).CombinedOutput(); err != nil {
 		return fmt.Errorf("go build ./cmd/folio: %v\n%s", err, out)
 	}
 	pb := *pbPath

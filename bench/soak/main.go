@@ -26,6 +26,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/foliohq/folio/bench/loadgen"
 )
 
 func main() {
@@ -46,7 +48,7 @@ func run(dur time.Duration, rate int, logFile string) error {
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "folio")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/folio").CombinedOutput(); err != nil {
+	if out, err := loadgen.FolioBuild(bin).CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
