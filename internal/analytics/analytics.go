@@ -56,9 +56,9 @@ const DefaultBatchSize = 4000
 // BacklogBatches is how many times BatchSize a batch may grow to while the writer is behind: when
 // more than BatchSize events are already waiting, the batch takes them too. A larger batch costs
 // less per event — a visitor, a rollup row and a page of the tables are written once for all its
-// events — so a flood is written at about 1.5 times the rate of BatchSize-sized batches (on this
-// project's 2-core machine, 30,000-35,000 events/s against 20,000 on SQLite). The price, in a
-// flood only, is that other writes wait for such a batch on SQLite, about a second
+// events — so a flood is written about 1.6 times as fast as in BatchSize-sized batches (on this
+// project's 2-core machine, 34,600-36,900 events/s against 21,300-21,800 on SQLite). The price, in
+// a flood only, is that other writes wait for such a batch on SQLite, up to about a second
 // (bench/analytics prints that wait beside the rate).
 const BacklogBatches = 8
 
