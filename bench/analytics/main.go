@@ -374,7 +374,7 @@ func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 	go func() {
 		defer close(probeDone)
 		title, desc, status, techs := "Probe", "A write during ingestion.", "published", []string{"Go"}
-		for i := 0; ; i++ {
+		for {
 			select {
 			case <-ingested:
 				return
@@ -405,9 +405,11 @@ func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 	fmt.Printf("  sustained: %.0f events/s of wall time (goal ≥ 30000)  [queue-full retries while producers backed off: %d]\n", float64(n)/elapsed.Seconds(), dropped.Load())
 	fmt.Printf("  anchor: this process used %.1f s of CPU for it over %.1f s of wall time (%.2f of the %d cores; load average %s):\n",
 		cpu.Seconds(), elapsed.Seconds(), cpu.Seconds()/elapsed.Seconds(), runtime.NumCPU(), loadAverage())
-	slices.Sort(waits)
-	fmt.Printf("  a project created every 50 ms meanwhile (%d): p50 %.1f ms, p99 %.1f ms, max %.1f ms (batches of %d events, up to %d while behind)\n",
-		len(waits), ms(waits[len(waits)/2]), ms(waits[len(waits)*99/100]), ms(waits[len(waits)-1]), analytics.DefaultBatchSize, analytics.BacklogBatches*analytics.DefaultBatchSize)
+	if len(waits) > 0 { // none when the run took less than 50 ms
+		slices.Sort(waits)
+		fmt.Printf("  a project created every 50 ms meanwhile (%d): p50 %.1f ms, p99 %.1f ms, max %.1f ms (batches of %d events, up to %d while behind)\n",
+			len(waits), ms(waits[len(waits)/2]), ms(waits[len(waits)*99/100]), ms(waits[len(waits)-1]), analytics.DefaultBatchSize, analytics.BacklogBatches*analytics.DefaultBatchSize)
+	}
 	if db.Dialect == sqldb.Postgres {
 		fmt.Printf("          PostgreSQL server processes used %.1f s of CPU meanwhile (every client's, this machine is shared): %.0f events per CPU-second of folio + server\n",
 			pgCPU.Seconds(), float64(n)/(cpu+pgCPU).Seconds())
