@@ -787,12 +787,18 @@ func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []AnalyticsEvent) er
 		}
 	}
 	rows := make([][]any, len(evs))
+	samples := map[string]int{} // sampleHash once per visitor of the batch
 	for i, e := range evs {
 		props := e.Props
 		if props == "" {
 			props = "{}"
 		}
-		rows[i] = []any{db.ts(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step, sampleHash(e.VisitorKey)}
+		sample, ok := samples[e.VisitorKey]
+		if !ok {
+			sample = sampleHash(e.VisitorKey)
+			samples[e.VisitorKey] = sample
+		}
+		rows[i] = []any{db.ts(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step, sample}
 	}
 	if err := tx.insertRows(ctx, "analytics_events", []string{"at", "day", "visitor_key", "name", "path", "props", "grp", "step", "visitor_sample"}, rows); err != nil {
 		return err

@@ -423,10 +423,10 @@ func (g *groupCommit) run(db *DB, ctx context.Context, fn func(tx *sql.Tx) error
 			// Lead one group (p's own call is in it: a caller is only made leader while queued),
 			// then hand the lead to the next queued caller, so no caller waits on others' groups.
 			g.mu.Lock()
-			if len(g.queue) == 1 {
+			if len(g.queue) == 1 && p.kind != groupAlone {
 				// Alone: let the other runnable goroutines (requests on their way to a write)
 				// run first, so under load they join this group instead of each committing on
-				// its own. Without load this returns at once.
+				// its own (a groupAlone call takes no one in). Without load this returns at once.
 				g.mu.Unlock()
 				runtime.Gosched()
 				g.mu.Lock()
