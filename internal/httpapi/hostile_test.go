@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -325,6 +327,38 @@ func TestAccessLogNamesActor(t *testing.T) {
 	}
 	if seen != len(want) {
 		t.Errorf("%d access-log lines found, want %d:\n%s", seen, len(want), logs)
+	}
+}
+
+// Ensure the client address a request resolves once (from X-Forwarded-For behind a trusted
+// proxy) is the one its rate limit counts and its access-log line names, and that the line is
+// written only at a level the logger keeps: a warn-level logger sees the 429, not the 200s.
+func TestAccessLogClientAddress(t *testing.T) {
+	logs := &syncBuffer{}
+	ts := newTestServer(t, foliotest.MustOpenSQLite(t), func(s *Server) {
+		s.AccessLog = true
+		s.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		s.ClientIP = clientip.New([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
+		s.Limits.Public = 2
+	})
+	for i, want := range []int{200, 200, 429} {
+		if res := ts.do("GET", "/api/projects", "", nil, "X-Forwarded-For", "203.0.113.7", "X-Request-Id", fmt.Sprintf("req-%d", i)); res.Status != want {
+			t.Fatalf("request %d from 203.0.113.7: %d, want %d", i, res.Status, want)
+		}
+	}
+	if res := ts.do("GET", "/api/projects", "", nil, "X-Forwarded-For", "203.0.113.8"); res.Status != 200 {
+		t.Errorf("another forwarded client: %d, want 200 (a budget of its own)", res.Status)
+	}
+	var lines []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(logs.String()))
+	for sc.Scan() {
+		var line map[string]any
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == "request" {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) != 1 || lines[0]["request_id"] != "req-2" || lines[0]["status"] != float64(429) || lines[0]["client_ip"] != "203.0.113.7" {
+		t.Errorf("access-log lines %v, want only req-2's 429 from 203.0.113.7", lines)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,6 +31,17 @@ type metrics struct {
 	cacheHit, cacheMiss, cacheBypass prometheus.Counter
 	// LimiterErrors counts rate-limit checks that failed open (e.g. Redis unreachable).
 	limiterErrors prometheus.Counter
+	// series holds the requests and latency children of each (route, method, status) seen,
+	// resolved once: a label lookup hashes every value under the vector's lock, on every request.
+	// Their label values come from fixed sets, so the map is bounded.
+	series sync.Map // seriesKey → requestSeries
+}
+
+type seriesKey struct{ route, method, status string }
+
+type requestSeries struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
 }
 
 func newMetrics() *metrics {
@@ -69,8 +81,14 @@ func (m *metrics) watchCache(c *responseCache) {
 }
 
 func (m *metrics) observe(route, method string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, methodLabel(method), statusLabel(status)).Inc()
-	m.latency.WithLabelValues(route).Observe(d.Seconds())
+	k := seriesKey{route, methodLabel(method), statusLabel(status)}
+	v, ok := m.series.Load(k)
+	if !ok {
+		v, _ = m.series.LoadOrStore(k, requestSeries{m.requests.WithLabelValues(k.route, k.method, k.status), m.latency.WithLabelValues(route)})
+	}
+	rs := v.(requestSeries)
+	rs.requests.Inc()
+	rs.latency.Observe(d.Seconds())
 }
 
 // methodLabel is the method's metrics label: one of the standard methods, else OTHER.

@@ -122,9 +122,11 @@ func (s *Server) outer(next http.Handler) http.Handler {
 			}
 			elapsed := time.Since(start)
 			s.metrics.observe(route, r.Method, status, elapsed)
-			if s.AccessLog {
+			// The attributes are built only for a record the logger keeps: the client's address
+			// alone costs a parse and a string.
+			if level := levelFor(status); s.AccessLog && s.Logger.Enabled(r.Context(), level) {
 				actor := rec.Actor
-				s.Logger.LogAttrs(r.Context(), levelFor(status), "request",
+				s.Logger.LogAttrs(r.Context(), level, "request",
 					slog.String("request_id", id), slog.String("method", logMethod(r.Method)), slog.String("route", route),
 					slog.String("path", r.URL.Path), slog.Int("status", status), slog.Int64("bytes", sw.bytes),
 					slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("client_ip", s.clientIP(r)),
@@ -135,16 +137,36 @@ func (s *Server) outer(next http.Handler) http.Handler {
 	})
 }
 
-// clientIP returns the client's address per the TRUSTED_PROXIES rule, cached on the request.
-func (s *Server) clientIP(r *http.Request) string {
-	if s.ClientIP == nil {
-		host := r.RemoteAddr
-		if i := strings.LastIndexByte(host, ':'); i >= 0 {
-			host = host[:i]
-		}
-		return strings.Trim(host, "[]")
+// clientAddr returns the client's address per the TRUSTED_PROXIES rule (without a resolver,
+// the peer's), resolved once per request and kept on its record; ok is false when the peer
+// address does not parse.
+func (s *Server) clientAddr(r *http.Request) (a netip.Addr, ok bool) {
+	rec := recordOf(r.Context())
+	if rec != nil && rec.clientResolved {
+		return rec.client, rec.clientOK
 	}
-	return s.ClientIP.ClientIP(r).String()
+	if s.ClientIP == nil {
+		ap, err := netip.ParseAddrPort(r.RemoteAddr)
+		a, ok = ap.Addr(), err == nil
+	} else {
+		a, ok = s.ClientIP.ClientIP(r), true
+	}
+	if rec != nil {
+		rec.client, rec.clientOK, rec.clientResolved = a, ok, true
+	}
+	return a, ok
+}
+
+// clientIP returns the client's address as text (clientAddr).
+func (s *Server) clientIP(r *http.Request) string {
+	if a, ok := s.clientAddr(r); ok {
+		return a.String()
+	}
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	return strings.Trim(host, "[]")
 }
 
 // limitIP names the client for per-IP rate limits: the client IP, an IPv6 one reduced to its
@@ -154,12 +176,9 @@ func (s *Server) limitIP(r *http.Request) string {
 	if bits == 0 {
 		bits = 64
 	}
-	if s.ClientIP == nil {
-		a, err := netip.ParseAddrPort(r.RemoteAddr)
-		if err != nil {
-			return s.clientIP(r)
-		}
-		return clientip.LimitID(a.Addr(), bits)
+	a, ok := s.clientAddr(r)
+	if !ok {
+		return s.clientIP(r)
 	}
-	return clientip.LimitID(s.ClientIP.ClientIP(r), bits)
+	return clientip.LimitID(a, bits)
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"net/netip"
 
 	"github.com/foliohq/folio"
 )
@@ -24,6 +25,12 @@ type requestRecord struct {
 	// auditUserID and auditResourceID are what a handler adds to the audit entry (a sign-in
 	// names its user only once the password is checked).
 	auditUserID, auditResourceID string
+
+	// client is the client's address, resolved once (Server.clientAddr): the rate limit, the
+	// audit entry and the access log each need it.
+	client         netip.Addr
+	clientOK       bool
+	clientResolved bool
 }
 
 type requestRecordKey struct{}

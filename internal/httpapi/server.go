@@ -382,16 +382,15 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 	case actor.Authenticated():
 		tierKey, tierLimit = "auth:"+credentialID(actor), s.Limits.Authenticated
 	}
-	checks := []struct {
+	type check struct {
 		key   string
 		limit int
-	}{{tierKey, tierLimit}}
+	}
+	var room [2]check // on the stack: at most two checks apply
+	checks := append(room[:0], check{tierKey, tierLimit})
 	switch class {
 	case limitHelperIP:
-		checks = append(checks, struct {
-			key   string
-			limit int
-		}{"helper:" + r.Pattern + ":" + s.limitIP(r), s.Limits.Helper})
+		checks = append(checks, check{"helper:" + r.Pattern + ":" + s.limitIP(r), s.Limits.Helper})
 	case limitHelperLogin:
 		// Sign-in: only failed attempts count (contract §6). The budget is peeked here and the
 		// handler counts a failure (countFailedSignIn), so a correct password never locks its
@@ -404,12 +403,10 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 			return err
 		}
 	case limitHelperKey:
-		checks = append(checks, struct {
-			key   string
-			limit int
-		}{"helper:" + r.Pattern + ":" + credentialID(actor), s.Limits.Helper})
+		checks = append(checks, check{"helper:" + r.Pattern + ":" + credentialID(actor), s.Limits.Helper})
 	}
-	var shown *folio.RateDecision
+	var shown folio.RateDecision
+	counted := false
 	for _, c := range checks {
 		if c.limit <= 0 {
 			continue
@@ -421,18 +418,17 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 			return nil
 		}
 		// The headers describe the tightest budget that applies.
-		if shown == nil || !d.Allowed || d.Remaining < shown.Remaining {
-			dd := d
-			shown = &dd
+		if !counted || !d.Allowed || d.Remaining < shown.Remaining {
+			shown, counted = d, true
 		}
 		if !d.Allowed {
 			break
 		}
 	}
-	if shown == nil {
+	if !counted {
 		return nil
 	}
-	setRateHeaders(w.Header(), *shown)
+	setRateHeaders(w.Header(), shown)
 	if !shown.Allowed {
 		secs := int((shown.RetryAfter + time.Second - 1) / time.Second)
 		return &folio.Error{Code: folio.ERATELIMIT, Message: "Too many requests; try again later.", RetryAfter: max(secs, 1)}
@@ -459,10 +455,19 @@ func setRateHeaders(h http.Header, d folio.RateDecision) {
 	if d.Reset.Nanosecond() > 0 {
 		reset++
 	}
-	// Canonical keys set directly: Set would canonicalize them on every request.
-	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(d.Limit)}
-	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
-	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(reset, 10)}
+	// The three values are cut from one string and share one backing array (two allocations,
+	// not six), under canonical keys set directly: Set would canonicalize them on every request.
+	var buf [64]byte
+	b := strconv.AppendInt(buf[:0], int64(d.Limit), 10)
+	n1 := len(b)
+	b = strconv.AppendInt(b, int64(d.Remaining), 10)
+	n2 := len(b)
+	b = strconv.AppendInt(b, reset, 10)
+	text := string(b)
+	vals := []string{text[:n1], text[n1:n2], text[n2:]}
+	h["X-Ratelimit-Limit"] = vals[0:1:1]
+	h["X-Ratelimit-Remaining"] = vals[1:2:2]
+	h["X-Ratelimit-Reset"] = vals[2:3:3]
 }
 
 // needLevel is the in-handler form of a route row's level, for a part of a route that needs
