@@ -40,7 +40,8 @@ func NewEMLDir(dir string, log *slog.Logger) *EMLDir {
 func (d *EMLDir) Dir() string { return d.dir }
 
 // Send writes m as <UTC time>-<UUIDv7>.eml (names sort by creation) through a temporary file and
-// a rename, so a reader never sees half a message. Errors are *folio.MailError: permanent for an
+// a rename, so a reader never sees half a message. The temporary file's name does not end in
+// .eml, so a reader that picks up "*.eml" never opens it. Errors are *folio.MailError: permanent for an
 // invalid message, temporary for I/O.
 func (d *EMLDir) Send(ctx context.Context, m *folio.MailMessage) error {
 	if err := ctx.Err(); err != nil {
@@ -73,7 +74,7 @@ func (d *EMLDir) write(raw []byte, t time.Time) (string, error) {
 	}
 	name := t.UTC().Format("20060102T150405Z") + "-" + folio.NewID() + ".eml"
 	final := filepath.Join(d.dir, name)
-	tmp, err := os.CreateTemp(d.dir, ".tmp-*.eml")
+	tmp, err := os.CreateTemp(d.dir, ".tmp-*")
 	if err != nil {
 		return "", err
 	}

@@ -3,7 +3,9 @@ package mail
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
+	netmail "net/mail"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,6 +84,57 @@ func TestEMLDirWritesParseableFiles(t *testing.T) {
 	}
 	if strings.Contains(logs, "tok_SENSITIVE_123") {
 		t.Errorf("log contains the message body:\n%s", logs)
+	}
+}
+
+// Ensure a reader that polls the outbox for *.eml files, as a script or mail client does, only
+// ever opens complete messages while others are being written (the browser tests once read a
+// half-written temporary file that matched the pattern).
+func TestEMLDirReaderSeesWholeMessages(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	d := NewEMLDir(dir, nil)
+	d.From = testSender
+	const sends = 200
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < sends; i++ {
+			if err := d.Send(context.Background(), richMessage()); err != nil {
+				t.Errorf("Send: %v", err)
+				return
+			}
+		}
+	}()
+	opened, bad := 0, ""
+	for finished := false; !finished && bad == ""; {
+		select {
+		case <-done:
+			finished = true
+		default:
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.eml"))
+		for _, f := range files {
+			raw, err := os.ReadFile(f)
+			if err == nil {
+				_, err = netmail.ReadMessage(bytes.NewReader(raw))
+			}
+			if err != nil || !bytes.HasSuffix(raw, []byte("--\r\n")) {
+				bad = fmt.Sprintf("%s matched *.eml but holds %d bytes, not a whole message (%v)", filepath.Base(f), len(raw), err)
+				break
+			}
+			opened++
+		}
+	}
+	<-done // the sender uses t and the directory: let it finish first
+	if bad != "" {
+		t.Fatal(bad)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.eml")); len(files) != sends {
+		t.Errorf("%d .eml files, want %d", len(files), sends)
+	}
+	if opened == 0 {
+		t.Error("the reader opened no file")
 	}
 }
 
