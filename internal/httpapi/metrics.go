@@ -84,7 +84,10 @@ func (m *metrics) observe(route, method string, status int, d time.Duration) {
 	k := seriesKey{route, methodLabel(method), statusLabel(status)}
 	v, ok := m.series.Load(k)
 	if !ok {
-		v, _ = m.series.LoadOrStore(k, requestSeries{m.requests.WithLabelValues(k.route, k.method, k.status), m.latency.WithLabelValues(route)})
+		v, _ = m.series.LoadOrStore(k, requestSeries{
+			requests: m.requests.WithLabelValues(k.route, k.method, k.status),
+			latency:  m.latency.WithLabelValues(route),
+		})
 	}
 	rs := v.(requestSeries)
 	rs.requests.Inc()

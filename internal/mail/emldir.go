@@ -40,9 +40,9 @@ func NewEMLDir(dir string, log *slog.Logger) *EMLDir {
 func (d *EMLDir) Dir() string { return d.dir }
 
 // Send writes m as <UTC time>-<UUIDv7>.eml (names sort by creation) through a temporary file and
-// a rename, so a reader never sees half a message. The temporary file's name does not end in
-// .eml, so a reader that picks up "*.eml" never opens it. Errors are *folio.MailError: permanent for an
-// invalid message, temporary for I/O.
+// a rename, so a reader never sees half a message; the temporary file's name does not end in
+// .eml, so a reader that picks up "*.eml" never opens it. Errors are *folio.MailError: permanent
+// for an invalid message, temporary for I/O.
 func (d *EMLDir) Send(ctx context.Context, m *folio.MailMessage) error {
 	if err := ctx.Err(); err != nil {
 		return &folio.MailError{Err: err}

