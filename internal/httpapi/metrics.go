@@ -31,13 +31,17 @@ type metrics struct {
 	cacheHit, cacheMiss, cacheBypass prometheus.Counter
 	// LimiterErrors counts rate-limit checks that failed open (e.g. Redis unreachable).
 	limiterErrors prometheus.Counter
-	// series holds the requests and latency children of each (route, method, status) seen,
+	// series holds the requests and latency children of each (route, method label, status) seen,
 	// resolved once: a label lookup hashes every value under the vector's lock, on every request.
-	// Their label values come from fixed sets, so the map is bounded.
+	// Routes and method labels come from fixed sets and statuses from folio's own handlers, so
+	// the map is bounded; the status is kept as a number, so its label is made only on a miss.
 	series sync.Map // seriesKey → requestSeries
 }
 
-type seriesKey struct{ route, method, status string }
+type seriesKey struct {
+	route, method string
+	status        int
+}
 
 type requestSeries struct {
 	requests prometheus.Counter
@@ -81,11 +85,11 @@ func (m *metrics) watchCache(c *responseCache) {
 }
 
 func (m *metrics) observe(route, method string, status int, d time.Duration) {
-	k := seriesKey{route, methodLabel(method), statusLabel(status)}
+	k := seriesKey{route, methodLabel(method), status}
 	v, ok := m.series.Load(k)
 	if !ok {
 		v, _ = m.series.LoadOrStore(k, requestSeries{
-			requests: m.requests.WithLabelValues(k.route, k.method, k.status),
+			requests: m.requests.WithLabelValues(route, k.method, statusLabel(status)),
 			latency:  m.latency.WithLabelValues(route),
 		})
 	}
