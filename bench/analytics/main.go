@@ -381,7 +381,7 @@ func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 			case <-time.After(50 * time.Millisecond):
 			}
 			t0 := time.Now()
-			if _, err := db.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Technologies: &techs, Status: &status}); err != nil {
+			if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Technologies: &techs, Status: &status}); err != nil {
 				log.Fatal(err)
 			}
 			waits = append(waits, time.Since(t0))
@@ -686,7 +686,7 @@ func generate(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days int
 	batch := make([]sqldb.AnalyticsPageView, 0, batchSize)
 	var evBatch []sqldb.AnalyticsEvent
 	flush := func() {
-		if err := db.WriteAnalytics(ctx, batch, evBatch); err != nil {
+		if err := db.Analytics.WriteAnalytics(ctx, batch, evBatch); err != nil {
 			log.Fatal(err)
 		}
 		written += len(batch)

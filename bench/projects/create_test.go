@@ -37,12 +37,12 @@ func BenchmarkCreateProject(b *testing.B) {
 			if _, err := db.Migrate(ctx); err != nil {
 				b.Fatal(err)
 			}
-			u, err := db.CreateUser(ctx, &folio.UserInput{Email: "bench-" + folio.NewID() + "@example.com", Name: "Bench", Role: folio.RoleOwner}, "x")
+			u, err := db.Identity.CreateUser(ctx, &folio.UserInput{Email: "bench-" + folio.NewID() + "@example.com", Name: "Bench", Role: folio.RoleOwner}, "x")
 			if err != nil {
 				b.Fatal(err)
 			}
 			secret, prefix, hash := auth.MintAPIKey()
-			if err := db.CreateAPIKey(ctx, &folio.APIKey{UserID: u.ID, Name: "bench", Level: folio.LevelWrite, Prefix: prefix}, hash); err != nil {
+			if err := db.Identity.CreateAPIKey(ctx, &folio.APIKey{UserID: u.ID, Name: "bench", Level: folio.LevelWrite, Prefix: prefix}, hash); err != nil {
 				b.Fatal(err)
 			}
 			id, err := httpapi.NewIdentity(db, httpapi.IdentityConfig{Secret: strings.Repeat("s", 32)})

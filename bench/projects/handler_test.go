@@ -37,7 +37,7 @@ func BenchmarkListProjects(b *testing.B) {
 			}
 			for i := 0; i < 20; i++ {
 				t, d, s := fmt.Sprintf("Project %d", i), "description", folio.ProjectPublished
-				if _, err := db.CreateProject(ctx, &folio.ProjectInput{Title: &t, Description: &d, Status: &s, Technologies: &[]string{"Go"}}); err != nil {
+				if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &t, Description: &d, Status: &s, Technologies: &[]string{"Go"}}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -54,7 +54,7 @@ func run(dur, warm time.Duration) error {
 		title, desc := fmt.Sprintf("Project %02d", i), fmt.Sprintf("A realistic description of demo project number %d, long enough to matter.", i)
 		techs := []string{"Go", "PostgreSQL", "TypeScript"}
 		status := folio.ProjectPublished
-		if _, err := db.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Technologies: &techs, Status: &status}); err != nil {
+		if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Technologies: &techs, Status: &status}); err != nil {
 			return err
 		}
 	}

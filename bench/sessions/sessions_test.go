@@ -36,11 +36,11 @@ func BenchmarkSessionAuthenticate(b *testing.B) {
 		b.Fatal(err)
 	}
 	in := &folio.UserInput{Email: "bench@example.com", Name: "Bench", Role: folio.RoleOwner, Password: "a long bench password"}
-	u, err := db.CreateUser(ctx, in, "unused-hash")
+	u, err := db.Identity.CreateUser(ctx, in, "unused-hash")
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := db.RevokeSessions(ctx, u.ID); err != nil { // a real revocation time to compare with
+	if _, err := db.Identity.RevokeSessions(ctx, u.ID); err != nil { // a real revocation time to compare with
 		b.Fatal(err)
 	}
 	now := time.Now()

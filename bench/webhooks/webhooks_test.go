@@ -28,7 +28,7 @@ func openDB(b *testing.B, hooks int) *sqldb.DB {
 	for i := 0; i < hooks; i++ {
 		h := folio.Webhook{ID: "hook-" + strconv.Itoa(i), URL: "https://receiver.example/" + strconv.Itoa(i),
 			Events: []string{folio.EventProjectCreated, folio.EventContactReceived}, CreatedAt: time.Now()}
-		if err := db.CreateWebhook(context.Background(), h, webhook.NewSecret()); err != nil {
+		if err := db.Webhooks.CreateWebhook(context.Background(), h, webhook.NewSecret()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -43,7 +43,7 @@ func BenchmarkCreateProject(b *testing.B) {
 			in := &folio.ProjectInput{Title: &title, Description: &desc}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := db.CreateProject(context.Background(), in); err != nil {
+				if _, err := db.Content.CreateProject(context.Background(), in); err != nil {
 					b.Fatal(err)
 				}
 			}

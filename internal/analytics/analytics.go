@@ -343,7 +343,7 @@ func (s *Service) Prune(ctx context.Context) (int64, error) {
 		return 0, nil
 	}
 	keepFrom := s.now().In(s.loc).AddDate(0, 0, -s.retention).Format(time.DateOnly)
-	return s.db.PruneAnalytics(ctx, keepFrom)
+	return s.db.Analytics.PruneAnalytics(ctx, keepFrom)
 }
 
 // RunRetention prunes at once and then every hour until ctx ends. Pruning is idempotent, so
@@ -500,7 +500,7 @@ func (s *Service) write(batch []item) {
 		}
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err = s.db.WriteAnalytics(ctx, pvs, evs)
+		err = s.db.Analytics.WriteAnalytics(ctx, pvs, evs)
 		cancel()
 		if err == nil {
 			s.batches.Observe(time.Since(start).Seconds())
@@ -528,7 +528,7 @@ func (s *Service) currentSalt(ctx context.Context, now time.Time) ([]byte, error
 	if _, err := io.ReadFull(s.rand, b[:]); err != nil {
 		return nil, fmt.Errorf("analytics: salt: %w", err)
 	}
-	stored, err := s.db.AnalyticsSalt(ctx, w, fmt.Sprintf("%x", b))
+	stored, err := s.db.Analytics.AnalyticsSalt(ctx, w, fmt.Sprintf("%x", b))
 	if err != nil {
 		return nil, err
 	}

@@ -236,7 +236,7 @@ func TestVisitorKeys(t *testing.T) {
 		if keyOf(t, week, "192.0.2.7", browserUA) != w2 {
 			t.Error("the weekly key rotated within the week")
 		}
-		windows, err := db.AnalyticsSaltWindows(context.Background())
+		windows, err := db.Analytics.AnalyticsSaltWindows(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

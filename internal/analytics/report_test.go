@@ -270,7 +270,7 @@ func TestReportsMatchReferenceComputation(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		title, desc := "Tidewater", "Field notes"
-		proj, err := db.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
+		proj, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -174,15 +174,15 @@ func UnmarshalPost(data []byte) (*folio.Post, error) {
 
 // Export writes the archive of everything in db (and the media files in store) to w.
 func Export(ctx context.Context, db *sqldb.DB, store folio.BlobStore, w io.Writer) error {
-	posts, err := db.AllPosts(ctx)
+	posts, err := db.Archive.AllPosts(ctx)
 	if err != nil {
 		return err
 	}
-	projects, err := db.AllProjects(ctx)
+	projects, err := db.Archive.AllProjects(ctx)
 	if err != nil {
 		return err
 	}
-	media, err := db.AllMedia(ctx)
+	media, err := db.Archive.AllMedia(ctx)
 	if err != nil {
 		return err
 	}
@@ -237,7 +237,7 @@ func Export(ctx context.Context, db *sqldb.DB, store folio.BlobStore, w io.Write
 			return err
 		}
 	}
-	profile, err := db.OwnerProfile(ctx)
+	profile, err := db.Archive.OwnerProfile(ctx)
 	if err != nil && !folio.IsNotFound(err) {
 		return err
 	}
@@ -424,19 +424,19 @@ type Summary struct {
 func (a *Archive) Apply(ctx context.Context, db *sqldb.DB, store folio.BlobStore, maxMediaBytes int64) (Summary, error) {
 	var s Summary
 	if a.Profile != nil {
-		if err := db.ImportProfile(ctx, a.Profile); err != nil {
+		if err := db.Archive.ImportProfile(ctx, a.Profile); err != nil {
 			return s, err
 		}
 		s.Profile = true
 	}
 	for _, p := range a.Projects {
-		if err := db.ImportProject(ctx, p); err != nil {
+		if err := db.Archive.ImportProject(ctx, p); err != nil {
 			return s, err
 		}
 		s.Projects++
 	}
 	for _, p := range a.Posts {
-		if err := db.ImportPost(ctx, p); err != nil {
+		if err := db.Archive.ImportPost(ctx, p); err != nil {
 			return s, err
 		}
 		s.Posts++
@@ -482,7 +482,7 @@ func (a *Archive) Apply(ctx context.Context, db *sqldb.DB, store folio.BlobStore
 			variants[i] = v
 		}
 		m.Variants = variants
-		if err := db.ImportMedia(ctx, m); err != nil {
+		if err := db.Archive.ImportMedia(ctx, m); err != nil {
 			return s, err
 		}
 		s.Media++

@@ -24,38 +24,38 @@ func ptr[T any](v T) *T { return &v }
 func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 	t.Helper()
 	ctx := context.Background()
-	owner, err := db.CreateUser(ctx, &folio.UserInput{Email: "olivia@example.com", Name: "Olivia", Role: folio.RoleOwner}, "$argon2id$x")
+	owner, err := db.Identity.CreateUser(ctx, &folio.UserInput{Email: "olivia@example.com", Name: "Olivia", Role: folio.RoleOwner}, "$argon2id$x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.UpdateProfile(ctx, owner.ID, &folio.ProfileUpdate{Bio: ptr("Writes: \"code\" — and prose.\n"), Location: ptr("Lyon"),
+	if _, err := db.Identity.UpdateProfile(ctx, owner.ID, &folio.ProfileUpdate{Bio: ptr("Writes: \"code\" — and prose.\n"), Location: ptr("Lyon"),
 		Website: ptr("https://olivia.example")}); err != nil {
 		t.Fatal(err)
 	}
 	author := folio.PostAuthor{ID: owner.ID, Name: owner.Name, Email: owner.Email}
-	p1, err := db.CreatePost(ctx, &folio.PostInput{Title: ptr("Héllo: wörld — YAML's \"edge\" cases"), Content: ptr("---\nnot front matter\n---\n# Body\n\n```\nkey: value\n```\n"),
+	p1, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr("Héllo: wörld — YAML's \"edge\" cases"), Content: ptr("---\nnot front matter\n---\n# Body\n\n```\nkey: value\n```\n"),
 		Tags: ptr([]string{"Go", "yaml: tricky"}), Category: ptr("notes"), Status: ptr(folio.PostPublished)}, author)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: p1.ID, Publish: true,
+	if _, err := db.Content.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: p1.ID, Publish: true,
 		CrossPlatformPublishing: &folio.CrossPlatformPublishing{Extblog: true}, SEO: &folio.PostSEO{Title: "SEO", Description: "d", Image: "https://img.example/x.png"},
 		SEOSet: true, Series: ptr("Series #1"), Settings: &folio.PostSettings{EnableComments: true, Newsletter: true}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SetPostExtblogID(ctx, p1.ID, "remote-123"); err != nil {
+	if err := db.Content.SetPostExtblogID(ctx, p1.ID, "remote-123"); err != nil {
 		t.Fatal(err)
 	}
-	p2, err := db.CreatePost(ctx, &folio.PostInput{Title: ptr("Draft"), Content: ptr("no trailing newline")}, author)
+	p2, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr("Draft"), Content: ptr("no trailing newline")}, author)
 	if err != nil {
 		t.Fatal(err)
 	}
 	at := time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second)
-	if _, err := db.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: p2.ID, ScheduledAt: &at}); err != nil {
+	if _, err := db.Content.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: p2.ID, ScheduledAt: &at}); err != nil {
 		t.Fatal(err)
 	}
 	for _, title := range []string{"Folio", "Engines"} {
-		if _, err := db.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("About " + title),
+		if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("About " + title),
 			Technologies: ptr([]string{"Go", "SQL"}), Status: ptr(folio.ProjectPublished), DemoURL: ptr("https://demo.example/" + title),
 			Images: ptr([]folio.ProjectImage{{URL: "https://img.example/" + title + ".png", Alt: title, Type: "screenshot"}})}); err != nil {
 			t.Fatal(err)
@@ -75,7 +75,7 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 			obj.Variants = []folio.MediaVariant{{Width: 320, Height: 160, URL: store.URL(vkey), Key: vkey}}
 			obj.Blurhash = "LEHV6nWB2yk8pyo0adR*.7kCMdnj"
 		}
-		if err := db.RecordMedia(ctx, obj, "upload", "", owner.ID); err != nil {
+		if err := db.Content.RecordMedia(ctx, obj, "upload", "", owner.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,7 +181,7 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 		t.Fatal("PostgreSQL → SQLite changed the archive")
 	}
 	// Variants travel with their object: files in the new storage, listed with this site's URLs.
-	media, _, err := back.Media(context.Background(), 1, 10)
+	media, _, err := back.Content.Media(context.Background(), 1, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,15 +197,15 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 		}
 	}
 	// The imported site works: the post answers by slug with its fields.
-	p, err := back.PostBySlug(context.Background(), strings.TrimSuffix(strings.TrimPrefix(postName, "posts/"), ".md"))
+	p, err := back.Content.PostBySlug(context.Background(), strings.TrimSuffix(strings.TrimPrefix(postName, "posts/"), ".md"))
 	if err != nil || p.ExtblogID != "remote-123" || p.SEO == nil || p.SEO.Title != "SEO" || len(p.Tags) != 2 {
 		t.Fatalf("imported post: %+v %v", p, err)
 	}
-	if n, _ := back.JobsOfKind(context.Background(), sqldb.JobWebhookDelivery); len(n) != 0 {
+	if n, _ := back.Jobs.JobsOfKind(context.Background(), sqldb.JobWebhookDelivery); len(n) != 0 {
 		t.Fatal("an import emitted webhook events")
 	}
 	// The scheduled draft keeps its schedule: the imported site has its publish job.
-	if js, _ := back.JobsOfKind(context.Background(), sqldb.JobPublishPost); len(js) != 1 || js[0].Status != sqldb.JobPending {
+	if js, _ := back.Jobs.JobsOfKind(context.Background(), sqldb.JobPublishPost); len(js) != 1 || js[0].Status != sqldb.JobPending {
 		t.Fatalf("publish jobs after import: %+v", js)
 	}
 }

@@ -110,7 +110,7 @@ func (w *Writer) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	if err := w.db.InsertAudit(ctx, batch); err != nil {
+	if err := w.db.Audit.InsertAudit(ctx, batch); err != nil {
 		w.mu.Lock()
 		w.queue = append(batch, w.queue...)
 		w.mu.Unlock()
@@ -152,7 +152,7 @@ func (w *Writer) Prune(ctx context.Context) (int64, error) {
 	if w.opts.RetentionDays <= 0 {
 		return 0, nil
 	}
-	return w.db.PruneAudit(ctx, w.opts.Now().AddDate(0, 0, -w.opts.RetentionDays))
+	return w.db.Audit.PruneAudit(ctx, w.opts.Now().AddDate(0, 0, -w.opts.RetentionDays))
 }
 
 // Close writes everything still queued, within 5 seconds.

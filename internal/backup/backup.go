@@ -151,7 +151,7 @@ func (s *Service) slot(t time.Time) time.Time {
 func (s *Service) Schedule(ctx context.Context) error {
 	at := s.slot(s.now())
 	b, _ := json.Marshal(jobPayload{At: at})
-	return s.DB.EnqueueJob(ctx, JobKind, JobKind+":"+at.Format(time.RFC3339), string(b), at)
+	return s.DB.Jobs.EnqueueJob(ctx, JobKind, JobKind+":"+at.Format(time.RFC3339), string(b), at)
 }
 
 // Handle is the job handler: take the snapshot, then schedule the next slot.

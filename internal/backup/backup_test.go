@@ -83,7 +83,7 @@ func TestRestoreSnapshotTakenDuringWrites(t *testing.T) {
 				default:
 				}
 				title, desc := "p", "written while the snapshot runs"
-				p, err := db.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
+				p, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
 				if err != nil {
 					done <- err
 					return
@@ -130,7 +130,7 @@ func TestRestoreSnapshotTakenDuringWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer restored.Close()
-		all, err := restored.AllProjects(ctx)
+		all, err := restored.Archive.AllProjects(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +208,7 @@ func TestScheduledOnceAcrossInstances(t *testing.T) {
 	if n0+n1 != 1 {
 		t.Fatalf("%d snapshots for one slot", n0+n1)
 	}
-	js, _ := db.JobsOfKind(ctx, backup.JobKind)
+	js, _ := db.Jobs.JobsOfKind(ctx, backup.JobKind)
 	if len(js) != 2 || js[0].Status != sqldb.JobDone || js[1].Status != sqldb.JobPending || !js[1].RunAt.Equal(time.Date(2026, 4, 3, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("jobs %+v", js)
 	}

@@ -136,7 +136,7 @@ func (s *Service) busy(ctx context.Context, start, end time.Time) ([]folio.Inter
 	if err != nil {
 		return nil, asUpstream(err)
 	}
-	held, err := s.DB.BookingBusy(ctx, start, end, s.now().Add(-s.pendingTTL()))
+	held, err := s.DB.Bookings.BookingBusy(ctx, start, end, s.now().Add(-s.pendingTTL()))
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +317,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	dayStart, dayEnd := ownerDay(s.Config.Location, start)
 	lim := sqldb.ReserveLimits{Buffer: buf, StaleBefore: now.Add(-s.pendingTTL()), MaxPerDay: mt.MaxPerDay, DayStart: dayStart, DayEnd: dayEnd,
 		MaxPerEmail: s.MaxPerEmailPerDay, EmailSince: now.Add(-24 * time.Hour)}
-	switch err := s.DB.ReserveBookingLimited(ctx, b, lim); {
+	switch err := s.DB.Bookings.ReserveBookingLimited(ctx, b, lim); {
 	case errors.Is(err, sqldb.ErrEmailLimit):
 		return Answer{}, s.emailLimitError(ctx, b.AttendeeEmail, now)
 	case errors.Is(err, sqldb.ErrIdempotencyKeyUsed):
@@ -344,7 +344,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	}
 	created, err := s.Calendar.CreateEvent(cctx, ev)
 	if err != nil {
-		if derr := s.DB.DeleteBooking(cctx, b.ID); derr != nil {
+		if derr := s.DB.Bookings.DeleteBooking(cctx, b.ID); derr != nil {
 			// The row goes stale after PendingTTL and stops holding the slot then.
 			s.log().Error("booking: reservation not released after provider failure", "booking_id", b.ID, "error", derr.Error())
 		}
@@ -358,7 +358,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	}
 	created.ManageURL = s.manageURL(b.ManageToken)
 	items := s.confirmationItems(created, b, visitorLoc, now)
-	err = s.DB.ConfirmBooking(cctx, b.ID, sqldb.BookingConfirmation{
+	err = s.DB.Bookings.ConfirmBooking(cctx, b.ID, sqldb.BookingConfirmation{
 		ProviderEventID: created.ID, MeetLink: created.MeetLink, EventLink: created.EventLink,
 		ResponseStatus: 200, ResponseBody: body, ConfirmedAt: now,
 	}, func(tx *sql.Tx) error {
@@ -380,7 +380,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 
 // replay looks the key up: done is true when the answer (or error) is final.
 func (s *Service) replay(ctx context.Context, key, hash string) (Answer, bool, error) {
-	prev, err := s.DB.BookingByIdempotencyKey(ctx, key)
+	prev, err := s.DB.Bookings.BookingByIdempotencyKey(ctx, key)
 	if folio.IsNotFound(err) {
 		return Answer{}, false, nil
 	}
@@ -439,7 +439,7 @@ func (s *Service) confirmationItems(ev folio.CalendarEvent, b *sqldb.Booking, vi
 // EventICS returns the .ics of the booking (confirmed, or cancelled: STATUS:CANCELLED) whose event link carries token (the local
 // provider's event link), or ENOTFOUND.
 func (s *Service) EventICS(ctx context.Context, token string) ([]byte, error) {
-	b, err := s.DB.BookingByICSToken(ctx, token)
+	b, err := s.DB.Bookings.BookingByICSToken(ctx, token)
 	if err != nil {
 		return nil, err
 	}

@@ -52,9 +52,9 @@ func newService(t testing.TB, db *sqldb.DB, cal folio.Calendar, provider string)
 	clock := foliotest.NewClock(testNow)
 	svc.Now = clock.Now
 	svc.Owner = folio.Participant{Name: "Olivia Owner", Email: "owner@example.com"}
-	ob := mail.NewOutbox(db, nil, folio.MailAddress{Email: "folio@example.com"}, nil)
+	ob := mail.NewOutbox(db.Outbox, nil, folio.MailAddress{Email: "folio@example.com"}, nil)
 	ob.Now = clock.Now
-	svc.Mail, svc.Outbox = ob, db
+	svc.Mail, svc.Outbox = ob, db.Outbox
 	return svc
 }
 
@@ -133,7 +133,7 @@ func TestBookConfirmsAndQueuesMails(t *testing.T) {
 			!ev.Start.Equal(time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC)) || ev.End.Sub(ev.Start) != 30*time.Minute {
 			t.Errorf("event %+v", ev)
 		}
-		b, err := db.Booking(ctx, ev.ID)
+		b, err := db.Bookings.Booking(ctx, ev.ID)
 		if err != nil || b.Status != sqldb.BookingConfirmed || b.ProviderEventID != ev.ID || b.Provider != "fake" {
 			t.Fatalf("booking %+v (%v)", b, err)
 		}
@@ -386,7 +386,7 @@ func TestStalePendingReservationFreesTheSlot(t *testing.T) {
 		crashed := &sqldb.Booking{ID: folio.NewID(), Start: start, End: start.Add(30 * time.Minute), DurationMinutes: 30,
 			TimeZone: "UTC", Summary: "s", AttendeeName: "a", AttendeeEmail: "a@example.org", Provider: "fake",
 			CreatedAt: testNow.Add(-booking.DefaultPendingTTL - time.Minute)}
-		if err := db.ReserveBooking(ctx, crashed, 0, time.Time{}); err != nil {
+		if err := db.Bookings.ReserveBooking(ctx, crashed, 0, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		if slots, _ := svc.Available(ctx, "2026-03-04", 30, "UTC"); !hasSlot(slots, "2026-03-04T15:00:00Z") {
@@ -395,7 +395,7 @@ func TestStalePendingReservationFreesTheSlot(t *testing.T) {
 		if _, err := svc.Book(ctx, request("2026-03-04T15:00:00Z"), ""); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Booking(ctx, crashed.ID); !folio.IsNotFound(err) {
+		if _, err := db.Bookings.Booking(ctx, crashed.ID); !folio.IsNotFound(err) {
 			t.Errorf("stale reservation not deleted: %v", err)
 		}
 	})
@@ -455,7 +455,7 @@ func TestCheckConflictAndBuffer(t *testing.T) {
 
 func TestLocalProvider(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
-		cal, err := local.New(db, "https://folio.example.com/", "https://meet.example.com/room-{id}")
+		cal, err := local.New(db.Bookings, "https://folio.example.com/", "https://meet.example.com/room-{id}")
 		if err != nil {
 			t.Fatal(err)
 		}

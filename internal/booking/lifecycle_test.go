@@ -101,7 +101,7 @@ func TestManageRescheduleCancel(t *testing.T) {
 		if _, err := svc.Get(ctx, strings.Repeat("A", 43)); errorCode(err) != folio.ENOTFOUND {
 			t.Errorf("unknown token: %v", err)
 		}
-		reminders, _ := db.JobsOfKind(ctx, booking.JobReminder)
+		reminders, _ := db.Jobs.JobsOfKind(ctx, booking.JobReminder)
 		if len(reminders) != 2 {
 			t.Fatalf("%d reminder jobs, want 2", len(reminders))
 		}
@@ -129,7 +129,7 @@ func TestManageRescheduleCancel(t *testing.T) {
 		if len(cal.Events()) != 1 || !ev.Start.Equal(time.Date(2026, 3, 5, 15, 30, 0, 0, time.UTC)) || ev.Sequence != 2 {
 			t.Errorf("provider event %+v (the same event must move)", ev)
 		}
-		b, _ := db.Booking(ctx, st.ID)
+		b, _ := db.Bookings.Booking(ctx, st.ID)
 		if b.Sequence != 2 || !b.Start.Equal(ev.Start) {
 			t.Errorf("booking %+v", b)
 		}
@@ -139,7 +139,7 @@ func TestManageRescheduleCancel(t *testing.T) {
 			t.Errorf("old day has %d slots (%v), want all 18", len(slots), err)
 		}
 		// Reminders follow the move: the pending ones are those of the new start.
-		reminders, _ = db.JobsOfKind(ctx, booking.JobReminder)
+		reminders, _ = db.Jobs.JobsOfKind(ctx, booking.JobReminder)
 		for _, j := range reminders {
 			if !strings.Contains(j.Key, ":"+itoa(ev.Start.Unix())+":") {
 				t.Errorf("reminder %s planned for an old start", j.Key)
@@ -180,7 +180,7 @@ func TestManageRescheduleCancel(t *testing.T) {
 		if _, del := cal.Changes(); del != 1 {
 			t.Errorf("%d provider deletes, want 1 (the second cancel is a replay)", del)
 		}
-		reminders, _ = db.JobsOfKind(ctx, booking.JobReminder)
+		reminders, _ = db.Jobs.JobsOfKind(ctx, booking.JobReminder)
 		if len(reminders) != 0 {
 			t.Errorf("%d reminder jobs left after the cancel", len(reminders))
 		}
@@ -362,7 +362,7 @@ func TestCancelRacingReschedule(t *testing.T) {
 			wg.Wait()
 			st, _ := svc.Get(ctx, token)
 			ev, _ := cal.Event(st.ID)
-			b, _ := db.Booking(ctx, st.ID)
+			b, _ := db.Bookings.Booking(ctx, st.ID)
 			switch st.Status {
 			case "cancelled":
 				if !ev.Cancelled {
@@ -395,7 +395,7 @@ func TestRemindersOnceAndNeverWhenCancelled(t *testing.T) {
 		// Even a reminder job of the cancelled booking that a worker claimed before the cancel
 		// deleted it does nothing: enqueue one by hand.
 		dst, _ := svc.Get(ctx, dropToken)
-		db.EnqueueJob(ctx, booking.JobReminder, "booking-reminder:"+dst.ID+":x", `{"bookingId":"`+dst.ID+`","start":"2026-03-04T16:00:00Z","before":"1h"}`, testNow)
+		db.Jobs.EnqueueJob(ctx, booking.JobReminder, "booking-reminder:"+dst.ID+":x", `{"bookingId":"`+dst.ID+`","start":"2026-03-04T16:00:00Z","before":"1h"}`, testNow)
 		scheds := make([]*jobs.Scheduler, 2)
 		for i := range scheds {
 			scheds[i] = jobs.New(db, nil)

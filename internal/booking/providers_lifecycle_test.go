@@ -122,13 +122,13 @@ func TestLifecycleOnCalDAV(t *testing.T) {
 
 func TestLifecycleOnLocal(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
-		cal, err := local.New(db, "https://site.example", "")
+		cal, err := local.New(db.Bookings, "https://site.example", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		svc := newService(t, db, cal, "local")
 		id := rescheduleThenCancel(t, svc, cal, "2026-03-04")
-		b, err := db.Booking(context.Background(), id)
+		b, err := db.Bookings.Booking(context.Background(), id)
 		if err != nil || b.Status != sqldb.BookingCancelled || b.ICSToken == "" {
 			t.Fatalf("local booking %+v %v", b, err)
 		}

@@ -20,11 +20,11 @@ func TestLifecycleWebhookEvents(t *testing.T) {
 		ctx := context.Background()
 		hook := folio.Webhook{ID: "hook-booking", URL: "https://r.example/b", Events: []string{folio.EventBookingCreated,
 			folio.EventBookingRescheduled, folio.EventBookingCancelled}, CreatedAt: time.Now()}
-		if err := db.CreateWebhook(ctx, hook, "whsec_AAAA"); err != nil {
+		if err := db.Webhooks.CreateWebhook(ctx, hook, "whsec_AAAA"); err != nil {
 			t.Fatal(err)
 		}
 		events := func() []string {
-			ds, _, err := db.WebhookDeliveries(ctx, hook.ID, 1, 100)
+			ds, _, err := db.Webhooks.WebhookDeliveries(ctx, hook.ID, 1, 100)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -80,7 +80,7 @@ func apikeyCreate(ctx context.Context, args []string, env Env) error {
 	}
 	secret, prefix, hash := auth.MintAPIKey()
 	k := &folio.APIKey{UserID: user.ID, Name: in.Name, Level: level, Prefix: prefix, ExpiresAt: in.Expiry()}
-	if err := db.CreateAPIKey(ctx, k, hash); err != nil {
+	if err := db.Identity.CreateAPIKey(ctx, k, hash); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, secret)
@@ -96,13 +96,13 @@ func apikeyCreate(ctx context.Context, args []string, env Env) error {
 // keyOwner finds the user a new key acts for: by email, or the only owner.
 func keyOwner(ctx context.Context, db *sqldb.DB, email string) (*folio.User, error) {
 	if email != "" {
-		u, err := db.UserByEmail(ctx, email)
+		u, err := db.Identity.UserByEmail(ctx, email)
 		if folio.IsNotFound(err) {
 			return nil, fmt.Errorf("apikey create: no user has the email %q (folio user create adds one)", email)
 		}
 		return u, err
 	}
-	users, err := db.Users(ctx)
+	users, err := db.Identity.Users(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func apikeyList(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer db.Close()
-	keys, err := db.APIKeys(ctx, all)
+	keys, err := db.Identity.APIKeys(ctx, all)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func apikeyRevoke(ctx context.Context, args []string, env Env) error {
 			log.Warn("could not notify running servers; they pick the revocation up within seconds", "error", err.Error())
 		}
 	}
-	if err := db.RevokeAPIKey(ctx, id); err != nil {
+	if err := db.Identity.RevokeAPIKey(ctx, id); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "revoked %s\n", id)

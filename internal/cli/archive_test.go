@@ -44,11 +44,11 @@ func TestExportImportCommands(t *testing.T) {
 	srcDir := t.TempDir()
 	db := openData(t, srcDir)
 	title, content, status := "Round trip", "# Hi\n", folio.PostPublished
-	if _, err := db.CreatePost(context.Background(), &folio.PostInput{Title: &title, Content: &content, Status: &status}, folio.PostAuthor{Name: "O"}); err != nil {
+	if _, err := db.Content.CreatePost(context.Background(), &folio.PostInput{Title: &title, Content: &content, Status: &status}, folio.PostAuthor{Name: "O"}); err != nil {
 		t.Fatal(err)
 	}
 	ptitle, pdesc := "Project", "desc"
-	if _, err := db.CreateProject(context.Background(), &folio.ProjectInput{Title: &ptitle, Description: &pdesc}); err != nil {
+	if _, err := db.Content.CreateProject(context.Background(), &folio.ProjectInput{Title: &ptitle, Description: &pdesc}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -94,7 +94,7 @@ func TestRestoreCommand(t *testing.T) {
 	dir := t.TempDir()
 	db := openData(t, dir)
 	title, desc := "Before the snapshot", "d"
-	if _, err := db.CreateProject(context.Background(), &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
+	if _, err := db.Content.CreateProject(context.Background(), &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
 		t.Fatal(err)
 	}
 	snap := filepath.Join(t.TempDir(), "snap.db")
@@ -102,7 +102,7 @@ func TestRestoreCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	title2 := "After the snapshot"
-	if _, err := db.CreateProject(context.Background(), &folio.ProjectInput{Title: &title2, Description: &desc}); err != nil {
+	if _, err := db.Content.CreateProject(context.Background(), &folio.ProjectInput{Title: &title2, Description: &desc}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -118,7 +118,7 @@ func TestRestoreCommand(t *testing.T) {
 	}
 	db = openData(t, dir)
 	defer db.Close()
-	all, _ := db.AllProjects(context.Background())
+	all, _ := db.Archive.AllProjects(context.Background())
 	if len(all) != 1 || all[0].Title != "Before the snapshot" {
 		t.Fatalf("after restore: %+v", all)
 	}
@@ -141,7 +141,7 @@ func TestExtblogImportCommand(t *testing.T) {
 	dir := t.TempDir()
 	db := openData(t, dir)
 	title, content := "Mine first", "local body"
-	local, err := db.CreatePost(context.Background(), &folio.PostInput{Title: &title, Content: &content}, folio.PostAuthor{})
+	local, err := db.Content.CreatePost(context.Background(), &folio.PostInput{Title: &title, Content: &content}, folio.PostAuthor{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestExtblogImportCommand(t *testing.T) {
 	}
 	db = openData(t, dir)
 	defer db.Close()
-	posts, err := db.AllPosts(context.Background())
+	posts, err := db.Archive.AllPosts(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

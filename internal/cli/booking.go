@@ -43,7 +43,7 @@ func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox 
 		cal, err = caldav.New(caldav.Config{URL: cfg.CalDAVURL, Username: cfg.CalDAVUsername, Password: cfg.CalDAVPassword,
 			MeetingURLTemplate: cfg.BookingMeetingTemplate, Location: cfg.BookingTimezone})
 	default:
-		cal, err = local.New(db, cfg.SiteURL, cfg.BookingMeetingTemplate)
+		cal, err = local.New(db.Bookings, cfg.SiteURL, cfg.BookingMeetingTemplate)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("CALENDAR_PROVIDER=%s: %w", provider, err)
@@ -62,7 +62,7 @@ func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox 
 	svc.SiteURL = cfg.SiteURL
 	svc.Reminders = cfg.BookingReminders
 	svc.MaxPerEmailPerDay = cfg.BookingMaxPerEmailPerDay
-	svc.Mail, svc.Outbox = outbox, db
+	svc.Mail, svc.Outbox = outbox, db.Outbox
 	svc.Log = log
 	if provider != "caldav" && cfg.CalDAVURL != "" {
 		log.Warn("CALDAV_URL is set but unused: set CALENDAR_PROVIDER=caldav to book against it", "provider", provider)

@@ -122,7 +122,7 @@ func announceStart(ctx context.Context, cfg *config.Config, db *sqldb.DB, listen
 	if cfg.NextAuthURL != "" {
 		log.Info("behind a proxy, the dashboard is at "+strings.TrimRight(cfg.NextAuthURL, "/")+"/admin/", "dashboard_public", strings.TrimRight(cfg.NextAuthURL, "/")+"/admin/")
 	}
-	n, err := db.CountUsers(ctx)
+	n, err := db.Identity.CountUsers(ctx)
 	switch {
 	case err != nil:
 		log.Warn("could not count users", "error", err.Error())

@@ -36,5 +36,5 @@ func newOutbox(cfg *config.Config, db *sqldb.DB, log *slog.Logger) (*mail.Outbox
 		mailer = eml
 		log.Info("no SMTP_HOST: mail is written as .eml files", "dir", eml.Dir())
 	}
-	return mail.NewOutbox(db, mailer, from, log), recipient, nil
+	return mail.NewOutbox(db.Outbox, mailer, from, log), recipient, nil
 }

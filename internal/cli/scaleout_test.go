@@ -72,7 +72,7 @@ func TestCacheInvalidationAcrossInstances(t *testing.T) {
 	w.Changed = func(scope string) { w.Notify(ctx, scope) }
 	for want := 1; want <= 3; want++ {
 		title, desc, status := "Shared", "written elsewhere", folio.ProjectPublished
-		if _, err := w.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Status: &status}); err != nil {
+		if _, err := w.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Status: &status}); err != nil {
 			t.Fatal(err)
 		}
 		for _, base := range []string{a, b} {

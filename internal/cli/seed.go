@@ -49,7 +49,7 @@ func p[T any](v T) *T { return &v }
 // SeedDemo adds realistic demo content to a database without projects and reports how many items
 // it added (0 when content exists, so running it twice is harmless).
 func SeedDemo(ctx context.Context, db *sqldb.DB) (int, error) {
-	_, total, err := db.Projects(ctx, folio.ProjectFilter{Page: 1, Limit: 1})
+	_, total, err := db.Content.Projects(ctx, folio.ProjectFilter{Page: 1, Limit: 1})
 	if err != nil || total > 0 {
 		return 0, err
 	}
@@ -74,7 +74,7 @@ func SeedDemo(ctx context.Context, db *sqldb.DB) (int, error) {
 	}
 	n := 0
 	for i := range projects {
-		if _, err := db.CreateProject(ctx, &projects[i]); err != nil {
+		if _, err := db.Content.CreateProject(ctx, &projects[i]); err != nil {
 			return n, err
 		}
 		n++
@@ -112,7 +112,7 @@ func seedPosts(ctx context.Context, db *sqldb.DB) (int, error) {
 	}
 	n := 0
 	for i := range posts {
-		if _, err := db.CreatePost(ctx, &posts[i], author); err != nil {
+		if _, err := db.Content.CreatePost(ctx, &posts[i], author); err != nil {
 			return n, err
 		}
 		n++

@@ -36,7 +36,7 @@ var demoReferrers = []string{"", "", "", "https://github.com/example", "https://
 // returns how many events it queued.
 func SeedDemoAnalytics(ctx context.Context, db *sqldb.DB, loc *time.Location, siteURL string, now time.Time) (int, error) {
 	var paths []string
-	projects, _, err := db.Projects(ctx, folio.ProjectFilter{Page: 1, Limit: 100, Statuses: []string{"published"}})
+	projects, _, err := db.Content.Projects(ctx, folio.ProjectFilter{Page: 1, Limit: 100, Statuses: []string{"published"}})
 	if err != nil {
 		return 0, err
 	}
@@ -47,7 +47,7 @@ func SeedDemoAnalytics(ctx context.Context, db *sqldb.DB, loc *time.Location, si
 		titles[path] = p.Title
 		paths = append(paths, path)
 	}
-	posts, _, err := db.Posts(ctx, folio.PostFilter{Page: 1, Limit: 100, Statuses: []string{"published"}})
+	posts, _, err := db.Content.Posts(ctx, folio.PostFilter{Page: 1, Limit: 100, Statuses: []string{"published"}})
 	if err != nil {
 		return 0, err
 	}

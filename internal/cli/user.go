@@ -89,7 +89,7 @@ func runUserCreate(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	u, err := db.CreateUser(ctx, &in, hash)
+	u, err := db.Identity.CreateUser(ctx, &in, hash)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func runUserAdmin(ctx context.Context, cmd string, args []string, env Env) error
 		}
 	}
 	if cmd == "list" {
-		users, err := db.Users(ctx)
+		users, err := db.Identity.Users(ctx)
 		if err != nil {
 			return err
 		}
@@ -164,7 +164,7 @@ func runUserAdmin(ctx context.Context, cmd string, args []string, env Env) error
 		}
 		return nil
 	}
-	u, err := db.UserByEmail(ctx, email)
+	u, err := db.Identity.UserByEmail(ctx, email)
 	if err != nil {
 		return fmt.Errorf("user %s: %w", cmd, err)
 	}
@@ -174,22 +174,22 @@ func runUserAdmin(ctx context.Context, cmd string, args []string, env Env) error
 		if err != nil {
 			return err
 		}
-		if _, err := db.ChangePassword(ctx, u.ID, hash, ""); err != nil {
+		if _, err := db.Identity.ChangePassword(ctx, u.ID, hash, ""); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "password of %s changed; every session of theirs has ended\n", u.Email)
 	case "delete":
-		if err := db.DeleteUser(ctx, u.ID); err != nil {
+		if err := db.Identity.DeleteUser(ctx, u.ID); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "deleted %s, with their API keys and sessions\n", u.Email)
 	case "role":
-		if err := db.SetUserRole(ctx, u.ID, folio.Role(role)); err != nil {
+		if err := db.Identity.SetUserRole(ctx, u.ID, folio.Role(role)); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "%s is now %s; their sessions have ended\n", u.Email, role)
 	case "totp-reset":
-		if err := db.DisableTOTP(ctx, u.ID); err != nil {
+		if err := db.Identity.DisableTOTP(ctx, u.ID); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "two-factor sign-in is off for %s; they sign in with their password and can set it up again\n", u.Email)
@@ -318,7 +318,7 @@ func bootstrapOwner(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *
 	if cfg.AdminEmail == "" || cfg.AdminPassword == "" {
 		return errors.New("config: FOLIO_ADMIN_EMAIL and FOLIO_ADMIN_PASSWORD must be set together")
 	}
-	if n, err := db.CountUsers(ctx); err != nil || n > 0 {
+	if n, err := db.Identity.CountUsers(ctx); err != nil || n > 0 {
 		return err
 	}
 	name, _, _ := strings.Cut(cfg.AdminEmail, "@")
@@ -330,7 +330,7 @@ func bootstrapOwner(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *
 	if err != nil {
 		return err
 	}
-	u, err := db.CreateFirstUser(ctx, &in, hash)
+	u, err := db.Identity.CreateFirstUser(ctx, &in, hash)
 	if err != nil {
 		return err
 	}

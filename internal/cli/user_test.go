@@ -192,7 +192,7 @@ func TestServeIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	users, err := db.Users(context.Background())
+	users, err := db.Identity.Users(context.Background())
 	if err != nil || len(users) != 2 || users[0].Email != "boss@example.com" {
 		t.Errorf("users after a restart: %d (boss, cli-owner expected) %v", len(users), err)
 	}

@@ -207,7 +207,7 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 			s.log(r).Warn("audit log: flush before listing failed", "error", err.Error())
 		}
 	}
-	entries, total, err := s.DB.AuditEntries(r.Context(), f)
+	entries, total, err := s.DB.Audit.AuditEntries(r.Context(), f)
 	if err != nil {
 		return err
 	}

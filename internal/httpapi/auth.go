@@ -238,9 +238,9 @@ func (id *Identity) user(ctx context.Context, sub, email string, now time.Time) 
 	if ok && now.Sub(c.at) < id.cfg.UserCacheTTL && !now.Before(c.at) {
 		return c.user, nil
 	}
-	u, err := id.db.User(ctx, sub)
+	u, err := id.db.Identity.User(ctx, sub)
 	if folio.IsNotFound(err) && strings.Contains(email, "@") {
-		u, err = id.db.UserByEmail(ctx, email)
+		u, err = id.db.Identity.UserByEmail(ctx, email)
 	}
 	if err != nil {
 		if folio.IsNotFound(err) {
@@ -271,7 +271,7 @@ func (id *Identity) apiKey(ctx context.Context, hash []byte, now time.Time) (*fo
 	if ok && now.Sub(c.at) < id.cfg.UserCacheTTL && !now.Before(c.at) {
 		return c.key, c.owner, nil
 	}
-	k, owner, err := id.db.APIKeyByHash(ctx, hash)
+	k, owner, err := id.db.Identity.APIKeyByHash(ctx, hash)
 	if err != nil {
 		if folio.IsNotFound(err) {
 			id.usersMu.Lock()
@@ -428,7 +428,7 @@ func (id *Identity) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	if err := id.db.TouchAPIKeys(ctx, batch); err != nil {
+	if err := id.db.Identity.TouchAPIKeys(ctx, batch); err != nil {
 		id.usage.mu.Lock()
 		for k := range batch {
 			id.usage.dirty[k] = true

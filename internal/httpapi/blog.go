@@ -90,7 +90,7 @@ func (s *Server) listPosts(w http.ResponseWriter, r *http.Request) error {
 	if f.Statuses, err = listStatuses(r, "posts"); err != nil {
 		return err
 	}
-	ps, total, err := s.DB.Posts(r.Context(), f)
+	ps, total, err := s.DB.Content.Posts(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func writePost(w http.ResponseWriter, status int, p *folio.Post) error {
 
 func (s *Server) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
 	key := r.PathValue("slug")
-	p, err := s.DB.PostBySlug(r.Context(), key)
+	p, err := s.DB.Content.PostBySlug(r.Context(), key)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (s *Server) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getPostByID(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.DB.Post(r.Context(), r.PathValue("id"))
+	p, err := s.DB.Content.Post(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (s *Server) createPost(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	a := folio.ActorFrom(r.Context())
-	p, err := s.DB.CreatePost(r.Context(), &in, folio.PostAuthor{ID: a.UserID, Name: a.Name, Email: a.Email})
+	p, err := s.DB.Content.CreatePost(r.Context(), &in, folio.PostAuthor{ID: a.UserID, Name: a.Name, Email: a.Email})
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (s *Server) createPost(w http.ResponseWriter, r *http.Request) error {
 // postIDBySlug resolves the current slug of a post for a write. A former slug is 404: writes
 // name posts exactly, and the message says where the post went.
 func (s *Server) postIDBySlug(ctx context.Context, key string) (string, error) {
-	p, err := s.DB.PostBySlug(ctx, key)
+	p, err := s.DB.Content.PostBySlug(ctx, key)
 	if err != nil {
 		return "", err
 	}
@@ -189,7 +189,7 @@ func (s *Server) updatePost(w http.ResponseWriter, r *http.Request, id func() (s
 	if err != nil {
 		return err
 	}
-	p, err := s.DB.UpdatePost(r.Context(), pid, &in)
+	p, err := s.DB.Content.UpdatePost(r.Context(), pid, &in)
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func (s *Server) deletePostByID(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deletePost(w http.ResponseWriter, r *http.Request, id string) error {
-	if err := s.DB.DeletePost(r.Context(), id); err != nil {
+	if err := s.DB.Content.DeletePost(r.Context(), id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -239,7 +239,7 @@ func (s *Server) savePublishingOptions(w http.ResponseWriter, r *http.Request) e
 	if err := s.mayCrossPublish(r, plan); err != nil {
 		return err
 	}
-	p, err := s.DB.SavePublishingOptions(r.Context(), plan)
+	p, err := s.DB.Content.SavePublishingOptions(r.Context(), plan)
 	if err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ func (s *Server) mayCrossPublish(r *http.Request, plan *folio.PublishingPlan) er
 	if !plan.Publish && plan.ScheduledAt == nil {
 		return nil
 	}
-	p, err := s.DB.Post(r.Context(), plan.PostID)
+	p, err := s.DB.Content.Post(r.Context(), plan.PostID)
 	if err != nil {
 		return err
 	}
@@ -300,7 +300,7 @@ func (s *Server) publishOnPlatform(r *http.Request, p *folio.Post) folio.Platfor
 	id, err := s.ArticlePublisher.PublishArticle(r.Context(), p)
 	if err == nil {
 		if id != "" && id != p.ExtblogID {
-			if err := s.DB.SetPostExtblogID(r.Context(), p.ID, id); err != nil {
+			if err := s.DB.Content.SetPostExtblogID(r.Context(), p.ID, id); err != nil {
 				s.log(r).Error("platform post id not stored", "post_id", p.ID, "error", err.Error())
 			}
 			p.ExtblogID = id

@@ -239,7 +239,7 @@ func (s *Server) deleteMeetingType(w http.ResponseWriter, r *http.Request) error
 	if _, err := s.bookingService(); err != nil {
 		return err
 	}
-	if err := s.DB.DeleteMeetingType(r.Context(), r.PathValue("slug")); err != nil {
+	if err := s.DB.Bookings.DeleteMeetingType(r.Context(), r.PathValue("slug")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -279,7 +279,7 @@ func (s *Server) deleteOverride(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.bookingService(); err != nil {
 		return err
 	}
-	if err := s.DB.DeleteOverride(r.Context(), r.PathValue("date")); err != nil {
+	if err := s.DB.Bookings.DeleteOverride(r.Context(), r.PathValue("date")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

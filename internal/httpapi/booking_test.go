@@ -53,9 +53,9 @@ func newBookingService(t testing.TB, db *sqldb.DB, cal folio.Calendar, tweak ...
 	}
 	svc.Now = func() time.Time { return bookingNow }
 	svc.Owner = folio.Participant{Name: "Olivia Owner", Email: "owner@example.com"}
-	ob := mail.NewOutbox(db, nil, folio.MailAddress{Email: "folio@example.com"}, nil)
+	ob := mail.NewOutbox(db.Outbox, nil, folio.MailAddress{Email: "folio@example.com"}, nil)
 	ob.Now = svc.Now
-	svc.Mail, svc.Outbox = ob, db
+	svc.Mail, svc.Outbox = ob, db.Outbox
 	return svc
 }
 
@@ -419,7 +419,7 @@ func TestBookingIdempotencyAndFailureThroughHTTP(t *testing.T) {
 func TestBookingLocalEventLink(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		var ts *testServer
-		cal, err := local.New(db, "http://folio.test", "")
+		cal, err := local.New(db.Bookings, "http://folio.test", "")
 		if err != nil {
 			t.Fatal(err)
 		}

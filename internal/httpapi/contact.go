@@ -138,7 +138,7 @@ func (s *Server) contact(w http.ResponseWriter, r *http.Request) error {
 	record := sqldb.ContactMessage{ID: folio.NewID(), Name: in.Name, Email: in.Email, Subject: in.Subject, Message: in.Message, CreatedAt: s.now().UTC()}
 	stored := false
 	_, err = s.Outbox.SendNowStoring(r.Context(), msg, func(ctx context.Context, item foliomail.OutboxItem) error {
-		err := s.DB.InsertContactMessage(ctx, record, item)
+		err := s.DB.Contact.InsertContactMessage(ctx, record, item)
 		stored = err == nil
 		return err
 	})
@@ -164,7 +164,7 @@ func (s *Server) listContactMessages(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	items, total, err := s.DB.ContactMessages(r.Context(), page, limit)
+	items, total, err := s.DB.Contact.ContactMessages(r.Context(), page, limit)
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func (s *Server) listOutbox(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return folio.BadRequest("status", "must be pending, sent, failed or dead")
 	}
-	items, total, err := s.DB.OutboxEntries(r.Context(), status, page, limit)
+	items, total, err := s.DB.Outbox.OutboxEntries(r.Context(), status, page, limit)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func newContactServer(t *testing.T, db *sqldb.DB, smtp *smtptest.Server, helperL
 	if err != nil {
 		t.Fatal(err)
 	}
-	outbox := mail.NewOutbox(db, mailer, from, nil)
+	outbox := mail.NewOutbox(db.Outbox, mailer, from, nil)
 	ts := newTestServer(t, db, func(s *Server) {
 		s.Outbox, s.ContactRecipient = outbox, folio.MailAddress{Name: "Owner", Email: "owner@example.org"}
 		s.Limits.Helper = helperLimit

@@ -53,7 +53,7 @@ type previewOutput struct {
 }
 
 func (s *Server) setupState(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.DB.CountUsers(r.Context())
+	n, err := s.DB.Identity.CountUsers(r.Context())
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func TestSetupState(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.CreateUser(t.Context(), &folio.UserInput{Email: "o@example.com", Name: "O", Role: folio.RoleOwner, Password: "a-long-enough-password"}, hash); err != nil {
+		if _, err := db.Identity.CreateUser(t.Context(), &folio.UserInput{Email: "o@example.com", Name: "O", Role: folio.RoleOwner, Password: "a-long-enough-password"}, hash); err != nil {
 			t.Fatal(err)
 		}
 		res = ts.do("GET", "/api/setup", "", nil)

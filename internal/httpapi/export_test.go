@@ -22,7 +22,7 @@ func TestExportRoute(t *testing.T) {
 		ts := newTestServer(t, db, func(s *Server) { s.MediaStore = store })
 		v := newOpenAPIValidator(t, ts)
 		title, desc := "Exported", "d"
-		if _, err := db.CreateProject(context.Background(), &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
+		if _, err := db.Content.CreateProject(context.Background(), &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
 			t.Fatal(err)
 		}
 		res := ts.do("GET", "/api/export", "admin", nil)

@@ -311,7 +311,7 @@ func createArticle(t *testing.T, db *sqldb.DB, title string) *folio.Post {
 	in := &folio.PostInput{Title: &title, Content: &content, Tags: &tags, Status: &status, Series: &series,
 		SEO:      &folio.PostSEO{Title: "SEO " + title, Description: "About " + title, Image: "/media/cover.png"},
 		Settings: &folio.PostSettings{EnableComments: false, EnableReactions: true, Newsletter: true}}
-	p, err := db.CreatePost(context.Background(), in, folio.PostAuthor{ID: "u1", Name: "Owner", Email: "owner@example.org"})
+	p, err := db.Content.CreatePost(context.Background(), in, folio.PostAuthor{ID: "u1", Name: "Owner", Email: "owner@example.org"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func createArticle(t *testing.T, db *sqldb.DB, title string) *folio.Post {
 
 func mustPost(t *testing.T, db *sqldb.DB, id string) *folio.Post {
 	t.Helper()
-	p, err := db.Post(context.Background(), id)
+	p, err := db.Content.Post(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func mustPost(t *testing.T, db *sqldb.DB, id string) *folio.Post {
 
 func mustState(t *testing.T, db *sqldb.DB, id string) sqldb.ExtblogState {
 	t.Helper()
-	st, err := db.ExtblogState(context.Background(), id)
+	st, err := db.Extblog.ExtblogState(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestExtblogSyncTable(t *testing.T) {
 
 		// Publishing again updates the same post: never a duplicate.
 		newTitle := "Tide Tables, revised"
-		if _, err := db.UpdatePost(context.Background(), a.ID, &folio.PostInput{Title: &newTitle}); err != nil {
+		if _, err := db.Content.UpdatePost(context.Background(), a.ID, &folio.PostInput{Title: &newTitle}); err != nil {
 			t.Fatal(err)
 		}
 		res = e.call("POST", "/api/extblog/publish", "admin", body)
@@ -709,7 +709,7 @@ func TestExtblogWebhookEvents(t *testing.T) {
 
 		// POST_PUBLISHED inserts local metadata, with the content read from the platform.
 		e.webhook(t, nativeEvent("d1", extblogfake.DefaultPublicationID, pid, "post_published"), "")
-		p, err := db.PostBySlug(ctx, "written-on-the-platform")
+		p, err := db.Content.PostBySlug(ctx, "written-on-the-platform")
 		if err != nil {
 			t.Fatalf("no local article after POST_PUBLISHED: %v", err)
 		}
@@ -725,7 +725,7 @@ func TestExtblogWebhookEvents(t *testing.T) {
 		}
 		// A repeated event under a new delivery id (or the spec's shape) converges to the same state.
 		e.webhook(t, specEvent("POST_PUBLISHED", pid, "written-on-the-platform", "Written on the platform"), "")
-		if list, total, _ := db.Posts(ctx, folio.PostFilter{Page: 1, Limit: 10}); total != 1 || len(list) != 1 {
+		if list, total, _ := db.Content.Posts(ctx, folio.PostFilter{Page: 1, Limit: 10}); total != 1 || len(list) != 1 {
 			t.Errorf("%d articles after a repeated POST_PUBLISHED, want 1", total)
 		}
 
@@ -759,7 +759,7 @@ func TestExtblogWebhookEvents(t *testing.T) {
 		e.webhook(t, nativeEvent("d0", extblogfake.DefaultPublicationID, pid, "post_updated"), "")
 		e.webhook(t, specEvent("POST_PUBLISHED", pid, "written-on-the-platform", "Written on the platform"), "")
 		e.webhook(t, nativeEvent("d2", extblogfake.DefaultPublicationID, pid, "post_deleted"), "")
-		if _, total, _ := db.Posts(ctx, folio.PostFilter{Page: 1, Limit: 10}); total != 1 {
+		if _, total, _ := db.Content.Posts(ctx, folio.PostFilter{Page: 1, Limit: 10}); total != 1 {
 			t.Errorf("%d articles after late deliveries, want 1", total)
 		}
 		if p2 := mustPost(t, db, p.ID); p2.ArchivedAt == nil || p2.ExtblogID != "" || p2.Content != "Second version." {
@@ -770,7 +770,7 @@ func TestExtblogWebhookEvents(t *testing.T) {
 		qid := e.fake.AddPost(extblogfake.Post{Title: "Second", Slug: "second", ContentMarkdown: "Two."})
 		e.webhook(t, nativeEvent("q2", extblogfake.DefaultPublicationID, qid, "post_updated"), "")
 		e.webhook(t, nativeEvent("q1", extblogfake.DefaultPublicationID, qid, "post_published"), "")
-		if q, err := db.PostBySlug(ctx, "second"); err != nil || q.ExtblogID != qid || q.Content != "Two." {
+		if q, err := db.Content.PostBySlug(ctx, "second"); err != nil || q.ExtblogID != qid || q.Content != "Two." {
 			t.Errorf("out-of-order UPDATED/PUBLISHED: %v %+v", err, q)
 		}
 
@@ -779,7 +779,7 @@ func TestExtblogWebhookEvents(t *testing.T) {
 		gid := e.fake.AddPost(extblogfake.Post{Title: "Gone", Slug: "gone", ContentMarkdown: "Gone.", Removed: true})
 		e.webhook(t, nativeEvent("g2", extblogfake.DefaultPublicationID, gid, "post_deleted"), "")
 		e.webhook(t, nativeEvent("g1", extblogfake.DefaultPublicationID, gid, "post_published"), "")
-		if _, err := db.PostBySlug(ctx, "gone"); !folio.IsNotFound(err) {
+		if _, err := db.Content.PostBySlug(ctx, "gone"); !folio.IsNotFound(err) {
 			t.Errorf("a deleted post was created by its late POST_PUBLISHED: %v", err)
 		}
 
@@ -795,7 +795,7 @@ func TestExtblogWebhookEvents(t *testing.T) {
 			t.Errorf("platform down during a webhook: %d %s", res.Status, res.Body)
 		}
 		e.webhook(t, body, "")
-		if _, err := db.PostBySlug(ctx, "third"); err != nil {
+		if _, err := db.Content.PostBySlug(ctx, "third"); err != nil {
 			t.Errorf("the retried delivery was not applied: %v", err)
 		}
 	})
@@ -816,7 +816,7 @@ func TestExtblogWebhookEchoOfPublish(t *testing.T) {
 	if p := mustPost(t, db, a.ID); p.ExtblogID != post.ID {
 		t.Errorf("echo did not link our article: extblogId %q", p.ExtblogID)
 	}
-	if _, total, _ := db.Posts(context.Background(), folio.PostFilter{Page: 1, Limit: 10}); total != 1 {
+	if _, total, _ := db.Content.Posts(context.Background(), folio.PostFilter{Page: 1, Limit: 10}); total != 1 {
 		t.Errorf("%d articles, want 1", total)
 	}
 }
@@ -853,7 +853,7 @@ func TestExtblogWebhookWithoutSecret(t *testing.T) {
 				t.Errorf("%s delivery: X-RateLimit-Remaining %s after %s: a delivery spent the budget", name, rem, remaining)
 			}
 		}
-		if _, total, _ := db.Posts(context.Background(), folio.PostFilter{Page: 1, Limit: 10}); total != 0 {
+		if _, total, _ := db.Content.Posts(context.Background(), folio.PostFilter{Page: 1, Limit: 10}); total != 0 {
 			t.Errorf("a refused delivery was applied: %d articles", total)
 		}
 	})

@@ -166,7 +166,7 @@ func (s *Server) sitemap(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	for page := 1; len(set.URLs) < sitemapMaxURLs; page++ {
-		ps, total, err := s.DB.Posts(r.Context(), folio.PostFilter{Statuses: []string{folio.PostPublished}, Page: page, Limit: 100})
+		ps, total, err := s.DB.Content.Posts(r.Context(), folio.PostFilter{Statuses: []string{folio.PostPublished}, Page: page, Limit: 100})
 		if err != nil {
 			return err
 		}
@@ -178,7 +178,7 @@ func (s *Server) sitemap(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	for page := 1; len(set.URLs) < sitemapMaxURLs; page++ {
-		ps, total, err := s.DB.Projects(r.Context(), folio.ProjectFilter{Statuses: []string{folio.ProjectPublished}, Page: page, Limit: 100})
+		ps, total, err := s.DB.Content.Projects(r.Context(), folio.ProjectFilter{Statuses: []string{folio.ProjectPublished}, Page: page, Limit: 100})
 		if err != nil {
 			return err
 		}

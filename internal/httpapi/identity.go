@@ -107,7 +107,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err := in.Validate(); err != nil {
 		return err
 	}
-	u, err := s.DB.UserByEmail(r.Context(), in.Email)
+	u, err := s.DB.Identity.UserByEmail(r.Context(), in.Email)
 	if folio.IsNotFound(err) {
 		// Same work as a wrong password, so the answer does not tell which emails have accounts.
 		auth.DummyCheckPassword(in.Password)
@@ -124,7 +124,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	if auth.NeedsRehash(u.PasswordHash) {
 		if h, err := auth.HashPassword(in.Password); err == nil {
-			if err := s.DB.SetPasswordHash(r.Context(), u.ID, h); err != nil {
+			if err := s.DB.Identity.SetPasswordHash(r.Context(), u.ID, h); err != nil {
 				s.log(r).Warn("could not store a rehashed password", "user_id", u.ID, "error", err.Error())
 			}
 		}
@@ -167,7 +167,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getProfile(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.DB.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
+	u, err := s.DB.Identity.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (s *Server) updateProfile(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	userID := folio.ActorFrom(r.Context()).UserID
-	u, err := s.DB.UpdateProfile(r.Context(), userID, &in)
+	u, err := s.DB.Identity.UpdateProfile(r.Context(), userID, &in)
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func (s *Server) updateProfile(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
-	keys, err := s.DB.APIKeys(r.Context(), false)
+	keys, err := s.DB.Identity.APIKeys(r.Context(), false)
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	level, _ := folio.ParseLevel(in.Level)
 	secret, prefix, hash := auth.MintAPIKey()
 	k := &folio.APIKey{UserID: actor.UserID, Name: in.Name, Level: level, Prefix: prefix, ExpiresAt: in.Expiry()}
-	if err := s.DB.CreateAPIKey(r.Context(), k, hash); err != nil {
+	if err := s.DB.Identity.CreateAPIKey(r.Context(), k, hash); err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -230,7 +230,7 @@ func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
-	if err := s.DB.RevokeAPIKey(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.DB.Identity.RevokeAPIKey(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	if s.Identity != nil { // at once here, whether or not the change hook is wired

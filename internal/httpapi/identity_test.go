@@ -60,7 +60,7 @@ func newIdentityFixture(t *testing.T, db *sqldb.DB, cfg IdentityConfig, tweak ..
 	for _, lv := range []folio.Level{folio.LevelRead, folio.LevelWrite, folio.LevelAdmin} {
 		secret, prefix, hash := auth.MintAPIKey()
 		k := &folio.APIKey{UserID: f.Owner.ID, Name: lv.String() + " key", Level: lv, Prefix: prefix}
-		if err := db.CreateAPIKey(ctx, k, hash); err != nil {
+		if err := db.Identity.CreateAPIKey(ctx, k, hash); err != nil {
 			t.Fatal(err)
 		}
 		f.Keys[lv.String()], f.KeyIDs[lv.String()] = secret, k.ID
@@ -85,7 +85,7 @@ func mustCreateUserTB(t testing.TB, db *sqldb.DB, email, name string, role folio
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := db.CreateUser(context.Background(), in, h)
+	u, err := db.Identity.CreateUser(context.Background(), in, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestSessionRejections(t *testing.T) {
 		if res := f.do("GET", "/api/user/profile", "", nil, "Cookie", SessionCookieName+"="+ghostToken); res.Status != 200 {
 			t.Fatalf("control: a valid session of a live user: %d", res.Status)
 		}
-		if err := db.DeleteUser(context.Background(), ghost.ID); err != nil {
+		if err := db.Identity.DeleteUser(context.Background(), ghost.ID); err != nil {
 			t.Fatal(err)
 		}
 
@@ -411,13 +411,13 @@ func TestAPIKeyRejections(t *testing.T) {
 		mk := func(user *folio.User, lv folio.Level, exp *time.Time) (string, string) {
 			secret, prefix, hash := auth.MintAPIKey()
 			k := &folio.APIKey{UserID: user.ID, Name: "k", Level: lv, Prefix: prefix, ExpiresAt: exp}
-			if err := db.CreateAPIKey(ctx, k, hash); err != nil {
+			if err := db.Identity.CreateAPIKey(ctx, k, hash); err != nil {
 				t.Fatal(err)
 			}
 			return secret, k.ID
 		}
 		revoked, revokedID := mk(f.Owner, folio.LevelAdmin, nil)
-		if err := db.RevokeAPIKey(ctx, revokedID); err != nil {
+		if err := db.Identity.RevokeAPIKey(ctx, revokedID); err != nil {
 			t.Fatal(err)
 		}
 		soon := f.Clock.Now().Add(time.Hour)
@@ -429,7 +429,7 @@ func TestAPIKeyRejections(t *testing.T) {
 		unknown, _, _ := auth.MintAPIKey()
 		doomed := mustCreateUser(t, db, "doomed@example.com", "Doomed", folio.RoleOwner)
 		orphan, _ := mk(doomed, folio.LevelAdmin, nil)
-		if err := db.DeleteUser(ctx, doomed.ID); err != nil {
+		if err := db.Identity.DeleteUser(ctx, doomed.ID); err != nil {
 			t.Fatal(err)
 		}
 		valid := f.Keys["admin"]
@@ -537,14 +537,14 @@ func TestAPIKeyLifecycle(t *testing.T) {
 		if strings.Contains(string(list.Body), created.Key) {
 			t.Error("the secret is listed")
 		}
-		stored, _ := db.APIKey(context.Background(), created.APIKey.ID)
+		stored, _ := db.Identity.APIKey(context.Background(), created.APIKey.ID)
 		if stored.LastUsedAt != nil {
 			t.Errorf("lastUsedAt was written per request (%v); it must wait for a flush", stored.LastUsedAt)
 		}
 		if err := f.ID.Flush(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if stored, _ := db.APIKey(context.Background(), created.APIKey.ID); stored.LastUsedAt == nil {
+		if stored, _ := db.Identity.APIKey(context.Background(), created.APIKey.ID); stored.LastUsedAt == nil {
 			t.Error("flush did not write lastUsedAt")
 		}
 
@@ -676,7 +676,7 @@ func FuzzAuthenticate(f *testing.F) {
 	db := foliotest.MustOpenSQLite(f)
 	owner := mustCreateUserTB(f, db, "owner@example.com", "Owner", folio.RoleOwner)
 	secret, prefix, hash := auth.MintAPIKey()
-	if err := db.CreateAPIKey(context.Background(), &folio.APIKey{UserID: owner.ID, Name: "k", Level: folio.LevelAdmin, Prefix: prefix}, hash); err != nil {
+	if err := db.Identity.CreateAPIKey(context.Background(), &folio.APIKey{UserID: owner.ID, Name: "k", Level: folio.LevelAdmin, Prefix: prefix}, hash); err != nil {
 		f.Fatal(err)
 	}
 	now := time.Now()

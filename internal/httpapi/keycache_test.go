@@ -30,7 +30,7 @@ func TestAPIKeyCache(t *testing.T) {
 		soon := f.Clock.Now().Add(time.Minute)
 		secret, prefix, hash := auth.MintAPIKey()
 		k := &folio.APIKey{UserID: f.Owner.ID, Name: "expiring", Level: folio.LevelAdmin, Prefix: prefix, ExpiresAt: &soon}
-		if err := db.CreateAPIKey(ctx, k, hash); err != nil {
+		if err := db.Identity.CreateAPIKey(ctx, k, hash); err != nil {
 			t.Fatal(err)
 		}
 		for range 2 {
@@ -65,7 +65,7 @@ func TestAPIKeyCache(t *testing.T) {
 		}
 
 		// A demoted owner's admin key drops to the new role's ceiling at once.
-		if err := db.SetUserRole(ctx, f.Owner.ID, folio.RoleEditor); err != nil {
+		if err := db.Identity.SetUserRole(ctx, f.Owner.ID, folio.RoleEditor); err != nil {
 			t.Fatal(err)
 		}
 		if res := f.as("admin", "GET", "/api/keys", nil); res.Status != 403 && res.Status != 401 {

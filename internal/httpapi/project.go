@@ -30,7 +30,7 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) error {
 	if f.Statuses, err = listStatuses(r, "projects"); err != nil {
 		return err
 	}
-	ps, total, err := s.DB.Projects(r.Context(), f)
+	ps, total, err := s.DB.Content.Projects(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getProject(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.DB.Project(r.Context(), r.PathValue("id"))
+	p, err := s.DB.Content.Project(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) error {
 	if err := in.Validate(); err != nil {
 		return err
 	}
-	p, err := s.DB.CreateProject(r.Context(), &in)
+	p, err := s.DB.Content.CreateProject(r.Context(), &in)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) error {
 	if err := in.Validate(); err != nil {
 		return err
 	}
-	p, err := s.DB.UpdateProject(r.Context(), r.PathValue("id"), &in)
+	p, err := s.DB.Content.UpdateProject(r.Context(), r.PathValue("id"), &in)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) error {
-	if err := s.DB.DeleteProject(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.DB.Content.DeleteProject(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -56,7 +56,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return folio.BadRequest("type", "must be post or project")
 	}
-	res, total, err := s.DB.Search(r.Context(), folio.SearchQuery{Q: q, Type: typ, All: canSeeDrafts(r), Page: page, Limit: limit})
+	res, total, err := s.DB.Content.Search(r.Context(), folio.SearchQuery{Q: q, Type: typ, All: canSeeDrafts(r), Page: page, Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) blogTags(w http.ResponseWriter, r *http.Request) error {
-	tags, err := s.DB.Tags(r.Context())
+	tags, err := s.DB.Content.Tags(r.Context())
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func feedTag(r *http.Request) (string, error) {
 
 // feedPostsFor returns the newest published posts of the feeds, with the tag when one is given.
 func (s *Server) feedPostsFor(r *http.Request, tag string) ([]*folio.Post, error) {
-	ps, _, err := s.DB.Posts(r.Context(), folio.PostFilter{Statuses: []string{folio.PostPublished}, Tag: tag, Page: 1, Limit: feedPosts, WithContent: true})
+	ps, _, err := s.DB.Content.Posts(r.Context(), folio.PostFilter{Statuses: []string{folio.PostPublished}, Tag: tag, Page: 1, Limit: feedPosts, WithContent: true})
 	return ps, err
 }
 

@@ -66,7 +66,7 @@ func (s *Server) sessionUserOf(r *http.Request) (*folio.User, error) {
 	if err := sessionOnly(r); err != nil {
 		return nil, err
 	}
-	return s.DB.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
+	return s.DB.Identity.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
 }
 
 func (s *Server) revokeSessions(w http.ResponseWriter, r *http.Request) error {
@@ -75,7 +75,7 @@ func (s *Server) revokeSessions(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	actor := folio.ActorFrom(r.Context())
-	if _, err := s.DB.RevokeSessions(r.Context(), actor.UserID); err != nil {
+	if _, err := s.DB.Identity.RevokeSessions(r.Context(), actor.UserID); err != nil {
 		return err
 	}
 	id.forgetUser(actor.UserID)
@@ -119,7 +119,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	// Every other session ends with the revocation; the caller's own token is spared by its jti,
 	// so it keeps working as it is (a token without a jti gets a fresh cookie instead).
 	_, claims, _ := id.sessionUser(r.Context(), id.sessionToken(r))
-	if u.SessionsRevokedAt, err = s.DB.ChangePassword(r.Context(), u.ID, hash, claims.Jti); err != nil {
+	if u.SessionsRevokedAt, err = s.DB.Identity.ChangePassword(r.Context(), u.ID, hash, claims.Jti); err != nil {
 		return err
 	}
 	id.forgetUser(u.ID)
@@ -134,13 +134,13 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) totpStatus(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.DB.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
+	u, err := s.DB.Identity.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
 	if err != nil {
 		return err
 	}
 	out := totpStatus{Enabled: u.TOTPEnabled}
 	if u.TOTPEnabled {
-		if out.RecoveryCodesLeft, err = s.DB.RecoveryCodesLeft(r.Context(), u.ID); err != nil {
+		if out.RecoveryCodesLeft, err = s.DB.Identity.RecoveryCodesLeft(r.Context(), u.ID); err != nil {
 			return err
 		}
 	}
@@ -160,7 +160,7 @@ func (s *Server) totpSetup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.DB.SetTOTPSecret(r.Context(), u.ID, secret); err != nil {
+	if err := s.DB.Identity.SetTOTPSecret(r.Context(), u.ID, secret); err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -194,7 +194,7 @@ func (s *Server) totpEnable(w http.ResponseWriter, r *http.Request) error {
 		return wrongCode("code")
 	}
 	codes, hashes := auth.NewRecoveryCodes()
-	if err := s.DB.EnableTOTP(r.Context(), u.ID, step, hashes); err != nil {
+	if err := s.DB.Identity.EnableTOTP(r.Context(), u.ID, step, hashes); err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -233,7 +233,7 @@ func (s *Server) totpDisable(w http.ResponseWriter, r *http.Request) error {
 		}
 		step, ok := auth.MatchTOTP(u.TOTPSecret, in.Code, s.now())
 		if ok {
-			ok, err = s.DB.UseTOTPStep(r.Context(), u.ID, step)
+			ok, err = s.DB.Identity.UseTOTPStep(r.Context(), u.ID, step)
 			if err != nil {
 				return err
 			}
@@ -246,7 +246,7 @@ func (s *Server) totpDisable(w http.ResponseWriter, r *http.Request) error {
 			return wrongCode("password")
 		}
 	}
-	if err := s.DB.DisableTOTP(r.Context(), u.ID); err != nil {
+	if err := s.DB.Identity.DisableTOTP(r.Context(), u.ID); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -279,7 +279,7 @@ func (s *Server) loginTOTP(w http.ResponseWriter, r *http.Request) error {
 		return fail()
 	}
 	auditSubject(r, t.UserID, "")
-	u, err := s.DB.User(r.Context(), t.UserID)
+	u, err := s.DB.Identity.User(r.Context(), t.UserID)
 	if folio.IsNotFound(err) {
 		return fail()
 	}
@@ -294,12 +294,12 @@ func (s *Server) loginTOTP(w http.ResponseWriter, r *http.Request) error {
 	if strings.TrimSpace(in.Code) != "" {
 		var step int64
 		if step, ok = auth.MatchTOTP(u.TOTPSecret, in.Code, s.now()); ok {
-			if ok, err = s.DB.UseTOTPStep(r.Context(), u.ID, step); err != nil {
+			if ok, err = s.DB.Identity.UseTOTPStep(r.Context(), u.ID, step); err != nil {
 				return err
 			}
 		}
 	} else if _, valid := auth.NormalizeRecoveryCode(in.RecoveryCode); valid {
-		if ok, err = s.DB.UseRecoveryCode(r.Context(), u.ID, auth.HashRecoveryCode(in.RecoveryCode)); err != nil {
+		if ok, err = s.DB.Identity.UseRecoveryCode(r.Context(), u.ID, auth.HashRecoveryCode(in.RecoveryCode)); err != nil {
 			return err
 		}
 	}

@@ -99,7 +99,7 @@ func TestNextAuthFrontEndSubByEmail(t *testing.T) {
 	}
 	// next-auth's iat is the real clock's; revoking (one second on) ends it too.
 	f.Clock.Advance(time.Since(f.Clock.Now()) + time.Second)
-	if _, err := f.DB.RevokeSessions(context.Background(), f.Editor.ID); err != nil {
+	if _, err := f.DB.Identity.RevokeSessions(context.Background(), f.Editor.ID); err != nil {
 		t.Fatal(err)
 	}
 	f.Clock.Advance(2 * time.Second)
@@ -158,7 +158,7 @@ func TestSessionRevocation(t *testing.T) {
 
 		// A role change ends the sessions (they carry the role).
 		f.Clock.Advance(2 * time.Second)
-		if err := db.SetUserRole(ctx, f.Editor.ID, folio.RoleOwner); err != nil {
+		if err := db.Identity.SetUserRole(ctx, f.Editor.ID, folio.RoleOwner); err != nil {
 			t.Fatal(err)
 		}
 		if profile(f.EditorCookie) != 401 {
@@ -172,7 +172,7 @@ func TestSessionRevocation(t *testing.T) {
 		if profile(ed) != 200 || profile(edFront) != 200 {
 			t.Fatal("editor sessions do not work")
 		}
-		if err := db.DeleteUser(ctx, f.Editor.ID); err != nil {
+		if err := db.Identity.DeleteUser(ctx, f.Editor.ID); err != nil {
 			t.Fatal(err)
 		}
 		if profile(ed) != 401 || profile(edFront) != 401 {

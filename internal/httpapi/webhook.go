@@ -65,7 +65,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
 		h.Description = strings.TrimSpace(*in.Description)
 	}
 	secret := webhook.NewSecret()
-	if err := s.DB.CreateWebhook(r.Context(), h, secret); err != nil {
+	if err := s.DB.Webhooks.CreateWebhook(r.Context(), h, secret); err != nil {
 		return err
 	}
 	w.Header().Set("Location", "/api/webhooks/"+h.ID)
@@ -73,7 +73,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
-	hooks, err := s.DB.Webhooks(r.Context())
+	hooks, err := s.DB.Webhooks.Webhooks(r.Context())
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	if err := s.DB.DeleteWebhook(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.DB.Webhooks.DeleteWebhook(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -90,12 +90,12 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	did, err := s.DB.QueueTestDelivery(r.Context(), id, map[string]string{"webhookId": id,
+	did, err := s.DB.Webhooks.QueueTestDelivery(r.Context(), id, map[string]string{"webhookId": id,
 		"message": "This is a test delivery from folio."})
 	if err != nil {
 		return err
 	}
-	d, err := s.DB.OutgoingDelivery(r.Context(), did)
+	d, err := s.DB.Webhooks.OutgoingDelivery(r.Context(), did)
 	if err != nil {
 		return err
 	}
@@ -108,10 +108,10 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	id := r.PathValue("id")
-	if _, _, err := s.DB.Webhook(r.Context(), id); err != nil {
+	if _, _, err := s.DB.Webhooks.Webhook(r.Context(), id); err != nil {
 		return err
 	}
-	ds, total, err := s.DB.WebhookDeliveries(r.Context(), id, page, limit)
+	ds, total, err := s.DB.Webhooks.WebhookDeliveries(r.Context(), id, page, limit)
 	if err != nil {
 		return err
 	}

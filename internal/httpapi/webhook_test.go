@@ -117,7 +117,7 @@ func TestWebhookRoutes(t *testing.T) {
 		if res.Status != 204 {
 			t.Fatalf("delete: %d", res.Status)
 		}
-		if jobs, _ := db.JobsOfKind(context.Background(), sqldb.JobWebhookDelivery); len(jobs) != 0 {
+		if jobs, _ := db.Jobs.JobsOfKind(context.Background(), sqldb.JobWebhookDelivery); len(jobs) != 0 {
 			t.Fatalf("the deleted webhook's queued delivery is still queued: %+v", jobs)
 		}
 		if res := ts.do("GET", "/api/webhooks", "admin", nil); strings.Contains(string(res.Body), h.ID) {

@@ -184,7 +184,7 @@ func (s *Scheduler) runOne(ctx context.Context) (bool, error) {
 		lease = DefaultLease
 	}
 	now := s.now()
-	j, ok, err := s.DB.ClaimJob(ctx, s.Owner, s.kinds(), now, now.Add(lease))
+	j, ok, err := s.DB.Jobs.ClaimJob(ctx, s.Owner, s.kinds(), now, now.Add(lease))
 	if err != nil || !ok {
 		return false, err
 	}
@@ -222,7 +222,7 @@ func (s *Scheduler) runOne(ctx context.Context) (bool, error) {
 			retryAt = done.Add(backoff(j.Attempts))
 		}
 	}
-	held, err := s.DB.FinishJob(fctx, j.ID, s.Owner, done, msg, retryAt)
+	held, err := s.DB.Jobs.FinishJob(fctx, j.ID, s.Owner, done, msg, retryAt)
 	switch {
 	case err != nil:
 		log.Error("job outcome not recorded; it will run again when its lease lapses", "error", err.Error())

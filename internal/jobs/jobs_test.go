@@ -56,7 +56,7 @@ func (c *countingPublisher) count(id string) int {
 func schedule(t *testing.T, db *sqldb.DB, now, at time.Time, title string) *folio.Post {
 	t.Helper()
 	ctx := context.Background()
-	p, err := db.CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr("Body of " + title)}, folio.PostAuthor{Name: "A"})
+	p, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr("Body of " + title)}, folio.PostAuthor{Name: "A"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func schedule(t *testing.T, db *sqldb.DB, now, at time.Time, title string) *foli
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err = db.SavePublishingOptions(ctx, plan); err != nil {
+	if p, err = db.Content.SavePublishingOptions(ctx, plan); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -133,7 +133,7 @@ func TestScheduledPublishRunsOnceAcrossInstances(t *testing.T) {
 			if n := pub.count(p.ID); n != 1 {
 				t.Errorf("post %s sent to the platform %d times", p.Slug, n)
 			}
-			got, err := db.Post(ctx, p.ID)
+			got, err := db.Content.Post(ctx, p.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +141,7 @@ func TestScheduledPublishRunsOnceAcrossInstances(t *testing.T) {
 				t.Errorf("post %s after its schedule: %+v", p.Slug, got.PostSummary)
 			}
 		}
-		js, _ := db.JobsOfKind(ctx, sqldb.JobPublishPost)
+		js, _ := db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
 		for _, j := range js {
 			if j.Status != sqldb.JobDone || j.Attempts != 1 {
 				t.Errorf("job %s: status %s after %d attempts", j.Key, j.Status, j.Attempts)
@@ -180,12 +180,12 @@ func TestScheduleSurvivesRestartAndDeadWorker(t *testing.T) {
 	if n, err := s.RunDue(ctx); n != 1 || err != nil {
 		t.Fatalf("after restart ran %d (%v)", n, err)
 	}
-	if got, _ := db.Post(ctx, p1.ID); got.Status != folio.PostPublished {
+	if got, _ := db.Content.Post(ctx, p1.ID); got.Status != folio.PostPublished {
 		t.Errorf("not published after restart: %s", got.Status)
 	}
 	// A worker claims p2's job and dies without finishing.
 	clock.Advance(time.Hour)
-	if _, ok, err := db.ClaimJob(ctx, "crashed", []string{sqldb.JobPublishPost}, clock.Now(), clock.Now().Add(jobs.DefaultLease)); !ok || err != nil {
+	if _, ok, err := db.Jobs.ClaimJob(ctx, "crashed", []string{sqldb.JobPublishPost}, clock.Now(), clock.Now().Add(jobs.DefaultLease)); !ok || err != nil {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	if n, _ := s.RunDue(ctx); n != 0 {
@@ -195,7 +195,7 @@ func TestScheduleSurvivesRestartAndDeadWorker(t *testing.T) {
 	if n, _ := s.RunDue(ctx); n != 1 {
 		t.Fatal("did not take over a lapsed lease")
 	}
-	if got, _ := db.Post(ctx, p2.ID); got.Status != folio.PostPublished || pub.count(p2.ID) != 1 {
+	if got, _ := db.Content.Post(ctx, p2.ID); got.Status != folio.PostPublished || pub.count(p2.ID) != 1 {
 		t.Errorf("orphaned post: %s, sent %d times", got.Status, pub.count(p2.ID))
 	}
 }
@@ -212,11 +212,11 @@ func TestPublishRetriesPlatformFailures(t *testing.T) {
 		p := schedule(t, db, t0, t0.Add(time.Minute), "Flaky platform")
 		clock.Advance(time.Minute)
 		s.RunDue(ctx)
-		got, _ := db.Post(ctx, p.ID)
+		got, _ := db.Content.Post(ctx, p.ID)
 		if got.Status != folio.PostPublished || got.ExtblogID != "" {
 			t.Fatalf("after a platform failure: %+v", got.PostSummary)
 		}
-		j, _ := db.JobByKey(ctx, jobsKey(t, db))
+		j, _ := db.Jobs.JobByKey(ctx, jobsKey(t, db))
 		if j.Status != sqldb.JobPending || j.LastError == "" || !j.RunAt.Equal(clock.Now().Add(jobs.ExponentialBackoff(1))) {
 			t.Fatalf("job after failure: %+v", j)
 		}
@@ -225,7 +225,7 @@ func TestPublishRetriesPlatformFailures(t *testing.T) {
 		}
 		clock.Advance(jobs.ExponentialBackoff(1))
 		s.RunDue(ctx)
-		got, _ = db.Post(ctx, p.ID)
+		got, _ = db.Content.Post(ctx, p.ID)
 		if got.ExtblogID != "ext-"+p.ID || pub.count(p.ID) != 2 || !got.PublishedAt.Equal(t0.Add(time.Minute)) {
 			t.Errorf("after retry: %+v, %d calls", got.PostSummary, pub.count(p.ID))
 		}
@@ -235,12 +235,12 @@ func TestPublishRetriesPlatformFailures(t *testing.T) {
 		q := schedule(t, db, clock.Now(), clock.Now().Add(time.Minute), "Bad token")
 		clock.Advance(time.Minute)
 		s.RunDue(ctx)
-		js, _ := db.JobsOfKind(ctx, sqldb.JobPublishPost)
+		js, _ := db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
 		last := js[len(js)-1]
 		if last.Status != sqldb.JobFailed || last.Attempts != 1 {
 			t.Errorf("auth failure: %+v", last)
 		}
-		if got, _ := db.Post(ctx, q.ID); got.Status != folio.PostPublished {
+		if got, _ := db.Content.Post(ctx, q.ID); got.Status != folio.PostPublished {
 			t.Errorf("local publication lost: %s", got.Status)
 		}
 
@@ -249,7 +249,7 @@ func TestPublishRetriesPlatformFailures(t *testing.T) {
 		schedule(t, db, clock.Now(), clock.Now().Add(time.Minute), "Not configured")
 		clock.Advance(time.Minute)
 		s.RunDue(ctx)
-		js, _ = db.JobsOfKind(ctx, sqldb.JobPublishPost)
+		js, _ = db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
 		if last := js[len(js)-1]; last.Status != sqldb.JobDone {
 			t.Errorf("unconfigured platform: %+v", last)
 		}
@@ -258,7 +258,7 @@ func TestPublishRetriesPlatformFailures(t *testing.T) {
 
 func jobsKey(t *testing.T, db *sqldb.DB) string {
 	t.Helper()
-	js, err := db.JobsOfKind(context.Background(), sqldb.JobPublishPost)
+	js, err := db.Jobs.JobsOfKind(context.Background(), sqldb.JobPublishPost)
 	if err != nil || len(js) == 0 {
 		t.Fatalf("jobs: %v %v", js, err)
 	}
@@ -274,20 +274,20 @@ func TestStalePublishJobs(t *testing.T) {
 		pub := &countingPublisher{}
 		s := newScheduler(db, clock, pub, "w")
 		p := schedule(t, db, t0, t0.Add(time.Minute), "Deleted before its time")
-		if err := db.DeletePost(ctx, p.ID); err != nil {
+		if err := db.Content.DeletePost(ctx, p.ID); err != nil {
 			t.Fatal(err)
 		}
 		// A job whose post vanished after it was claimed (so not cancelled) is done, not failed.
-		db.EnqueueJob(ctx, sqldb.JobPublishPost, "publish:gone", `{"postId":"gone","scheduledAt":"2026-05-01T12:01:00Z"}`, t0)
-		db.EnqueueJob(ctx, sqldb.JobPublishPost, "publish:bad", `not json`, t0)
+		db.Jobs.EnqueueJob(ctx, sqldb.JobPublishPost, "publish:gone", `{"postId":"gone","scheduledAt":"2026-05-01T12:01:00Z"}`, t0)
+		db.Jobs.EnqueueJob(ctx, sqldb.JobPublishPost, "publish:bad", `not json`, t0)
 		clock.Advance(time.Minute)
 		if n, _ := s.RunDue(ctx); n != 2 {
 			t.Errorf("ran %d jobs, want 2 (the deleted post's job is cancelled)", n)
 		}
-		if j, _ := db.JobByKey(ctx, "publish:gone"); j.Status != sqldb.JobDone {
+		if j, _ := db.Jobs.JobByKey(ctx, "publish:gone"); j.Status != sqldb.JobDone {
 			t.Errorf("job of a missing post: %s", j.Status)
 		}
-		if j, _ := db.JobByKey(ctx, "publish:bad"); j.Status != sqldb.JobFailed {
+		if j, _ := db.Jobs.JobByKey(ctx, "publish:bad"); j.Status != sqldb.JobFailed {
 			t.Errorf("job with a bad payload: %s", j.Status)
 		}
 		if len(pub.calls) != 0 {
@@ -313,7 +313,7 @@ func TestSchedulerOutcomes(t *testing.T) {
 	})
 	s.Handle("ok", func(ctx context.Context, j sqldb.Job) error { calls["ok"]++; return nil })
 	for _, k := range []string{"flaky", "panics", "permanent", "ok", "unhandled"} {
-		if err := db.EnqueueJob(ctx, k, k, "{}", t0); err != nil {
+		if err := db.Jobs.EnqueueJob(ctx, k, k, "{}", t0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -332,7 +332,7 @@ func TestSchedulerOutcomes(t *testing.T) {
 		{"ok", sqldb.JobDone, 1},
 		{"unhandled", sqldb.JobPending, 0},
 	} {
-		j, _ := db.JobByKey(ctx, tc.key)
+		j, _ := db.Jobs.JobByKey(ctx, tc.key)
 		if j.Status != tc.status || calls[tc.key] != tc.calls {
 			t.Errorf("%s: status %s after %d calls, want %s after %d (last error %q)", tc.key, j.Status, calls[tc.key], tc.status, tc.calls, j.LastError)
 		}
@@ -349,7 +349,7 @@ func TestRunUntilCancelled(t *testing.T) {
 	s.Handle("ping", func(ctx context.Context, j sqldb.Job) error { ran <- j.Key; return nil })
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
-	if err := db.EnqueueJob(context.Background(), "ping", "ping:1", "{}", time.Now()); err != nil {
+	if err := db.Jobs.EnqueueJob(context.Background(), "ping", "ping:1", "{}", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-ran; got != "ping:1" {

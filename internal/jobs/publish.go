@@ -28,7 +28,7 @@ func PublishPost(db *sqldb.DB, pub folio.ArticlePublisher, log *slog.Logger) Han
 		if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.PostID == "" {
 			return Permanent(fmt.Errorf("jobs: bad publish payload %q", j.Payload))
 		}
-		p, published, err := db.PublishScheduledPost(ctx, pl.PostID, pl.ScheduledAt)
+		p, published, err := db.Content.PublishScheduledPost(ctx, pl.PostID, pl.ScheduledAt)
 		if folio.IsNotFound(err) {
 			return nil
 		}
@@ -63,7 +63,7 @@ func PublishPost(db *sqldb.DB, pub folio.ArticlePublisher, log *slog.Logger) Han
 			return err
 		}
 		if id != "" && id != p.ExtblogID {
-			return db.SetPostExtblogID(ctx, p.ID, id)
+			return db.Content.SetPostExtblogID(ctx, p.ID, id)
 		}
 		return nil
 	}

@@ -95,15 +95,15 @@ type AnalyticsEvent struct {
 //
 // A batch of page views first takes the ingest turn (takeIngestTurn), which serialises batches
 // across instances and tells whether the visitors this instance remembers are still current.
-func (db *DB) WriteAnalytics(ctx context.Context, pvs []AnalyticsPageView, evs []AnalyticsEvent) error {
+func (s *AnalyticsStore) WriteAnalytics(ctx context.Context, pvs []AnalyticsPageView, evs []AnalyticsEvent) error {
 	if len(pvs) == 0 && len(evs) == 0 {
 		return nil
 	}
-	c := &db.visitors
+	c := &s.visitors
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var turn int64
-	err := db.analyticsTx(ctx, func(tx anTx) error {
+	err := s.analyticsTx(ctx, func(tx anTx) error {
 		if len(pvs) > 0 {
 			var err error
 			if turn, err = takeIngestTurn(ctx, tx); err != nil {
@@ -116,11 +116,11 @@ func (db *DB) WriteAnalytics(ctx context.Context, pvs []AnalyticsPageView, evs [
 				c.states = map[string]*visitorState{}
 			}
 			c.turn = 0
-			if err := db.writePageViews(ctx, tx, pvs, c.states); err != nil {
+			if err := s.writePageViews(ctx, tx, pvs, c.states); err != nil {
 				return err
 			}
 		}
-		return db.writeEvents(ctx, tx, evs)
+		return s.writeEvents(ctx, tx, evs)
 	})
 	if err != nil {
 		return fmt.Errorf("sqldb.WriteAnalytics: %w", err)
@@ -213,9 +213,9 @@ func (c *visitorCache) trim(newest time.Time) {
 // owner's time zone) and the visitors last seen before it, and returns how many rows went. The
 // daily rollups stay, so the site report keeps every day; the per-project report and the funnel,
 // which read raw rows, only cover the days kept. It is idempotent: every instance may run it.
-func (db *DB) PruneAnalytics(ctx context.Context, day string) (int64, error) {
+func (s *AnalyticsStore) PruneAnalytics(ctx context.Context, day string) (int64, error) {
 	var n int64
-	err := db.txAlone(ctx, func(tx *sql.Tx) error {
+	err := s.txAlone(ctx, func(tx *sql.Tx) error {
 		// Not between an ingest batch's read of a visitor and its write, and every instance's
 		// remembered visitors become stale (see WriteAnalytics).
 		if _, err := tx.ExecContext(ctx, `UPDATE analytics_ingest SET turn = turn + 1`); err != nil {
@@ -823,12 +823,12 @@ func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []AnalyticsEvent) er
 // When the window has none yet, candidate becomes its salt — unless another instance stored one
 // first, whose salt is returned instead, so all instances agree. Salts of earlier windows (and of
 // other rotation kinds) are deleted in the same transaction, so old hashes cannot be recomputed.
-func (db *DB) AnalyticsSalt(ctx context.Context, windowKey, candidate string) (string, error) {
+func (s *AnalyticsStore) AnalyticsSalt(ctx context.Context, windowKey, candidate string) (string, error) {
 	kind, _, _ := strings.Cut(windowKey, ":")
 	var salt string
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO analytics_salts (window_key, salt, created_at) VALUES ($1, $2, $3) ON CONFLICT (window_key) DO NOTHING`,
-			windowKey, candidate, db.ts(db.Now())); err != nil {
+			windowKey, candidate, s.ts(s.Now())); err != nil {
 			return err
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT salt FROM analytics_salts WHERE window_key = $1`, windowKey).Scan(&salt); err != nil {
@@ -844,8 +844,8 @@ func (db *DB) AnalyticsSalt(ctx context.Context, windowKey, candidate string) (s
 }
 
 // AnalyticsSaltWindows lists the windows that have a stored salt (for tests and operators).
-func (db *DB) AnalyticsSaltWindows(ctx context.Context) ([]string, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT window_key FROM analytics_salts ORDER BY window_key`)
+func (s *AnalyticsStore) AnalyticsSaltWindows(ctx context.Context) ([]string, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT window_key FROM analytics_salts ORDER BY window_key`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AnalyticsSaltWindows: %w", err)
 	}
@@ -870,14 +870,14 @@ type AnalyticsTotals struct {
 // is unique in the range at their first active day in it (previous active day before from);
 // returning when that previous day exists, or when it lies in the range and was their first day
 // ever (so the row is their second active day, and both are in the range).
-func (db *DB) AnalyticsTotals(ctx context.Context, from, to string) (AnalyticsTotals, error) {
+func (s *AnalyticsStore) AnalyticsTotals(ctx context.Context, from, to string) (AnalyticsTotals, error) {
 	var t AnalyticsTotals
-	err := db.R.QueryRowContext(ctx, `SELECT COALESCE(SUM(views), 0), COALESCE(SUM(visits), 0)
+	err := s.R.QueryRowContext(ctx, `SELECT COALESCE(SUM(views), 0), COALESCE(SUM(visits), 0)
 		FROM analytics_daily_totals WHERE day >= $1 AND day <= $2`, from, to).Scan(&t.Views, &t.Visits)
 	if err != nil {
 		return t, fmt.Errorf("sqldb.AnalyticsTotals: %w", err)
 	}
-	err = db.R.QueryRowContext(ctx, `SELECT
+	err = s.R.QueryRowContext(ctx, `SELECT
 		COALESCE(SUM(CASE WHEN prev_day < $1 THEN visitors ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN (prev_day <> '' AND prev_day < $1) OR (prev_day >= $1 AND prev_is_first) THEN visitors ELSE 0 END), 0)
 		FROM analytics_daily_uniques WHERE day >= $1 AND day <= $2`, from, to).Scan(&t.Unique, &t.Returning)
@@ -888,9 +888,9 @@ func (db *DB) AnalyticsTotals(ctx context.Context, from, to string) (AnalyticsTo
 }
 
 // AnalyticsDaily returns the figures of each day of the range that has any, keyed by day.
-func (db *DB) AnalyticsDaily(ctx context.Context, from, to string) (map[string]folio.DailyTotals, error) {
+func (s *AnalyticsStore) AnalyticsDaily(ctx context.Context, from, to string) (map[string]folio.DailyTotals, error) {
 	out := map[string]folio.DailyTotals{}
-	rows, err := db.R.QueryContext(ctx, `SELECT day, views, visits FROM analytics_daily_totals WHERE day >= $1 AND day <= $2`, from, to)
+	rows, err := s.R.QueryContext(ctx, `SELECT day, views, visits FROM analytics_daily_totals WHERE day >= $1 AND day <= $2`, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
 	}
@@ -907,7 +907,7 @@ func (db *DB) AnalyticsDaily(ctx context.Context, from, to string) (map[string]f
 		return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
 	}
 	// Every visitor active on a day has exactly one row for that day (keyed by their previous day).
-	rows, err = db.R.QueryContext(ctx, `SELECT day, SUM(visitors) FROM analytics_daily_uniques WHERE day >= $1 AND day <= $2 GROUP BY day`, from, to)
+	rows, err = s.R.QueryContext(ctx, `SELECT day, SUM(visitors) FROM analytics_daily_uniques WHERE day >= $1 AND day <= $2 GROUP BY day`, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
 	}
@@ -927,8 +927,8 @@ func (db *DB) AnalyticsDaily(ctx context.Context, from, to string) (map[string]f
 
 // AnalyticsTopPages returns the n most viewed paths of the day range (views descending, then
 // path), each with the latest non-empty title seen for it in the range.
-func (db *DB) AnalyticsTopPages(ctx context.Context, from, to string, n int) ([]folio.PageView, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT path, SUM(views) AS v FROM analytics_daily_pages
+func (s *AnalyticsStore) AnalyticsTopPages(ctx context.Context, from, to string, n int) ([]folio.PageView, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT path, SUM(views) AS v FROM analytics_daily_pages
 		WHERE day >= $1 AND day <= $2 GROUP BY path ORDER BY v DESC, path LIMIT $3`, from, to, n)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AnalyticsTopPages: %w", err)
@@ -951,7 +951,7 @@ func (db *DB) AnalyticsTopPages(ctx context.Context, from, to string, n int) ([]
 		args = append(args, p.Path)
 	}
 	titles := map[string]string{}
-	rows, err = db.R.QueryContext(ctx, `SELECT path, title FROM analytics_daily_pages WHERE day >= $1 AND day <= $2
+	rows, err = s.R.QueryContext(ctx, `SELECT path, title FROM analytics_daily_pages WHERE day >= $1 AND day <= $2
 		AND title <> '' AND path IN (`+anPlaceholders(3, len(out), 1)+`) ORDER BY day`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AnalyticsTopPages: %w", err)
@@ -972,8 +972,8 @@ func (db *DB) AnalyticsTopPages(ctx context.Context, from, to string, n int) ([]
 
 // AnalyticsReferrers returns the n referring domains of the day range with the most arrivals
 // (descending, then domain).
-func (db *DB) AnalyticsReferrers(ctx context.Context, from, to string, n int) ([]folio.Referrer, error) {
-	return scanReferrers(db.R.QueryContext(ctx, `SELECT domain, SUM(visits) AS v FROM analytics_daily_referrers
+func (s *AnalyticsStore) AnalyticsReferrers(ctx context.Context, from, to string, n int) ([]folio.Referrer, error) {
+	return scanReferrers(s.R.QueryContext(ctx, `SELECT domain, SUM(visits) AS v FROM analytics_daily_referrers
 		WHERE day >= $1 AND day <= $2 GROUP BY domain ORDER BY v DESC, domain LIMIT $3`, from, to, n))
 }
 
@@ -1001,9 +1001,9 @@ type AnalyticsPathReport struct {
 }
 
 // AnalyticsPath reports one page path (exact match, query excluded) over the days from..to.
-func (db *DB) AnalyticsPath(ctx context.Context, path, from, to string, nRefs int) (*AnalyticsPathReport, error) {
+func (s *AnalyticsStore) AnalyticsPath(ctx context.Context, path, from, to string, nRefs int) (*AnalyticsPathReport, error) {
 	rep := &AnalyticsPathReport{Daily: map[string]int{}}
-	rows, err := db.R.QueryContext(ctx, `SELECT day, views FROM analytics_daily_pages WHERE path = $1 AND day >= $2 AND day <= $3`, path, from, to)
+	rows, err := s.R.QueryContext(ctx, `SELECT day, views FROM analytics_daily_pages WHERE path = $1 AND day >= $2 AND day <= $3`, path, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AnalyticsPath: %w", err)
 	}
@@ -1021,11 +1021,11 @@ func (db *DB) AnalyticsPath(ctx context.Context, path, from, to string, nRefs in
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE path = $1 AND day >= $2 AND day <= $3`,
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE path = $1 AND day >= $2 AND day <= $3`,
 		path, from, to).Scan(&rep.Unique); err != nil {
 		return nil, fmt.Errorf("sqldb.AnalyticsPath: %w", err)
 	}
-	rep.Referrers, err = scanReferrers(db.R.QueryContext(ctx, `SELECT referrer, COUNT(*) AS v FROM analytics_pageviews
+	rep.Referrers, err = scanReferrers(s.R.QueryContext(ctx, `SELECT referrer, COUNT(*) AS v FROM analytics_pageviews
 		WHERE path = $1 AND day >= $2 AND day <= $3 AND referrer <> '' GROUP BY referrer ORDER BY v DESC, referrer LIMIT $4`, path, from, to, nRefs))
 	if err != nil {
 		return nil, err
@@ -1043,13 +1043,13 @@ type AnalyticsFunnelCounts struct {
 
 // AnalyticsFunnel counts, over the days from..to, the distinct visitors of each step event and
 // the events named errorEvent by group, and abandonment errors by step.
-func (db *DB) AnalyticsFunnel(ctx context.Context, from, to string, steps []string, errorEvent string) (*AnalyticsFunnelCounts, error) {
+func (s *AnalyticsStore) AnalyticsFunnel(ctx context.Context, from, to string, steps []string, errorEvent string) (*AnalyticsFunnelCounts, error) {
 	c := &AnalyticsFunnelCounts{StepVisitors: map[string]int{}, ErrorCount: map[string]int{}, ErrorVisitor: map[string]int{}, Abandonment: []folio.FunnelAbandonment{}}
 	args := []any{from, to}
 	for _, s := range steps {
 		args = append(args, s)
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT name, COUNT(DISTINCT visitor_key) FROM analytics_events
+	rows, err := s.R.QueryContext(ctx, `SELECT name, COUNT(DISTINCT visitor_key) FROM analytics_events
 		WHERE day >= $1 AND day <= $2 AND name IN (`+anPlaceholders(3, len(steps), 1)+`) GROUP BY name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AnalyticsFunnel: %w", err)
@@ -1067,7 +1067,7 @@ func (db *DB) AnalyticsFunnel(ctx context.Context, from, to string, steps []stri
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = db.R.QueryContext(ctx, `SELECT grp, COUNT(*), COUNT(DISTINCT visitor_key) FROM analytics_events
+	rows, err = s.R.QueryContext(ctx, `SELECT grp, COUNT(*), COUNT(DISTINCT visitor_key) FROM analytics_events
 		WHERE name = $1 AND day >= $2 AND day <= $3 GROUP BY grp`, errorEvent, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AnalyticsFunnel: %w", err)
@@ -1085,7 +1085,7 @@ func (db *DB) AnalyticsFunnel(ctx context.Context, from, to string, steps []stri
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = db.R.QueryContext(ctx, `SELECT step, COUNT(*) AS n FROM analytics_events
+	rows, err = s.R.QueryContext(ctx, `SELECT step, COUNT(*) AS n FROM analytics_events
 		WHERE name = $1 AND grp = 'abandonment' AND day >= $2 AND day <= $3 GROUP BY step ORDER BY n DESC, step`, errorEvent, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AnalyticsFunnel: %w", err)

@@ -204,12 +204,12 @@ var pvAttrColumn = map[string]string{
 // AnalyticsBreakdownRaw computes a breakdown from the raw page views and events: exact, with any
 // filters, but it reads every page view of the range. It returns the rows and how many values
 // the dimension has.
-func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
+func (s *AnalyticsStore) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
 	var args argList
 	var stmt string
 	switch q.Dim {
 	case "page":
-		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample)
+		cte := s.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample)
 		from := `pv`
 		if len(q.Filters) > 0 {
 			from = `pv JOIN fv ON fv.visit_id = pv.visit_id`
@@ -222,7 +222,7 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 		where, base := sampleCondition("e", q.Sample), `0`
 		if len(q.Filters) > 0 {
 			// The events of the visitors of the matching visits (fvis), whose number is the base.
-			stmt = db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample) + `,
+			stmt = s.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample) + `,
 			fvis AS MATERIALIZED (SELECT DISTINCT visitor_id FROM fv) `
 			base = `(SELECT COUNT(*) FROM fvis)`
 			if q.Sample > 0 {
@@ -234,14 +234,14 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 			}
 		}
 		stmt += `SELECT e.name, COUNT(DISTINCT e.visitor_key) AS visitors, 0, 0, 0, COUNT(*) AS events, COUNT(*) OVER (), ` + base + ` AS base
-			FROM ` + db.sampleSource("analytics_events", "e", q.Sample) + ` WHERE e.day >= ` + from + ` AND e.day <= ` + to + where + `
+			FROM ` + s.sampleSource("analytics_events", "e", q.Sample) + ` WHERE e.day >= ` + from + ` AND e.day <= ` + to + where + `
 			GROUP BY e.name ORDER BY visitors DESC, events DESC, e.name`
 	default:
 		expr, ok := visitDimExpr[q.Dim]
 		if !ok {
 			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRaw: unknown dimension %q", q.Dim)
 		}
-		cte := db.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample)
+		cte := s.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample)
 		expr = strings.ReplaceAll(strings.ReplaceAll(expr, "v.", "fv."), "x.", "fv.")
 		stmt = cte + `SELECT ` + expr + ` AS value, COUNT(DISTINCT visitor_id) AS visitors, SUM(views) AS views, COUNT(*) AS visits,
 			SUM(CASE WHEN views = 1 THEN 1 ELSE 0 END), 0, COUNT(*) OVER () FROM fv GROUP BY value ORDER BY visitors DESC, visits DESC, value`
@@ -249,7 +249,7 @@ func (db *DB) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]Br
 	stmt += ` LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
 	var rows []BreakdownRow
 	var total int
-	err := db.rawAnalyticsQuery(ctx, func(q querier) error {
+	err := s.rawAnalyticsQuery(ctx, func(q querier) error {
 		var err error
 		rows, total, err = scanBreakdown(q.QueryContext(ctx, stmt, args...))
 		return err
@@ -294,9 +294,9 @@ func scanBreakdown(rows *sql.Rows, err error) ([]BreakdownRow, int, error) {
 // the daily rollup: it reads at most days × values rows, whatever the traffic. Visitors are not
 // in the rollup (they are not additive over days) and come back 0, except for events, whose rows
 // carry the sum of each day's distinct visitors (an upper bound of the range's).
-func (db *DB) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
+func (s *AnalyticsStore) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
 	if len(q.Filters) > 0 {
-		return db.analyticsBreakdownVisitAttrs(ctx, q)
+		return s.analyticsBreakdownVisitAttrs(ctx, q)
 	}
 	var args argList
 	if q.Dim == "date" {
@@ -305,7 +305,7 @@ func (db *DB) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([
 			FROM analytics_daily_dims WHERE dim = 'device' AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
 			GROUP BY day HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, day
 			LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
-		rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
+		rows, total, err := scanBreakdown(s.R.QueryContext(ctx, stmt, args...))
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
 		}
@@ -317,7 +317,7 @@ func (db *DB) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([
 			FROM analytics_daily_dims WHERE dim = 'event' AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
 			GROUP BY value ORDER BY visitors DESC, events DESC, value
 			LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
-		rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
+		rows, total, err := scanBreakdown(s.R.QueryContext(ctx, stmt, args...))
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
 		}
@@ -327,7 +327,7 @@ func (db *DB) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([
 		FROM analytics_daily_dims WHERE dim = ` + args.add(q.Dim) + ` AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
 		GROUP BY value HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, value
 		LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
-	rows, total, err := scanBreakdown(db.R.QueryContext(ctx, stmt, args...))
+	rows, total, err := scanBreakdown(s.R.QueryContext(ctx, stmt, args...))
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
 	}
@@ -391,7 +391,7 @@ func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q BreakdownQuery
 	switch {
 	case len(filters) == 0:
 		// Only a date filter: the unfiltered rollup of that day.
-		return db.AnalyticsBreakdownRollup(ctx, BreakdownQuery{Dim: q.Dim, From: from, To: to, Limit: q.Limit, Offset: q.Offset})
+		return db.Analytics.AnalyticsBreakdownRollup(ctx, BreakdownQuery{Dim: q.Dim, From: from, To: to, Limit: q.Limit, Offset: q.Offset})
 	case q.Dim == "date" && len(filters) == 1:
 		// The visits of one attribute value by the day they start are its rows of the
 		// per-dimension rollup.
@@ -594,15 +594,15 @@ func cancel(plus, minus []string) ([]string, []string) {
 
 // AnalyticsBreakdownCount counts the values of a breakdown (for a page past the last row, where
 // the rows carry no count).
-func (db *DB) AnalyticsBreakdownCount(ctx context.Context, q BreakdownQuery, rollup bool) (int, error) {
+func (s *AnalyticsStore) AnalyticsBreakdownCount(ctx context.Context, q BreakdownQuery, rollup bool) (int, error) {
 	q.Offset, q.Limit = 0, 1
 	var rows []BreakdownRow
 	var total int
 	var err error
 	if rollup {
-		rows, total, err = db.AnalyticsBreakdownRollup(ctx, q)
+		rows, total, err = s.AnalyticsBreakdownRollup(ctx, q)
 	} else {
-		rows, total, err = db.AnalyticsBreakdownRaw(ctx, q)
+		rows, total, err = s.AnalyticsBreakdownRaw(ctx, q)
 	}
 	if len(rows) == 0 {
 		return 0, err
@@ -619,14 +619,14 @@ type RealtimePage struct {
 // AnalyticsRealtime counts the visitors with a page view since the given time and the pages they
 // are on (their latest page view), most visitors first, at most n pages. It reads the page views
 // of those minutes by their time index.
-func (db *DB) AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []RealtimePage, error) {
+func (s *AnalyticsStore) AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []RealtimePage, error) {
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE at >= $1`, db.ts(since)).Scan(&total); err != nil {
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE at >= $1`, s.ts(since)).Scan(&total); err != nil {
 		return 0, nil, fmt.Errorf("sqldb.AnalyticsRealtime: %w", err)
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT path, COUNT(*) AS n FROM (SELECT path,
+	rows, err := s.R.QueryContext(ctx, `SELECT path, COUNT(*) AS n FROM (SELECT path,
 		ROW_NUMBER() OVER (PARTITION BY visitor_id ORDER BY at DESC, id DESC) AS rn FROM analytics_pageviews WHERE at >= $1) t
-		WHERE rn = 1 GROUP BY path ORDER BY n DESC, path LIMIT $2`, db.ts(since), n)
+		WHERE rn = 1 GROUP BY path ORDER BY n DESC, path LIMIT $2`, s.ts(since), n)
 	if err != nil {
 		return 0, nil, fmt.Errorf("sqldb.AnalyticsRealtime: %w", err)
 	}

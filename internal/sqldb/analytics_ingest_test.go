@@ -29,7 +29,7 @@ func TestIngestAcrossInstances(t *testing.T) {
 			when := at.Add(time.Duration(minutes) * time.Minute)
 			pv := sqldb.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: visitor, Path: path,
 				Attrs: sqldb.VisitAttrs{Source: "Direct / None", Device: "desktop", Browser: "Firefox"}}
-			if err := db.WriteAnalytics(ctx, []sqldb.AnalyticsPageView{pv}, nil); err != nil {
+			if err := db.Analytics.WriteAnalytics(ctx, []sqldb.AnalyticsPageView{pv}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -58,7 +58,7 @@ func TestIngestAcrossInstances(t *testing.T) {
 
 		// A prune that deletes the visitor: a's next batch must not update the deleted row.
 		view(a, "v2", "/", 30)
-		if _, err := b.PruneAnalytics(ctx, "2026-04-11"); err != nil {
+		if _, err := b.Analytics.PruneAnalytics(ctx, "2026-04-11"); err != nil {
 			t.Fatal(err)
 		}
 		view(a, "v2", "/", 35)
@@ -104,7 +104,7 @@ func TestVisitorSample(t *testing.T) {
 			when := at.Add(time.Duration(v)*time.Second + 2*time.Minute)
 			evs = append(evs, sqldb.AnalyticsEvent{At: when, Day: when.Format(time.DateOnly), VisitorKey: key, Name: "signup", Path: "/"})
 		}
-		if err := db.WriteAnalytics(ctx, pvs, evs); err != nil {
+		if err := db.Analytics.WriteAnalytics(ctx, pvs, evs); err != nil {
 			t.Fatal(err)
 		}
 		// Migration 0023's updates, run again over rows set to the default, give each row the

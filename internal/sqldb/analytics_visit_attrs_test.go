@@ -38,7 +38,7 @@ func TestVisitAttrRollupMatchesBackfill(t *testing.T) {
 		}
 		for len(pvs) > 0 {
 			n := min(len(pvs), 1+rng.IntN(40))
-			if err := db.WriteAnalytics(ctx, pvs[:n], nil); err != nil {
+			if err := db.Analytics.WriteAnalytics(ctx, pvs[:n], nil); err != nil {
 				t.Fatal(err)
 			}
 			pvs = pvs[n:]

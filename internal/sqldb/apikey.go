@@ -32,10 +32,10 @@ func scanAPIKey(row interface{ Scan(...any) error }, extra ...any) (*folio.APIKe
 
 // CreateAPIKey stores a new key for k.UserID (k.ID and k.CreatedAt are set here) with the hash
 // of its secret. An unknown user is ENOTFOUND.
-func (db *DB) CreateAPIKey(ctx context.Context, k *folio.APIKey, hash []byte) error {
+func (s *IdentityStore) CreateAPIKey(ctx context.Context, k *folio.APIKey, hash []byte) error {
 	k.ID = folio.NewID()
-	k.CreatedAt = db.Now().UTC().Truncate(1000)
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	k.CreatedAt = s.Now().UTC().Truncate(1000)
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT email FROM users WHERE id = $1`, k.UserID).Scan(&k.UserEmail); err == sql.ErrNoRows {
 			return notFound("User", k.UserID)
 		} else if err != nil {
@@ -43,7 +43,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *folio.APIKey, hash []byte) er
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, user_id, name, level, prefix, key_hash, created_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, k.ID, k.UserID, k.Name, k.Level.String(), k.Prefix,
-			hex.EncodeToString(hash), db.ts(k.CreatedAt), db.nts(k.ExpiresAt))
+			hex.EncodeToString(hash), s.ts(k.CreatedAt), s.nts(k.ExpiresAt))
 		return err
 	})
 	if folio.IsNotFound(err) {
@@ -61,10 +61,10 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *folio.APIKey, hash []byte) er
 
 // APIKeyByHash returns the key whose secret hashes to hash, with its owner, or ENOTFOUND. It
 // returns revoked and expired keys too: the caller decides (folio.APIKey.Usable).
-func (db *DB) APIKeyByHash(ctx context.Context, hash []byte) (*folio.APIKey, *folio.User, error) {
+func (s *IdentityStore) APIKeyByHash(ctx context.Context, hash []byte) (*folio.APIKey, *folio.User, error) {
 	var owner folio.User
 	var created, updated Time
-	k, err := scanAPIKey(db.queryRow(ctx, db.R, `SELECT `+apiKeyColumns+`, u.name, u.role, u.bio, u.location, u.website,
+	k, err := scanAPIKey(s.queryRow(ctx, s.R, `SELECT `+apiKeyColumns+`, u.name, u.role, u.bio, u.location, u.website,
 		u.created_at, u.updated_at FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`, hex.EncodeToString(hash)),
 		&owner.Name, &owner.Role, &owner.Bio, &owner.Location, &owner.Website, &created, &updated)
 	if err == sql.ErrNoRows {
@@ -78,8 +78,8 @@ func (db *DB) APIKeyByHash(ctx context.Context, hash []byte) (*folio.APIKey, *fo
 }
 
 // APIKey returns the key with the given id (revoked or not), or ENOTFOUND.
-func (db *DB) APIKey(ctx context.Context, id string) (*folio.APIKey, error) {
-	k, err := scanAPIKey(db.R.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys k JOIN users u ON u.id = k.user_id
+func (s *IdentityStore) APIKey(ctx context.Context, id string) (*folio.APIKey, error) {
+	k, err := scanAPIKey(s.R.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys k JOIN users u ON u.id = k.user_id
 		WHERE k.id = $1`, id))
 	if err == sql.ErrNoRows {
 		return nil, notFound("API key", id)
@@ -91,12 +91,12 @@ func (db *DB) APIKey(ctx context.Context, id string) (*folio.APIKey, error) {
 }
 
 // APIKeys lists keys, newest first: those not revoked, or every key when includeRevoked.
-func (db *DB) APIKeys(ctx context.Context, includeRevoked bool) ([]*folio.APIKey, error) {
+func (s *IdentityStore) APIKeys(ctx context.Context, includeRevoked bool) ([]*folio.APIKey, error) {
 	cond := ` WHERE k.revoked_at IS NULL`
 	if includeRevoked {
 		cond = ``
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys k JOIN users u ON u.id = k.user_id`+cond+
+	rows, err := s.R.QueryContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys k JOIN users u ON u.id = k.user_id`+cond+
 		` ORDER BY k.created_at DESC, k.id DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.APIKeys: %w", err)
@@ -117,24 +117,24 @@ func (db *DB) APIKeys(ctx context.Context, includeRevoked bool) ([]*folio.APIKey
 // not exist or is already revoked is ENOTFOUND (a revoked key is gone as far as callers can tell).
 // It announces the owner's change scope (ScopeUser), so every instance drops its cached copy of
 // the owner's keys.
-func (db *DB) RevokeAPIKey(ctx context.Context, id string) error {
+func (s *IdentityStore) RevokeAPIKey(ctx context.Context, id string) error {
 	var userID string
-	err := db.W.QueryRowContext(ctx, `UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING user_id`,
-		db.ts(db.Now()), id).Scan(&userID)
+	err := s.W.QueryRowContext(ctx, `UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING user_id`,
+		s.ts(s.Now()), id).Scan(&userID)
 	if err == sql.ErrNoRows {
 		return notFound("API key", id)
 	}
 	if err != nil {
 		return fmt.Errorf("sqldb.RevokeAPIKey: %w", err)
 	}
-	db.changed(ScopeUser(userID))
+	s.changed(ScopeUser(userID))
 	return nil
 }
 
 // TouchAPIKeys records when keys were last used, in one transaction: uses maps key id to its
 // latest use. A stored time that is already later is kept, so instances flushing in any order
 // converge on the latest use; ids of deleted keys are ignored.
-func (db *DB) TouchAPIKeys(ctx context.Context, uses map[string]time.Time) error {
+func (s *IdentityStore) TouchAPIKeys(ctx context.Context, uses map[string]time.Time) error {
 	if len(uses) == 0 {
 		return nil
 	}
@@ -143,9 +143,9 @@ func (db *DB) TouchAPIKeys(ctx context.Context, uses map[string]time.Time) error
 		ids = append(ids, id)
 	}
 	sort.Strings(ids) // a fixed order keeps concurrent flushes on PostgreSQL from deadlocking
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
-			at := db.ts(uses[id])
+			at := s.ts(uses[id])
 			if _, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $1
 				WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)`, at, id); err != nil {
 				return err

@@ -15,8 +15,8 @@ import (
 // same rows; they emit no webhook events (a restore is not news).
 
 // AllPosts returns every post with its content, by id.
-func (db *DB) AllPosts(ctx context.Context) ([]*folio.Post, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT `+postColumns+` FROM posts ORDER BY id`)
+func (s *ArchiveStore) AllPosts(ctx context.Context) ([]*folio.Post, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT `+postColumns+` FROM posts ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AllPosts: %w", err)
 	}
@@ -33,8 +33,8 @@ func (db *DB) AllPosts(ctx context.Context) ([]*folio.Post, error) {
 }
 
 // AllProjects returns every project, by id.
-func (db *DB) AllProjects(ctx context.Context) ([]*folio.Project, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY id`)
+func (s *ArchiveStore) AllProjects(ctx context.Context) ([]*folio.Project, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AllProjects: %w", err)
 	}
@@ -51,8 +51,8 @@ func (db *DB) AllProjects(ctx context.Context) ([]*folio.Project, error) {
 }
 
 // OwnerProfile returns the first owner (the site's profile), or ENOTFOUND when there is none.
-func (db *DB) OwnerProfile(ctx context.Context) (*folio.User, error) {
-	u, err := scanUser(db.R.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE role = 'owner' ORDER BY created_at, id LIMIT 1`))
+func (s *ArchiveStore) OwnerProfile(ctx context.Context) (*folio.User, error) {
+	u, err := scanUser(s.R.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE role = 'owner' ORDER BY created_at, id LIMIT 1`))
 	if err == sql.ErrNoRows {
 		return nil, notFound("Owner", "")
 	}
@@ -90,8 +90,8 @@ type MediaVariantEntry struct {
 }
 
 // AllMedia returns every media row, by key.
-func (db *DB) AllMedia(ctx context.Context) ([]MediaEntry, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at,
+func (s *ArchiveStore) AllMedia(ctx context.Context) ([]MediaEntry, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at,
 		variants, blurhash FROM media ORDER BY key`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AllMedia: %w", err)
@@ -121,8 +121,8 @@ func (db *DB) AllMedia(ctx context.Context) ([]MediaEntry, error) {
 
 // ImportPost stores p exactly (id, slug, times, author), replacing the post with its id. A slug
 // that another post holds is ECONFLICT.
-func (db *DB) ImportPost(ctx context.Context, p *folio.Post) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *ArchiveStore) ImportPost(ctx context.Context, p *folio.Post) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var owner string
 		err := tx.QueryRowContext(ctx, `SELECT id FROM posts WHERE slug = $1`, p.Slug).Scan(&owner)
 		if err == nil && owner != p.ID {
@@ -132,10 +132,10 @@ func (db *DB) ImportPost(ctx context.Context, p *folio.Post) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO posts (`+postColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-			$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) ON CONFLICT (id) DO NOTHING`, db.postValues(p)...); err != nil {
+			$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) ON CONFLICT (id) DO NOTHING`, s.postValues(p)...); err != nil {
 			return err
 		}
-		v := db.postValues(p)
+		v := s.postValues(p)
 		if _, err := tx.ExecContext(ctx, `UPDATE posts SET slug = $1, title = $2, content = $3, excerpt = $4, category = $5, tags = $6,
 			status = $7, published_at = $8, created_at = $9, updated_at = $10, author_id = $11, author_name = $12, author_email = $13,
 			extblog_id = $14, series = $15, seo = $16, settings = $17, scheduled_at = $18, cross_platform = $19, archived_at = $20
@@ -143,29 +143,29 @@ func (db *DB) ImportPost(ctx context.Context, p *folio.Post) error {
 			return err
 		}
 		// A draft scheduled for later gets its publish job, as SavePublishingOptions gives it.
-		if p.Status == folio.PostDraft && p.ScheduledAt != nil && p.ScheduledAt.After(db.Now()) {
+		if p.Status == folio.PostDraft && p.ScheduledAt != nil && p.ScheduledAt.After(s.Now()) {
 			payload, _ := json.Marshal(PublishJobPayload{PostID: p.ID, ScheduledAt: *p.ScheduledAt})
-			if err := db.enqueueJob(ctx, tx, JobPublishPost, publishJobKey(p.ID, *p.ScheduledAt), string(payload), *p.ScheduledAt); err != nil {
+			if err := s.enqueueJob(ctx, tx, JobPublishPost, publishJobKey(p.ID, *p.ScheduledAt), string(payload), *p.ScheduledAt); err != nil {
 				return err
 			}
 		}
 		if err := setPostTags(ctx, tx, p); err != nil {
 			return err
 		}
-		return db.indexPost(ctx, tx, p.ID)
+		return s.indexPost(ctx, tx, p.ID)
 	})
 	if err != nil && folio.ErrorCode(err) == folio.EINTERNAL {
 		return fmt.Errorf("sqldb.ImportPost: %w", err)
 	}
 	if err == nil {
-		db.changed(ScopePosts)
+		s.changed(ScopePosts)
 	}
 	return err
 }
 
 // ImportProject stores p exactly, replacing the project with its id.
-func (db *DB) ImportProject(ctx context.Context, p *folio.Project) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *ArchiveStore) ImportProject(ctx context.Context, p *folio.Project) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		techs, _ := json.Marshal(p.Technologies)
 		images, _ := json.Marshal(p.Images)
 		if _, err := tx.ExecContext(ctx, insertProject+`
@@ -174,25 +174,25 @@ func (db *DB) ImportProject(ctx context.Context, p *folio.Project) error {
 			demo_url = excluded.demo_url, source_url = excluded.source_url, images = excluded.images,
 			created_at = excluded.created_at, updated_at = excluded.updated_at, technologies_lower = excluded.technologies_lower`,
 			p.ID, p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL, string(images),
-			db.ts(p.CreatedAt), db.ts(p.UpdatedAt), technologiesLower(p)); err != nil {
+			s.ts(p.CreatedAt), s.ts(p.UpdatedAt), technologiesLower(p)); err != nil {
 			return err
 		}
-		return db.indexProject(ctx, tx, p.ID)
+		return s.indexProject(ctx, tx, p.ID)
 	})
 	if err != nil {
 		return fmt.Errorf("sqldb.ImportProject: %w", err)
 	}
-	db.changed(ScopeProjects)
+	s.changed(ScopeProjects)
 	return nil
 }
 
 // ImportProfile applies an exported profile: to the user with its id, else to the user with its
 // email, else as a new owner with that id and no password (set one with folio user passwd).
-func (db *DB) ImportProfile(ctx context.Context, u *folio.User) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *ArchiveStore) ImportProfile(ctx context.Context, u *folio.User) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET name = $1, bio = $2, location = $3, website = $4, updated_at = $5
 			WHERE id = $6 OR (email_key = $7 AND NOT EXISTS (SELECT 1 FROM users WHERE id = $6))`,
-			u.Name, u.Bio, u.Location, u.Website, db.ts(u.UpdatedAt), u.ID, folio.EmailKey(u.Email))
+			u.Name, u.Bio, u.Location, u.Website, s.ts(u.UpdatedAt), u.ID, folio.EmailKey(u.Email))
 		if err != nil {
 			return err
 		}
@@ -205,7 +205,7 @@ func (db *DB) ImportProfile(ctx context.Context, u *folio.User) error {
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, email, email_key, name, role, password_hash, bio, location, website, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8, $9, $10)`, u.ID, u.Email, folio.EmailKey(u.Email), u.Name, string(role),
-			u.Bio, u.Location, u.Website, db.ts(u.CreatedAt), db.ts(u.UpdatedAt))
+			u.Bio, u.Location, u.Website, s.ts(u.CreatedAt), s.ts(u.UpdatedAt))
 		return err
 	})
 	if err != nil {
@@ -215,15 +215,15 @@ func (db *DB) ImportProfile(ctx context.Context, u *folio.User) error {
 }
 
 // ImportMedia records a media object as exported (its first record wins, as with uploads).
-func (db *DB) ImportMedia(ctx context.Context, m MediaEntry) error {
+func (s *ArchiveStore) ImportMedia(ctx context.Context, m MediaEntry) error {
 	sv := make([]storedVariant, len(m.Variants))
 	for i, v := range m.Variants {
 		sv[i] = storedVariant(v)
 	}
 	vj, _ := json.Marshal(sv)
-	_, err := db.W.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at,
+	_, err := s.W.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at,
 		variants, blurhash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (key) DO NOTHING`,
-		m.Key, m.URL, m.Filename, m.Size, m.ContentType, m.Width, m.Height, m.Source, m.Prompt, m.CreatedBy, db.ts(m.CreatedAt),
+		m.Key, m.URL, m.Filename, m.Size, m.ContentType, m.Width, m.Height, m.Source, m.Prompt, m.CreatedBy, s.ts(m.CreatedAt),
 		string(vj), m.Blurhash)
 	if err != nil {
 		return fmt.Errorf("sqldb.ImportMedia: %w", err)

@@ -18,7 +18,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
 	mk := func(i int) {
 		title, desc := "P", "d"
-		if _, err := db.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
+		if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
 			t.Error(err)
 		}
 	}
@@ -46,7 +46,7 @@ func TestBackupWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer copy.Close()
-	_, total, err := copy.Projects(ctx, folio.ProjectFilter{Page: 1, Limit: 1})
+	_, total, err := copy.Content.Projects(ctx, folio.ProjectFilter{Page: 1, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

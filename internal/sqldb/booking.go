@@ -143,8 +143,8 @@ func activeBooking(stale string) string {
 //
 // It returns ECONFLICT when the slot is taken and ErrIdempotencyKeyUsed when another booking
 // carries b.IdempotencyKey.
-func (db *DB) ReserveBooking(ctx context.Context, b *Booking, buffer time.Duration, staleBefore time.Time) error {
-	return db.ReserveBookingLimited(ctx, b, ReserveLimits{Buffer: buffer, StaleBefore: staleBefore})
+func (s *BookingStore) ReserveBooking(ctx context.Context, b *Booking, buffer time.Duration, staleBefore time.Time) error {
+	return s.ReserveBookingLimited(ctx, b, ReserveLimits{Buffer: buffer, StaleBefore: staleBefore})
 }
 
 // lockBookings takes the reservation lock of PostgreSQL (SQLite's writer lock is taken at BEGIN)
@@ -171,9 +171,9 @@ func (db *DB) overlapping(ctx context.Context, tx *sql.Tx, start, end, staleBefo
 // ReserveBookingLimited is ReserveBooking with the per-type and per-address limits checked in
 // the same locked transaction: over MaxPerDay it returns ECONFLICT, over MaxPerEmail
 // ErrEmailLimit.
-func (db *DB) ReserveBookingLimited(ctx context.Context, b *Booking, lim ReserveLimits) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		if err := db.lockBookings(ctx, tx, lim.StaleBefore); err != nil {
+func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *Booking, lim ReserveLimits) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.lockBookings(ctx, tx, lim.StaleBefore); err != nil {
 			return err
 		}
 		if b.IdempotencyKey != "" {
@@ -185,7 +185,7 @@ func (db *DB) ReserveBookingLimited(ctx context.Context, b *Booking, lim Reserve
 				return ErrIdempotencyKeyUsed
 			}
 		}
-		taken, err := db.overlapping(ctx, tx, b.Start.Add(-lim.Buffer), b.End.Add(lim.Buffer), lim.StaleBefore, b.MovesBookingID)
+		taken, err := s.overlapping(ctx, tx, b.Start.Add(-lim.Buffer), b.End.Add(lim.Buffer), lim.StaleBefore, b.MovesBookingID)
 		if err != nil {
 			return err
 		}
@@ -196,7 +196,7 @@ func (db *DB) ReserveBookingLimited(ctx context.Context, b *Booking, lim Reserve
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE type_slug = $1 AND start_at >= $2 AND start_at < $3
 				AND `+activeBooking("$4")+` AND moves_booking_id IS NULL AND id <> $5`,
-				b.TypeSlug, db.ts(lim.DayStart), db.ts(lim.DayEnd), db.ts(lim.StaleBefore), b.MovesBookingID).Scan(&n); err != nil {
+				b.TypeSlug, s.ts(lim.DayStart), s.ts(lim.DayEnd), s.ts(lim.StaleBefore), b.MovesBookingID).Scan(&n); err != nil {
 				return err
 			}
 			if n >= lim.MaxPerDay {
@@ -207,7 +207,7 @@ func (db *DB) ReserveBookingLimited(ctx context.Context, b *Booking, lim Reserve
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE LOWER(attendee_email) = LOWER($1) AND created_at >= $2
 				AND `+activeBooking("$3")+` AND moves_booking_id IS NULL`,
-				b.AttendeeEmail, db.ts(lim.EmailSince), db.ts(lim.StaleBefore)).Scan(&n); err != nil {
+				b.AttendeeEmail, s.ts(lim.EmailSince), s.ts(lim.StaleBefore)).Scan(&n); err != nil {
 				return err
 			}
 			if n >= lim.MaxPerEmail {
@@ -216,8 +216,8 @@ func (db *DB) ReserveBookingLimited(ctx context.Context, b *Booking, lim Reserve
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO bookings (`+bookingColumns+`) VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7,
 			$8, $9, $10, '', '', '', NULL, $11, $12, 0, '', $13, NULL, $14, $15, $16, NULL, '', '', $17)`,
-			b.ID, db.ts(b.Start), db.ts(b.End), b.DurationMinutes, b.TimeZone, b.Summary, b.Description,
-			b.AttendeeName, b.AttendeeEmail, b.Provider, nullIfEmpty(b.IdempotencyKey), b.RequestHash, db.ts(b.CreatedAt),
+			b.ID, s.ts(b.Start), s.ts(b.End), b.DurationMinutes, b.TimeZone, b.Summary, b.Description,
+			b.AttendeeName, b.AttendeeEmail, b.Provider, nullIfEmpty(b.IdempotencyKey), b.RequestHash, s.ts(b.CreatedAt),
 			nullIfEmpty(b.ManageToken), b.Sequence, b.TypeSlug, nullIfEmpty(b.MovesBookingID))
 		if isUniqueViolation(err) {
 			return ErrIdempotencyKeyUsed // the id and token are fresh; only the key can collide
@@ -249,11 +249,11 @@ type BookingConfirmation struct {
 // also (when not nil) in the same transaction, so what it writes (the confirmation mails'
 // outbox items) exists exactly when the booking is confirmed. It returns ENOTFOUND when no
 // pending booking has the id (it went stale and was deleted).
-func (db *DB) ConfirmBooking(ctx context.Context, id string, c BookingConfirmation, also func(tx *sql.Tx) error) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *BookingStore) ConfirmBooking(ctx context.Context, id string, c BookingConfirmation, also func(tx *sql.Tx) error) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE bookings SET status = 'confirmed', provider_event_id = $1, meet_link = $2,
 			event_link = $3, response_status = $4, response_body = $5, confirmed_at = $6 WHERE id = $7 AND status = 'pending'`,
-			c.ProviderEventID, c.MeetLink, c.EventLink, c.ResponseStatus, string(c.ResponseBody), db.ts(c.ConfirmedAt), id)
+			c.ProviderEventID, c.MeetLink, c.EventLink, c.ResponseStatus, string(c.ResponseBody), s.ts(c.ConfirmedAt), id)
 		if err != nil {
 			return err
 		}
@@ -266,7 +266,7 @@ func (db *DB) ConfirmBooking(ctx context.Context, id string, c BookingConfirmati
 		if err != nil {
 			return err
 		}
-		if err := db.EmitTx(ctx, tx, BookingEvent(folio.EventBookingCreated, b)); err != nil {
+		if err := s.Webhooks.EmitTx(ctx, tx, BookingEvent(folio.EventBookingCreated, b)); err != nil {
 			return err
 		}
 		if also != nil {
@@ -283,26 +283,26 @@ func (db *DB) ConfirmBooking(ctx context.Context, id string, c BookingConfirmati
 
 // DeleteBooking deletes the booking id if it is still pending (a failed provider call); a
 // confirmed booking is never deleted here. Deleting a missing row is not an error.
-func (db *DB) DeleteBooking(ctx context.Context, id string) error {
-	if _, err := db.W.ExecContext(ctx, `DELETE FROM bookings WHERE id = $1 AND status = 'pending'`, id); err != nil {
+func (s *BookingStore) DeleteBooking(ctx context.Context, id string) error {
+	if _, err := s.W.ExecContext(ctx, `DELETE FROM bookings WHERE id = $1 AND status = 'pending'`, id); err != nil {
 		return fmt.Errorf("sqldb.DeleteBooking: %w", err)
 	}
 	return nil
 }
 
 // Booking returns the booking id, or ENOTFOUND.
-func (db *DB) Booking(ctx context.Context, id string) (*Booking, error) {
-	return db.bookingWhere(ctx, "Booking", `id = $1`, id)
+func (s *BookingStore) Booking(ctx context.Context, id string) (*Booking, error) {
+	return s.bookingWhere(ctx, "Booking", `id = $1`, id)
 }
 
 // BookingByIdempotencyKey returns the booking that carries key, or ENOTFOUND.
-func (db *DB) BookingByIdempotencyKey(ctx context.Context, key string) (*Booking, error) {
-	return db.bookingWhere(ctx, "Booking with this idempotency key", `idempotency_key = $1`, key)
+func (s *BookingStore) BookingByIdempotencyKey(ctx context.Context, key string) (*Booking, error) {
+	return s.bookingWhere(ctx, "Booking with this idempotency key", `idempotency_key = $1`, key)
 }
 
 // BookingByICSToken returns the booking (confirmed or cancelled) whose event link carries token, or ENOTFOUND.
-func (db *DB) BookingByICSToken(ctx context.Context, token string) (*Booking, error) {
-	return db.bookingWhere(ctx, "Event", `ics_token = $1 AND status IN ('confirmed', 'cancelled')`, token)
+func (s *BookingStore) BookingByICSToken(ctx context.Context, token string) (*Booking, error) {
+	return s.bookingWhere(ctx, "Event", `ics_token = $1 AND status IN ('confirmed', 'cancelled')`, token)
 }
 
 func (db *DB) bookingWhere(ctx context.Context, what, where string, arg string) (*Booking, error) {
@@ -319,12 +319,12 @@ func (db *DB) bookingWhere(ctx context.Context, what, where string, arg string) 
 // SetBookingICSToken gives the booking id the ICS token token unless it has one already, and
 // returns the token it has afterwards (so a retried call keeps the first token). ENOTFOUND when
 // there is no such booking.
-func (db *DB) SetBookingICSToken(ctx context.Context, id, token string) (string, error) {
-	if _, err := db.W.ExecContext(ctx, `UPDATE bookings SET ics_token = $1 WHERE id = $2 AND ics_token IS NULL`, token, id); err != nil {
+func (s *BookingStore) SetBookingICSToken(ctx context.Context, id, token string) (string, error) {
+	if _, err := s.W.ExecContext(ctx, `UPDATE bookings SET ics_token = $1 WHERE id = $2 AND ics_token IS NULL`, token, id); err != nil {
 		return "", fmt.Errorf("sqldb.SetBookingICSToken: %w", err)
 	}
 	var got sql.NullString
-	err := db.W.QueryRowContext(ctx, `SELECT ics_token FROM bookings WHERE id = $1`, id).Scan(&got)
+	err := s.W.QueryRowContext(ctx, `SELECT ics_token FROM bookings WHERE id = $1`, id).Scan(&got)
 	if err == sql.ErrNoRows {
 		return "", notFound("Booking", id)
 	}
@@ -337,15 +337,15 @@ func (db *DB) SetBookingICSToken(ctx context.Context, id, token string) (string,
 // BookingBusy returns the intervals of the bookings that overlap [start, end) and hold their
 // time: confirmed ones, and pending ones created at or after staleBefore. A zero staleBefore
 // counts every pending reservation; use ConfirmedBookingBusy for confirmed meetings only.
-func (db *DB) BookingBusy(ctx context.Context, start, end, staleBefore time.Time) ([]folio.Interval, error) {
-	return db.bookingBusy(ctx, `SELECT start_at, end_at FROM bookings WHERE start_at < $1 AND end_at > $2
-		AND `+activeBooking("$3"), db.ts(end), db.ts(start), db.ts(staleBefore))
+func (s *BookingStore) BookingBusy(ctx context.Context, start, end, staleBefore time.Time) ([]folio.Interval, error) {
+	return s.bookingBusy(ctx, `SELECT start_at, end_at FROM bookings WHERE start_at < $1 AND end_at > $2
+		AND `+activeBooking("$3"), s.ts(end), s.ts(start), s.ts(staleBefore))
 }
 
 // ConfirmedBookingBusy returns the intervals of the confirmed bookings that overlap [start, end).
-func (db *DB) ConfirmedBookingBusy(ctx context.Context, start, end time.Time) ([]folio.Interval, error) {
-	return db.bookingBusy(ctx, `SELECT start_at, end_at FROM bookings WHERE start_at < $1 AND end_at > $2
-		AND status = 'confirmed'`, db.ts(end), db.ts(start))
+func (s *BookingStore) ConfirmedBookingBusy(ctx context.Context, start, end time.Time) ([]folio.Interval, error) {
+	return s.bookingBusy(ctx, `SELECT start_at, end_at FROM bookings WHERE start_at < $1 AND end_at > $2
+		AND status = 'confirmed'`, s.ts(end), s.ts(start))
 }
 
 func (db *DB) bookingBusy(ctx context.Context, query string, args ...any) ([]folio.Interval, error) {

@@ -14,8 +14,8 @@ import (
 
 // BookingByManageToken returns the booking (confirmed or cancelled) whose manage link carries
 // token, or ENOTFOUND.
-func (db *DB) BookingByManageToken(ctx context.Context, token string) (*Booking, error) {
-	return db.bookingWhere(ctx, "Booking", `manage_token = $1 AND status IN ('confirmed', 'cancelled')`, token)
+func (s *BookingStore) BookingByManageToken(ctx context.Context, token string) (*Booking, error) {
+	return s.bookingWhere(ctx, "Booking", `manage_token = $1 AND status IN ('confirmed', 'cancelled')`, token)
 }
 
 // ErrChangeInProgress is returned by BeginBookingChange while another cancel or reschedule of
@@ -29,10 +29,10 @@ var ErrChangeInProgress = errors.New("sqldb: another change of this booking is i
 // returned as is), reserves hold like ReserveBookingLimited, and marks the change started at
 // now. Exactly one of several concurrent changes of a booking begins; of several reschedules
 // onto one time, exactly one gets it (the others ECONFLICT).
-func (db *DB) BeginBookingChange(ctx context.Context, id string, now time.Time, lim ReserveLimits, hold *Booking, check func(*Booking) error) (*Booking, error) {
+func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now time.Time, lim ReserveLimits, hold *Booking, check func(*Booking) error) (*Booking, error) {
 	var b *Booking
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		if err := db.lockBookings(ctx, tx, lim.StaleBefore); err != nil {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.lockBookings(ctx, tx, lim.StaleBefore); err != nil {
 			return err
 		}
 		var op Time
@@ -52,7 +52,7 @@ func (db *DB) BeginBookingChange(ctx context.Context, id string, now time.Time, 
 			return err
 		}
 		if hold != nil {
-			taken, err := db.overlapping(ctx, tx, hold.Start.Add(-lim.Buffer), hold.End.Add(lim.Buffer), lim.StaleBefore, id)
+			taken, err := s.overlapping(ctx, tx, hold.Start.Add(-lim.Buffer), hold.End.Add(lim.Buffer), lim.StaleBefore, id)
 			if err != nil {
 				return err
 			}
@@ -63,7 +63,7 @@ func (db *DB) BeginBookingChange(ctx context.Context, id string, now time.Time, 
 				var n int
 				if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE type_slug = $1 AND start_at >= $2 AND start_at < $3
 					AND `+activeBooking("$4")+` AND id <> $5 AND (moves_booking_id IS NULL OR moves_booking_id <> $5)`,
-					b.TypeSlug, db.ts(lim.DayStart), db.ts(lim.DayEnd), db.ts(lim.StaleBefore), id).Scan(&n); err != nil {
+					b.TypeSlug, s.ts(lim.DayStart), s.ts(lim.DayEnd), s.ts(lim.StaleBefore), id).Scan(&n); err != nil {
 					return err
 				}
 				if n >= lim.MaxPerDay {
@@ -76,12 +76,12 @@ func (db *DB) BeginBookingChange(ctx context.Context, id string, now time.Time, 
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO bookings (`+bookingColumns+`) VALUES ($1, 'pending', $2, $3, $4, $5, $6, '',
 				$7, $8, $9, '', '', '', NULL, NULL, '', 0, '', $10, NULL, NULL, 0, $11, NULL, '', '', $12)`,
-				hold.ID, db.ts(hold.Start), db.ts(hold.End), hold.DurationMinutes, hold.TimeZone, b.Summary,
-				b.AttendeeName, b.AttendeeEmail, b.Provider, db.ts(now), b.TypeSlug, id); err != nil {
+				hold.ID, s.ts(hold.Start), s.ts(hold.End), hold.DurationMinutes, hold.TimeZone, b.Summary,
+				b.AttendeeName, b.AttendeeEmail, b.Provider, s.ts(now), b.TypeSlug, id); err != nil {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE bookings SET op_started_at = $1 WHERE id = $2`, db.ts(now), id)
+		_, err = tx.ExecContext(ctx, `UPDATE bookings SET op_started_at = $1 WHERE id = $2`, s.ts(now), id)
 		return err
 	})
 	if err != nil {
@@ -100,8 +100,8 @@ func scanBookingWith(row *sql.Row, op *Time) (*Booking, error) {
 
 // AbortBookingChange ends a change that failed (the provider refused): the hold row, if any,
 // is deleted and the booking is left as it was.
-func (db *DB) AbortBookingChange(ctx context.Context, id string) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *BookingStore) AbortBookingChange(ctx context.Context, id string) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM bookings WHERE moves_booking_id = $1 AND status = 'pending'`, id); err != nil {
 			return err
 		}
@@ -125,22 +125,22 @@ type Reschedule struct {
 
 // FinishReschedule moves booking id to r's time, deletes its hold row and ends the change, and
 // runs also (when not nil) in the same transaction (the mails and reminder jobs).
-func (db *DB) FinishReschedule(ctx context.Context, id string, r Reschedule, also func(tx *sql.Tx) error) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *BookingStore) FinishReschedule(ctx context.Context, id string, r Reschedule, also func(tx *sql.Tx) error) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM bookings WHERE moves_booking_id = $1 AND status = 'pending'`, id); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE bookings SET start_at = $1, end_at = $2, time_zone = $3, sequence = $4,
 			meet_link = CASE WHEN $5 = '' THEN meet_link ELSE $5 END, event_link = CASE WHEN $6 = '' THEN event_link ELSE $6 END,
 			op_started_at = NULL WHERE id = $7 AND status = 'confirmed'`,
-			db.ts(r.Start), db.ts(r.End), r.TimeZone, r.Sequence, r.MeetLink, r.EventLink, id)
+			s.ts(r.Start), s.ts(r.End), r.TimeZone, r.Sequence, r.MeetLink, r.EventLink, id)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound("Confirmed booking", id)
 		}
-		if err := db.emitBooking(ctx, tx, folio.EventBookingRescheduled, id); err != nil {
+		if err := s.emitBooking(ctx, tx, folio.EventBookingRescheduled, id); err != nil {
 			return err
 		}
 		if also != nil {
@@ -157,18 +157,18 @@ func (db *DB) FinishReschedule(ctx context.Context, id string, r Reschedule, als
 
 // FinishCancel marks booking id cancelled (its time is free at once), ends the change and runs
 // also in the same transaction.
-func (db *DB) FinishCancel(ctx context.Context, id, reason, by string, at time.Time, sequence int, also func(tx *sql.Tx) error) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *BookingStore) FinishCancel(ctx context.Context, id, reason, by string, at time.Time, sequence int, also func(tx *sql.Tx) error) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE bookings SET status = 'cancelled', cancelled_at = $1, cancel_reason = $2,
 			cancelled_by = $3, sequence = $4, op_started_at = NULL WHERE id = $5 AND status = 'confirmed'`,
-			db.ts(at), reason, by, sequence, id)
+			s.ts(at), reason, by, sequence, id)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound("Confirmed booking", id)
 		}
-		if err := db.emitBooking(ctx, tx, folio.EventBookingCancelled, id); err != nil {
+		if err := s.emitBooking(ctx, tx, folio.EventBookingCancelled, id); err != nil {
 			return err
 		}
 		if also != nil {
@@ -190,17 +190,17 @@ func (db *DB) emitBooking(ctx context.Context, tx *sql.Tx, typ, id string) error
 	if err != nil {
 		return err
 	}
-	return db.EmitTx(ctx, tx, BookingEvent(typ, b))
+	return db.Webhooks.EmitTx(ctx, tx, BookingEvent(typ, b))
 }
 
 // EnqueueJobTx is EnqueueJob inside the caller's transaction.
-func (db *DB) EnqueueJobTx(ctx context.Context, tx *sql.Tx, kind, key, payload string, runAt time.Time) error {
-	return db.enqueueJob(ctx, tx, kind, key, payload, runAt)
+func (s *JobStore) EnqueueJobTx(ctx context.Context, tx *sql.Tx, kind, key, payload string, runAt time.Time) error {
+	return s.enqueueJob(ctx, tx, kind, key, payload, runAt)
 }
 
 // DeletePendingJobsTx deletes the pending jobs whose key starts with prefix (reminders of a
 // booking that was cancelled or moved).
-func (db *DB) DeletePendingJobsTx(ctx context.Context, tx *sql.Tx, prefix string) error {
+func (s *JobStore) DeletePendingJobsTx(ctx context.Context, tx *sql.Tx, prefix string) error {
 	_, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE status = 'pending' AND key LIKE $1 ESCAPE '\'`, escapeLike(prefix)+"%")
 	return err
 }
@@ -208,9 +208,9 @@ func (db *DB) DeletePendingJobsTx(ctx context.Context, tx *sql.Tx, prefix string
 // RecordReminder inserts key into booking_reminders_sent and runs also in the same transaction;
 // sent is false (and also does not run) when key was recorded before, so a reminder job that runs
 // twice queues its mail once.
-func (db *DB) RecordReminder(ctx context.Context, key string, at time.Time, also func(tx *sql.Tx) error) (sent bool, err error) {
-	err = db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO booking_reminders_sent (key, sent_at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, key, db.ts(at))
+func (s *BookingStore) RecordReminder(ctx context.Context, key string, at time.Time, also func(tx *sql.Tx) error) (sent bool, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO booking_reminders_sent (key, sent_at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, key, s.ts(at))
 		if err != nil {
 			return err
 		}
@@ -259,7 +259,7 @@ type BookingFilter struct {
 }
 
 // ListBookings lists confirmed and/or cancelled bookings, soonest first, with the total count.
-func (db *DB) ListBookings(ctx context.Context, f BookingFilter, page, limit int) ([]BookingListItem, int, error) {
+func (s *BookingStore) ListBookings(ctx context.Context, f BookingFilter, page, limit int) ([]BookingListItem, int, error) {
 	where := []string{`status IN ('confirmed', 'cancelled')`}
 	var args []any
 	add := func(cond string, v any) {
@@ -270,18 +270,18 @@ func (db *DB) ListBookings(ctx context.Context, f BookingFilter, page, limit int
 		add(`status = ?`, f.Status)
 	}
 	if !f.From.IsZero() {
-		add(`end_at >= ?`, db.ts(f.From))
+		add(`end_at >= ?`, s.ts(f.From))
 	}
 	if !f.To.IsZero() {
-		add(`start_at < ?`, db.ts(f.To))
+		add(`start_at < ?`, s.ts(f.To))
 	}
 	w := strings.Join(where, " AND ")
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE `+w, args...).Scan(&total); err != nil {
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE `+w, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
 	}
 	args = append(args, limit, (page-1)*limit)
-	rows, err := db.R.QueryContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE `+w+
+	rows, err := s.R.QueryContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE `+w+
 		fmt.Sprintf(` ORDER BY start_at, id LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
@@ -307,8 +307,8 @@ func (db *DB) ListBookings(ctx context.Context, f BookingFilter, page, limit int
 }
 
 // MeetingTypes returns the stored meeting types in their order (none: the defaults apply).
-func (db *DB) MeetingTypes(ctx context.Context) ([]folio.MeetingType, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT slug, title, description, duration_minutes, buffer_minutes, max_per_day
+func (s *BookingStore) MeetingTypes(ctx context.Context) ([]folio.MeetingType, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT slug, title, description, duration_minutes, buffer_minutes, max_per_day
 		FROM meeting_types ORDER BY position, created_at, slug`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.MeetingTypes: %w", err)
@@ -326,10 +326,10 @@ func (db *DB) MeetingTypes(ctx context.Context) ([]folio.MeetingType, error) {
 }
 
 // CreateMeetingType inserts t (after the existing ones); ECONFLICT when the slug exists.
-func (db *DB) CreateMeetingType(ctx context.Context, t folio.MeetingType, now time.Time) error {
-	_, err := db.W.ExecContext(ctx, `INSERT INTO meeting_types (slug, title, description, duration_minutes, buffer_minutes, max_per_day, position, created_at, updated_at)
+func (s *BookingStore) CreateMeetingType(ctx context.Context, t folio.MeetingType, now time.Time) error {
+	_, err := s.W.ExecContext(ctx, `INSERT INTO meeting_types (slug, title, description, duration_minutes, buffer_minutes, max_per_day, position, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, (SELECT COALESCE(MAX(position), 0) + 1 FROM meeting_types), $7, $7)`,
-		t.Slug, t.Title, t.Description, t.DurationMinutes, t.BufferMinutes, t.MaxPerDay, db.ts(now))
+		t.Slug, t.Title, t.Description, t.DurationMinutes, t.BufferMinutes, t.MaxPerDay, s.ts(now))
 	if isUniqueViolation(err) {
 		return folio.Errorf(folio.ECONFLICT, "A meeting type with the slug %q exists already.", t.Slug)
 	}
@@ -340,9 +340,9 @@ func (db *DB) CreateMeetingType(ctx context.Context, t folio.MeetingType, now ti
 }
 
 // UpdateMeetingType replaces the fields of the type slug; ENOTFOUND when there is none.
-func (db *DB) UpdateMeetingType(ctx context.Context, slug string, t folio.MeetingType, now time.Time) error {
-	res, err := db.W.ExecContext(ctx, `UPDATE meeting_types SET title = $1, description = $2, duration_minutes = $3, buffer_minutes = $4,
-		max_per_day = $5, updated_at = $6 WHERE slug = $7`, t.Title, t.Description, t.DurationMinutes, t.BufferMinutes, t.MaxPerDay, db.ts(now), slug)
+func (s *BookingStore) UpdateMeetingType(ctx context.Context, slug string, t folio.MeetingType, now time.Time) error {
+	res, err := s.W.ExecContext(ctx, `UPDATE meeting_types SET title = $1, description = $2, duration_minutes = $3, buffer_minutes = $4,
+		max_per_day = $5, updated_at = $6 WHERE slug = $7`, t.Title, t.Description, t.DurationMinutes, t.BufferMinutes, t.MaxPerDay, s.ts(now), slug)
 	if err != nil {
 		return fmt.Errorf("sqldb.UpdateMeetingType: %w", err)
 	}
@@ -353,8 +353,8 @@ func (db *DB) UpdateMeetingType(ctx context.Context, slug string, t folio.Meetin
 }
 
 // DeleteMeetingType deletes the type slug (bookings keep its slug); ENOTFOUND when there is none.
-func (db *DB) DeleteMeetingType(ctx context.Context, slug string) error {
-	res, err := db.W.ExecContext(ctx, `DELETE FROM meeting_types WHERE slug = $1`, slug)
+func (s *BookingStore) DeleteMeetingType(ctx context.Context, slug string) error {
+	res, err := s.W.ExecContext(ctx, `DELETE FROM meeting_types WHERE slug = $1`, slug)
 	if err != nil {
 		return fmt.Errorf("sqldb.DeleteMeetingType: %w", err)
 	}
@@ -365,8 +365,8 @@ func (db *DB) DeleteMeetingType(ctx context.Context, slug string) error {
 }
 
 // Overrides returns the availability overrides of the dates in [from, to] (YYYY-MM-DD).
-func (db *DB) Overrides(ctx context.Context, from, to string) ([]folio.AvailabilityOverride, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT day, closed, hours FROM booking_overrides WHERE day >= $1 AND day <= $2 ORDER BY day`, from, to)
+func (s *BookingStore) Overrides(ctx context.Context, from, to string) ([]folio.AvailabilityOverride, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT day, closed, hours FROM booking_overrides WHERE day >= $1 AND day <= $2 ORDER BY day`, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.Overrides: %w", err)
 	}
@@ -397,7 +397,7 @@ func (db *DB) Overrides(ctx context.Context, from, to string) ([]folio.Availabil
 }
 
 // PutOverride stores the override of o.Date, replacing any.
-func (db *DB) PutOverride(ctx context.Context, o folio.AvailabilityOverride, now time.Time) error {
+func (s *BookingStore) PutOverride(ctx context.Context, o folio.AvailabilityOverride, now time.Time) error {
 	hours, err := json.Marshal(o.Hours)
 	if err != nil {
 		return err
@@ -406,15 +406,15 @@ func (db *DB) PutOverride(ctx context.Context, o folio.AvailabilityOverride, now
 		hours = []byte("[]")
 	}
 	var closed any = o.Closed
-	if db.Dialect == SQLite {
+	if s.Dialect == SQLite {
 		closed = 0
 		if o.Closed {
 			closed = 1
 		}
 	}
-	_, err = db.W.ExecContext(ctx, `INSERT INTO booking_overrides (day, closed, hours, updated_at) VALUES ($1, $2, $3, $4)
+	_, err = s.W.ExecContext(ctx, `INSERT INTO booking_overrides (day, closed, hours, updated_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (day) DO UPDATE SET closed = excluded.closed, hours = excluded.hours, updated_at = excluded.updated_at`,
-		o.Date, closed, string(hours), db.ts(now))
+		o.Date, closed, string(hours), s.ts(now))
 	if err != nil {
 		return fmt.Errorf("sqldb.PutOverride: %w", err)
 	}
@@ -422,8 +422,8 @@ func (db *DB) PutOverride(ctx context.Context, o folio.AvailabilityOverride, now
 }
 
 // DeleteOverride deletes the override of date; ENOTFOUND when there is none.
-func (db *DB) DeleteOverride(ctx context.Context, date string) error {
-	res, err := db.W.ExecContext(ctx, `DELETE FROM booking_overrides WHERE day = $1`, date)
+func (s *BookingStore) DeleteOverride(ctx context.Context, date string) error {
+	res, err := s.W.ExecContext(ctx, `DELETE FROM booking_overrides WHERE day = $1`, date)
 	if err != nil {
 		return fmt.Errorf("sqldb.DeleteOverride: %w", err)
 	}
@@ -434,10 +434,10 @@ func (db *DB) DeleteOverride(ctx context.Context, date string) error {
 }
 
 // CountTypeBookings counts the active bookings of type slug starting in [start, end).
-func (db *DB) CountTypeBookings(ctx context.Context, slug string, start, end, staleBefore time.Time) (int, error) {
+func (s *BookingStore) CountTypeBookings(ctx context.Context, slug string, start, end, staleBefore time.Time) (int, error) {
 	var n int
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE type_slug = $1 AND start_at >= $2 AND start_at < $3
-		AND `+activeBooking("$4")+` AND moves_booking_id IS NULL`, slug, db.ts(start), db.ts(end), db.ts(staleBefore)).Scan(&n)
+	err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE type_slug = $1 AND start_at >= $2 AND start_at < $3
+		AND `+activeBooking("$4")+` AND moves_booking_id IS NULL`, slug, s.ts(start), s.ts(end), s.ts(staleBefore)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("sqldb.CountTypeBookings: %w", err)
 	}
@@ -446,10 +446,10 @@ func (db *DB) CountTypeBookings(ctx context.Context, slug string, start, end, st
 
 // OldestBookingOfEmail returns when the oldest active booking of email (case-insensitive) created
 // at or after since was made (zero when there is none): when the per-address cap frees a place.
-func (db *DB) OldestBookingOfEmail(ctx context.Context, email string, since, staleBefore time.Time) (time.Time, error) {
+func (s *BookingStore) OldestBookingOfEmail(ctx context.Context, email string, since, staleBefore time.Time) (time.Time, error) {
 	var t Time
-	err := db.R.QueryRowContext(ctx, `SELECT MIN(created_at) FROM bookings WHERE LOWER(attendee_email) = LOWER($1) AND created_at >= $2
-		AND `+activeBooking("$3")+` AND moves_booking_id IS NULL`, email, db.ts(since), db.ts(staleBefore)).Scan(&t)
+	err := s.R.QueryRowContext(ctx, `SELECT MIN(created_at) FROM bookings WHERE LOWER(attendee_email) = LOWER($1) AND created_at >= $2
+		AND `+activeBooking("$3")+` AND moves_booking_id IS NULL`, email, s.ts(since), s.ts(staleBefore)).Scan(&t)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("sqldb.OldestBookingOfEmail: %w", err)
 	}

@@ -24,17 +24,17 @@ type ContactMessage struct {
 
 // InsertContactMessage stores a contact message and its outbox item in one transaction, so
 // neither exists without the other.
-func (db *DB) InsertContactMessage(ctx context.Context, m ContactMessage, item mail.OutboxItem) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		if err := db.outboxInsert(ctx, tx, item); err != nil {
+func (s *ContactStore) InsertContactMessage(ctx context.Context, m ContactMessage, item mail.OutboxItem) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.outboxInsert(ctx, tx, item); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO contact_messages (id, name, email, subject, message, outbox_id, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, m.ID, m.Name, m.Email, m.Subject, m.Message, item.ID, db.ts(m.CreatedAt))
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, m.ID, m.Name, m.Email, m.Subject, m.Message, item.ID, s.ts(m.CreatedAt))
 		if err != nil {
 			return err
 		}
-		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventContactReceived, Data: ContactEventData{ID: m.ID, Name: m.Name,
+		return s.Webhooks.EmitTx(ctx, tx, folio.Event{Type: folio.EventContactReceived, Data: ContactEventData{ID: m.ID, Name: m.Name,
 			Email: m.Email, Subject: m.Subject, Message: m.Message, CreatedAt: m.CreatedAt.UTC()}})
 	})
 	if err != nil {
@@ -44,12 +44,12 @@ func (db *DB) InsertContactMessage(ctx context.Context, m ContactMessage, item m
 }
 
 // ContactMessages lists stored messages, newest first, with their delivery status.
-func (db *DB) ContactMessages(ctx context.Context, page, limit int) ([]ContactMessage, int, error) {
+func (s *ContactStore) ContactMessages(ctx context.Context, page, limit int) ([]ContactMessage, int, error) {
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM contact_messages`).Scan(&total); err != nil {
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM contact_messages`).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.ContactMessages: %w", err)
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT c.id, c.name, c.email, c.subject, c.message, c.created_at,
+	rows, err := s.R.QueryContext(ctx, `SELECT c.id, c.name, c.email, c.subject, c.message, c.created_at,
 			o.id, o.payload, o.recipients, o.subject, o.status, o.attempts, o.next_attempt_at, o.lease_owner, o.lease_until,
 			o.last_error, o.created_at, o.sent_at
 		FROM contact_messages c JOIN outbox o ON o.id = c.outbox_id

@@ -45,6 +45,19 @@ type DB struct {
 	// "posts", …) so caches of rendered responses can drop what they hold.
 	Changed func(scope string)
 
+	// The domain stores over this database (stores.go).
+	Content   *ContentStore
+	Bookings  *BookingStore
+	Identity  *IdentityStore
+	Audit     *AuditStore
+	Jobs      *JobStore
+	Outbox    *OutboxStore
+	Webhooks  *WebhookStore
+	Extblog   *ExtblogStore
+	Contact   *ContactStore
+	Archive   *ArchiveStore
+	Analytics *AnalyticsStore
+
 	group    groupCommit
 	stmts    stmtCache
 	hooks    webhookTypes
@@ -56,6 +69,7 @@ type DB struct {
 // stripped). An empty URL means dataDir/folio.db.
 func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 	db := &DB{Now: func() time.Time { return time.Now().UTC() }}
+	db.openStores()
 	switch {
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
 		db.Dialect, db.DSN = Postgres, databaseURL

@@ -28,10 +28,10 @@ type ExtblogState struct {
 func (s ExtblogState) Unpublished() bool { return s.UnpublishedAt != nil }
 
 // ExtblogState returns the article's platform link, or ENOTFOUND.
-func (db *DB) ExtblogState(ctx context.Context, postID string) (ExtblogState, error) {
+func (s *ExtblogStore) ExtblogState(ctx context.Context, postID string) (ExtblogState, error) {
 	var st ExtblogState
 	var at Time
-	err := db.W.QueryRowContext(ctx, `SELECT extblog_id, extblog_unpublished_at FROM posts WHERE id = $1`, postID).Scan(&st.ExtblogID, &at)
+	err := s.W.QueryRowContext(ctx, `SELECT extblog_id, extblog_unpublished_at FROM posts WHERE id = $1`, postID).Scan(&st.ExtblogID, &at)
 	if err == sql.ErrNoRows {
 		return st, notFound("Post", postID)
 	}
@@ -44,8 +44,8 @@ func (db *DB) ExtblogState(ctx context.Context, postID string) (ExtblogState, er
 
 // SetExtblogPublished links the article to the live platform post extblogID: it stores the id,
 // clears the unpublished mark and forgets any tombstone of that post (folio published it again).
-func (db *DB) SetExtblogPublished(ctx context.Context, postID, extblogID string) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *ExtblogStore) SetExtblogPublished(ctx context.Context, postID, extblogID string) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE posts SET extblog_id = $1, extblog_unpublished_at = NULL WHERE id = $2`, extblogID, postID)
 		if err != nil {
 			if isUniqueViolation(err) {
@@ -62,37 +62,37 @@ func (db *DB) SetExtblogPublished(ctx context.Context, postID, extblogID string)
 	if err != nil {
 		return wrapErr("sqldb.SetExtblogPublished", err)
 	}
-	db.changed(ScopePosts)
+	s.changed(ScopePosts)
 	return nil
 }
 
 // SetExtblogUnpublished marks the article's platform post extblogID unpublished at at (nil clears
 // the mark). It changes nothing when the article is no longer linked to extblogID.
-func (db *DB) SetExtblogUnpublished(ctx context.Context, postID, extblogID string, at *time.Time) error {
-	_, err := db.W.ExecContext(ctx, `UPDATE posts SET extblog_unpublished_at = $1 WHERE id = $2 AND extblog_id = $3`, db.nts(at), postID, extblogID)
+func (s *ExtblogStore) SetExtblogUnpublished(ctx context.Context, postID, extblogID string, at *time.Time) error {
+	_, err := s.W.ExecContext(ctx, `UPDATE posts SET extblog_unpublished_at = $1 WHERE id = $2 AND extblog_id = $3`, s.nts(at), postID, extblogID)
 	if err != nil {
 		return fmt.Errorf("sqldb.SetExtblogUnpublished: %w", err)
 	}
-	db.changed(ScopePosts)
+	s.changed(ScopePosts)
 	return nil
 }
 
 // ClearExtblogID unlinks the article from platform post extblogID (after a delete).
-func (db *DB) ClearExtblogID(ctx context.Context, postID, extblogID string) error {
-	_, err := db.W.ExecContext(ctx, `UPDATE posts SET extblog_id = '', extblog_unpublished_at = NULL WHERE id = $1 AND extblog_id = $2`, postID, extblogID)
+func (s *ExtblogStore) ClearExtblogID(ctx context.Context, postID, extblogID string) error {
+	_, err := s.W.ExecContext(ctx, `UPDATE posts SET extblog_id = '', extblog_unpublished_at = NULL WHERE id = $1 AND extblog_id = $2`, postID, extblogID)
 	if err != nil {
 		return fmt.Errorf("sqldb.ClearExtblogID: %w", err)
 	}
-	db.changed(ScopePosts)
+	s.changed(ScopePosts)
 	return nil
 }
 
 // AcquireExtblogLease takes the article's publication lease for d when it is free or expired,
 // and reports whether it did. token identifies the holder for ReleaseExtblogLease.
-func (db *DB) AcquireExtblogLease(ctx context.Context, postID, token string, now time.Time, d time.Duration) (bool, error) {
-	res, err := db.W.ExecContext(ctx, `INSERT INTO extblog_leases (post_id, token, lease_until) VALUES ($1, $2, $3)
+func (s *ExtblogStore) AcquireExtblogLease(ctx context.Context, postID, token string, now time.Time, d time.Duration) (bool, error) {
+	res, err := s.W.ExecContext(ctx, `INSERT INTO extblog_leases (post_id, token, lease_until) VALUES ($1, $2, $3)
 		ON CONFLICT (post_id) DO UPDATE SET token = excluded.token, lease_until = excluded.lease_until
-		WHERE extblog_leases.lease_until < $4`, postID, token, db.ts(now.Add(d)), db.ts(now))
+		WHERE extblog_leases.lease_until < $4`, postID, token, s.ts(now.Add(d)), s.ts(now))
 	if err != nil {
 		return false, fmt.Errorf("sqldb.AcquireExtblogLease: %w", err)
 	}
@@ -101,8 +101,8 @@ func (db *DB) AcquireExtblogLease(ctx context.Context, postID, token string, now
 }
 
 // ReleaseExtblogLease gives the lease back when token still holds it.
-func (db *DB) ReleaseExtblogLease(ctx context.Context, postID, token string) error {
-	if _, err := db.W.ExecContext(ctx, `DELETE FROM extblog_leases WHERE post_id = $1 AND token = $2`, postID, token); err != nil {
+func (s *ExtblogStore) ReleaseExtblogLease(ctx context.Context, postID, token string) error {
+	if _, err := s.W.ExecContext(ctx, `DELETE FROM extblog_leases WHERE post_id = $1 AND token = $2`, postID, token); err != nil {
 		return fmt.Errorf("sqldb.ReleaseExtblogLease: %w", err)
 	}
 	return nil
@@ -114,14 +114,14 @@ const extblogDeliveryRetention = 30 * 24 * time.Hour
 
 // ClaimExtblogDelivery records a webhook delivery id and reports whether it is new (false: it
 // was applied, or is being applied, already). Ids older than 30 days are forgotten on the way.
-func (db *DB) ClaimExtblogDelivery(ctx context.Context, deliveryID, event, postID string, at time.Time) (bool, error) {
+func (s *ExtblogStore) ClaimExtblogDelivery(ctx context.Context, deliveryID, event, postID string, at time.Time) (bool, error) {
 	var fresh bool
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM extblog_deliveries WHERE received_at < $1`, db.ts(at.Add(-extblogDeliveryRetention))); err != nil {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM extblog_deliveries WHERE received_at < $1`, s.ts(at.Add(-extblogDeliveryRetention))); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO extblog_deliveries (delivery_id, event, post_id, received_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (delivery_id) DO NOTHING`, deliveryID, event, postID, db.ts(at))
+			ON CONFLICT (delivery_id) DO NOTHING`, deliveryID, event, postID, s.ts(at))
 		if err != nil {
 			return err
 		}
@@ -137,17 +137,17 @@ func (db *DB) ClaimExtblogDelivery(ctx context.Context, deliveryID, event, postI
 
 // ReleaseExtblogDelivery forgets a claimed delivery whose application failed, so the platform's
 // retry is applied.
-func (db *DB) ReleaseExtblogDelivery(ctx context.Context, deliveryID string) error {
-	if _, err := db.W.ExecContext(ctx, `DELETE FROM extblog_deliveries WHERE delivery_id = $1`, deliveryID); err != nil {
+func (s *ExtblogStore) ReleaseExtblogDelivery(ctx context.Context, deliveryID string) error {
+	if _, err := s.W.ExecContext(ctx, `DELETE FROM extblog_deliveries WHERE delivery_id = $1`, deliveryID); err != nil {
 		return fmt.Errorf("sqldb.ReleaseExtblogDelivery: %w", err)
 	}
 	return nil
 }
 
 // ExtblogTombstoned reports whether a POST_DELETED event removed platform post extblogID.
-func (db *DB) ExtblogTombstoned(ctx context.Context, extblogID string) (bool, error) {
+func (s *ExtblogStore) ExtblogTombstoned(ctx context.Context, extblogID string) (bool, error) {
 	var n int
-	if err := db.W.QueryRowContext(ctx, `SELECT COUNT(*) FROM extblog_tombstones WHERE post_id = $1`, extblogID).Scan(&n); err != nil {
+	if err := s.W.QueryRowContext(ctx, `SELECT COUNT(*) FROM extblog_tombstones WHERE post_id = $1`, extblogID).Scan(&n); err != nil {
 		return false, fmt.Errorf("sqldb.ExtblogTombstoned: %w", err)
 	}
 	return n > 0, nil
@@ -157,9 +157,9 @@ func (db *DB) ExtblogTombstoned(ctx context.Context, extblogID string) (bool, er
 // article is archived and unlinked, and the post id is tombstoned. An article marked unpublished
 // is left alone: the event is the echo of folio's own unpublish. It reports whether an article
 // changed.
-func (db *DB) ApplyExtblogDeleted(ctx context.Context, extblogID string, at time.Time) (bool, error) {
+func (s *ExtblogStore) ApplyExtblogDeleted(ctx context.Context, extblogID string, at time.Time) (bool, error) {
 	var changed bool
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var id string
 		var unpublished Time
 		err := tx.QueryRowContext(ctx, `SELECT id, extblog_unpublished_at FROM posts WHERE extblog_id = $1`, extblogID).Scan(&id, &unpublished)
@@ -171,23 +171,23 @@ func (db *DB) ApplyExtblogDeleted(ctx context.Context, extblogID string, at time
 			return nil
 		default:
 			if _, err := tx.ExecContext(ctx, `UPDATE posts SET archived_at = COALESCE(archived_at, $1), extblog_id = '',
-				extblog_unpublished_at = NULL, updated_at = $1 WHERE id = $2`, db.ts(at), id); err != nil {
+				extblog_unpublished_at = NULL, updated_at = $1 WHERE id = $2`, s.ts(at), id); err != nil {
 				return err
 			}
-			if err := db.indexPost(ctx, tx, id); err != nil {
+			if err := s.indexPost(ctx, tx, id); err != nil {
 				return err
 			}
 			changed = true
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO extblog_tombstones (post_id, deleted_at) VALUES ($1, $2) ON CONFLICT (post_id) DO NOTHING`,
-			extblogID, db.ts(at))
+			extblogID, s.ts(at))
 		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("sqldb.ApplyExtblogDeleted: %w", err)
 	}
 	if changed {
-		db.changed(ScopePosts)
+		s.changed(ScopePosts)
 	}
 	return changed, nil
 }
@@ -210,12 +210,12 @@ type ExtblogUpsert struct {
 // UpsertExtblogPost mirrors a platform post: the article linked to it gets the post's title,
 // content and excerpt; else our article the canonical URL names is linked to it; else a new
 // published article is created. It reports whether anything changed.
-func (db *DB) UpsertExtblogPost(ctx context.Context, u ExtblogUpsert) (bool, error) {
+func (s *ExtblogStore) UpsertExtblogPost(ctx context.Context, u ExtblogUpsert) (bool, error) {
 	var changed bool
 	var err error
 	// A concurrent delivery for the same post may insert first; the retry then updates.
 	for attempt := 0; attempt < 2; attempt++ {
-		changed, err = db.upsertExtblogPost(ctx, u)
+		changed, err = s.upsertExtblogPost(ctx, u)
 		if !isUniqueViolation(err) {
 			break
 		}
@@ -224,7 +224,7 @@ func (db *DB) UpsertExtblogPost(ctx context.Context, u ExtblogUpsert) (bool, err
 		return false, wrapErr("sqldb.UpsertExtblogPost", err)
 	}
 	if changed {
-		db.changed(ScopePosts)
+		s.changed(ScopePosts)
 	}
 	return changed, nil
 }

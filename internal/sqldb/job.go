@@ -38,8 +38,8 @@ const (
 // EnqueueJob adds a job that is due at runAt. key names the job: enqueueing a key that exists
 // again is a no-op while that job is pending or running, and re-arms it when it is done or
 // failed.
-func (db *DB) EnqueueJob(ctx context.Context, kind, key, payload string, runAt time.Time) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error { return db.enqueueJob(ctx, tx, kind, key, payload, runAt) })
+func (s *JobStore) EnqueueJob(ctx context.Context, kind, key, payload string, runAt time.Time) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error { return s.enqueueJob(ctx, tx, kind, key, payload, runAt) })
 	if err != nil {
 		return fmt.Errorf("sqldb.EnqueueJob: %w", err)
 	}
@@ -81,21 +81,21 @@ const claimable = `((status = 'pending' AND run_at <= $3) OR (status = 'running'
 // of several workers racing for a job — on any number of instances — exactly one gets it. On
 // PostgreSQL the candidate is chosen with FOR UPDATE SKIP LOCKED so racing workers take
 // different jobs instead of queueing on the same row; SQLite has one writer at a time anyway.
-func (db *DB) ClaimJob(ctx context.Context, owner string, kinds []string, now, leaseUntil time.Time) (j Job, ok bool, err error) {
+func (s *JobStore) ClaimJob(ctx context.Context, owner string, kinds []string, now, leaseUntil time.Time) (j Job, ok bool, err error) {
 	if len(kinds) == 0 {
 		return Job{}, false, nil
 	}
-	args := []any{owner, db.ts(leaseUntil), db.ts(now)}
+	args := []any{owner, s.ts(leaseUntil), s.ts(now)}
 	ph := make([]string, len(kinds))
 	for i, k := range kinds {
 		args = append(args, k)
 		ph[i] = "$" + strconv.Itoa(len(args))
 	}
 	lock := ""
-	if db.Dialect == Postgres {
+	if s.Dialect == Postgres {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
-	j, err = scanJob(db.W.QueryRowContext(ctx, `UPDATE jobs SET status = 'running', lease_owner = $1, lease_until = $2,
+	j, err = scanJob(s.W.QueryRowContext(ctx, `UPDATE jobs SET status = 'running', lease_owner = $1, lease_until = $2,
 		attempts = attempts + 1
 		WHERE id = (SELECT id FROM jobs WHERE `+claimable+` AND kind IN (`+strings.Join(ph, ", ")+`)
 			ORDER BY run_at, id LIMIT 1`+lock+`) AND `+claimable+`
@@ -112,19 +112,19 @@ func (db *DB) ClaimJob(ctx context.Context, owner string, kinds []string, now, l
 // FinishJob records the outcome of a job owner ran: done when errMsg is empty; otherwise
 // pending again at retryAt, or failed when retryAt is zero. It reports false when owner no
 // longer held the job (its lease lapsed and another worker took it over).
-func (db *DB) FinishJob(ctx context.Context, id, owner string, now time.Time, errMsg string, retryAt time.Time) (bool, error) {
+func (s *JobStore) FinishJob(ctx context.Context, id, owner string, now time.Time, errMsg string, retryAt time.Time) (bool, error) {
 	var res sql.Result
 	var err error
 	switch {
 	case errMsg == "":
-		res, err = db.W.ExecContext(ctx, `UPDATE jobs SET status = 'done', done_at = $1, lease_until = NULL, last_error = ''
-			WHERE id = $2 AND lease_owner = $3 AND status = 'running'`, db.ts(now), id, owner)
+		res, err = s.W.ExecContext(ctx, `UPDATE jobs SET status = 'done', done_at = $1, lease_until = NULL, last_error = ''
+			WHERE id = $2 AND lease_owner = $3 AND status = 'running'`, s.ts(now), id, owner)
 	case retryAt.IsZero():
-		res, err = db.W.ExecContext(ctx, `UPDATE jobs SET status = 'failed', done_at = $1, lease_until = NULL, last_error = $2
-			WHERE id = $3 AND lease_owner = $4 AND status = 'running'`, db.ts(now), errMsg, id, owner)
+		res, err = s.W.ExecContext(ctx, `UPDATE jobs SET status = 'failed', done_at = $1, lease_until = NULL, last_error = $2
+			WHERE id = $3 AND lease_owner = $4 AND status = 'running'`, s.ts(now), errMsg, id, owner)
 	default:
-		res, err = db.W.ExecContext(ctx, `UPDATE jobs SET status = 'pending', run_at = $1, lease_until = NULL, last_error = $2
-			WHERE id = $3 AND lease_owner = $4 AND status = 'running'`, db.ts(retryAt), errMsg, id, owner)
+		res, err = s.W.ExecContext(ctx, `UPDATE jobs SET status = 'pending', run_at = $1, lease_until = NULL, last_error = $2
+			WHERE id = $3 AND lease_owner = $4 AND status = 'running'`, s.ts(retryAt), errMsg, id, owner)
 	}
 	if err != nil {
 		return false, fmt.Errorf("sqldb.FinishJob: %w", err)
@@ -134,8 +134,8 @@ func (db *DB) FinishJob(ctx context.Context, id, owner string, now time.Time, er
 }
 
 // JobByKey returns the job with the given key, or ENOTFOUND.
-func (db *DB) JobByKey(ctx context.Context, key string) (Job, error) {
-	j, err := scanJob(db.R.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE key = $1`, key))
+func (s *JobStore) JobByKey(ctx context.Context, key string) (Job, error) {
+	j, err := scanJob(s.R.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE key = $1`, key))
 	if err == sql.ErrNoRows {
 		return Job{}, notFound("Job", key)
 	}
@@ -146,8 +146,8 @@ func (db *DB) JobByKey(ctx context.Context, key string) (Job, error) {
 }
 
 // JobsOfKind returns every job of a kind, oldest due first (for tests and inspection).
-func (db *DB) JobsOfKind(ctx context.Context, kind string) ([]Job, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE kind = $1 ORDER BY run_at, id`, kind)
+func (s *JobStore) JobsOfKind(ctx context.Context, kind string) ([]Job, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE kind = $1 ORDER BY run_at, id`, kind)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.JobsOfKind: %w", err)
 	}

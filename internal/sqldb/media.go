@@ -20,16 +20,16 @@ type MediaRecord struct {
 
 // RecordMedia remembers a stored object. The same bytes uploaded again keep their first record
 // (the key is content-addressed).
-func (db *DB) RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error {
+func (s *ContentStore) RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error {
 	variants := obj.Variants
 	if variants == nil {
 		variants = []folio.MediaVariant{}
 	}
 	vj, _ := json.Marshal(storedVariants(variants))
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO media (key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at, variants, blurhash)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (key) DO NOTHING`,
-			obj.Key, obj.URL, obj.Filename, obj.Size, obj.ContentType, obj.Width, obj.Height, source, prompt, createdBy, db.ts(db.Now()), string(vj), obj.Blurhash)
+			obj.Key, obj.URL, obj.Filename, obj.Size, obj.ContentType, obj.Width, obj.Height, source, prompt, createdBy, s.ts(s.Now()), string(vj), obj.Blurhash)
 		if err != nil {
 			return err
 		}
@@ -40,7 +40,7 @@ func (db *DB) RecordMedia(ctx context.Context, obj folio.MediaObject, source, pr
 				string(vj), obj.Blurhash, obj.Key)
 			return err
 		}
-		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventMediaUploaded, Data: obj})
+		return s.Webhooks.EmitTx(ctx, tx, folio.Event{Type: folio.EventMediaUploaded, Data: obj})
 	})
 	if err != nil {
 		return fmt.Errorf("sqldb.RecordMedia: %w", err)
@@ -49,12 +49,12 @@ func (db *DB) RecordMedia(ctx context.Context, obj folio.MediaObject, source, pr
 }
 
 // Media lists stored objects, newest first, with the total count.
-func (db *DB) Media(ctx context.Context, page, limit int) ([]MediaRecord, int, error) {
+func (s *ContentStore) Media(ctx context.Context, page, limit int) ([]MediaRecord, int, error) {
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM media`).Scan(&total); err != nil {
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM media`).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Media: %w", err)
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_at, variants, blurhash
+	rows, err := s.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_at, variants, blurhash
 		FROM media ORDER BY created_at DESC, key LIMIT $1 OFFSET $2`, limit, (page-1)*limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Media: %w", err)

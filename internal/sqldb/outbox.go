@@ -12,7 +12,7 @@ import (
 )
 
 // The outbox store implements mail.OutboxStore on both engines.
-var _ mail.OutboxStore = (*DB)(nil)
+var _ mail.OutboxStore = (*OutboxStore)(nil)
 
 const outboxColumns = `id, payload, recipients, subject, status, attempts, next_attempt_at, lease_owner, lease_until, last_error, created_at, sent_at`
 
@@ -44,16 +44,16 @@ func (db *DB) outboxInsert(ctx context.Context, ex interface {
 }
 
 // InsertOutbox implements mail.OutboxStore.
-func (db *DB) InsertOutbox(ctx context.Context, it mail.OutboxItem) error {
-	if err := db.outboxInsert(ctx, db.W, it); err != nil {
+func (s *OutboxStore) InsertOutbox(ctx context.Context, it mail.OutboxItem) error {
+	if err := s.outboxInsert(ctx, s.W, it); err != nil {
 		return fmt.Errorf("sqldb.InsertOutbox: %w", err)
 	}
 	return nil
 }
 
 // InsertOutboxTx stores an outbox item inside the caller's transaction.
-func (db *DB) InsertOutboxTx(ctx context.Context, tx *sql.Tx, it mail.OutboxItem) error {
-	if err := db.outboxInsert(ctx, tx, it); err != nil {
+func (s *OutboxStore) InsertOutboxTx(ctx context.Context, tx *sql.Tx, it mail.OutboxItem) error {
+	if err := s.outboxInsert(ctx, tx, it); err != nil {
 		return fmt.Errorf("sqldb.InsertOutboxTx: %w", err)
 	}
 	return nil
@@ -62,18 +62,18 @@ func (db *DB) InsertOutboxTx(ctx context.Context, tx *sql.Tx, it mail.OutboxItem
 // ClaimOutbox implements mail.OutboxStore. The lease condition is repeated outside the
 // sub-select: on PostgreSQL a claimer that waited for a concurrent claim re-checks it against
 // the row as that claim left it, so a row is never leased twice.
-func (db *DB) ClaimOutbox(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]mail.OutboxItem, error) {
+func (s *OutboxStore) ClaimOutbox(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]mail.OutboxItem, error) {
 	lock := ""
-	if db.Dialect == Postgres {
+	if s.Dialect == Postgres {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	// The due rows are picked once in a CTE: PostgreSQL may evaluate a LIMIT sub-select inside
 	// IN more than once, which would lease more rows than asked for.
-	rows, err := db.W.QueryContext(ctx, `WITH due AS (SELECT id FROM outbox WHERE status IN ('pending', 'failed')
+	rows, err := s.W.QueryContext(ctx, `WITH due AS (SELECT id FROM outbox WHERE status IN ('pending', 'failed')
 			AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until < $3) ORDER BY next_attempt_at, id LIMIT $4`+lock+`)
 		UPDATE outbox SET lease_owner = $1, lease_until = $2
 		WHERE id IN (SELECT id FROM due) AND status IN ('pending', 'failed') AND (lease_until IS NULL OR lease_until < $3)
-		RETURNING `+outboxColumns, owner, db.ts(leaseUntil), db.ts(now), limit)
+		RETURNING `+outboxColumns, owner, s.ts(leaseUntil), s.ts(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.ClaimOutbox: %w", err)
 	}
@@ -100,21 +100,21 @@ func (db *DB) ClaimOutbox(ctx context.Context, owner string, now, leaseUntil tim
 }
 
 // MarkOutboxSent implements mail.OutboxStore.
-func (db *DB) MarkOutboxSent(ctx context.Context, id, owner string, now time.Time) error {
-	res, err := db.W.ExecContext(ctx, `UPDATE outbox SET status = 'sent', sent_at = $1, lease_owner = NULL, lease_until = NULL
-		WHERE id = $2 AND lease_owner = $3`, db.ts(now), id, owner)
+func (s *OutboxStore) MarkOutboxSent(ctx context.Context, id, owner string, now time.Time) error {
+	res, err := s.W.ExecContext(ctx, `UPDATE outbox SET status = 'sent', sent_at = $1, lease_owner = NULL, lease_until = NULL
+		WHERE id = $2 AND lease_owner = $3`, s.ts(now), id, owner)
 	return leaseResult("sqldb.MarkOutboxSent", res, err)
 }
 
 // MarkOutboxFailed implements mail.OutboxStore.
-func (db *DB) MarkOutboxFailed(ctx context.Context, id, owner string, attempts int, nextAttempt time.Time, lastError string, giveUp bool) error {
+func (s *OutboxStore) MarkOutboxFailed(ctx context.Context, id, owner string, attempts int, nextAttempt time.Time, lastError string, giveUp bool) error {
 	status := mail.OutboxFailed
 	if giveUp {
 		status = mail.OutboxDead
 	}
-	res, err := db.W.ExecContext(ctx, `UPDATE outbox SET status = $1, attempts = $2, next_attempt_at = $3, last_error = $4,
+	res, err := s.W.ExecContext(ctx, `UPDATE outbox SET status = $1, attempts = $2, next_attempt_at = $3, last_error = $4,
 		lease_owner = NULL, lease_until = NULL WHERE id = $5 AND lease_owner = $6`,
-		status, attempts, db.ts(nextAttempt), lastError, id, owner)
+		status, attempts, s.ts(nextAttempt), lastError, id, owner)
 	return leaseResult("sqldb.MarkOutboxFailed", res, err)
 }
 
@@ -129,8 +129,8 @@ func leaseResult(op string, res sql.Result, err error) error {
 }
 
 // GetOutbox returns one outbox item, or ENOTFOUND.
-func (db *DB) GetOutbox(ctx context.Context, id string) (mail.OutboxItem, error) {
-	it, err := scanOutbox(db.R.QueryRowContext(ctx, `SELECT `+outboxColumns+` FROM outbox WHERE id = $1`, id))
+func (s *OutboxStore) GetOutbox(ctx context.Context, id string) (mail.OutboxItem, error) {
+	it, err := scanOutbox(s.R.QueryRowContext(ctx, `SELECT `+outboxColumns+` FROM outbox WHERE id = $1`, id))
 	if err == sql.ErrNoRows {
 		return it, notFound("Outbox item", id)
 	}
@@ -154,17 +154,17 @@ type OutboxEntry struct {
 }
 
 // OutboxEntries lists outbox items, newest first; status filters when not empty.
-func (db *DB) OutboxEntries(ctx context.Context, status string, page, limit int) ([]OutboxEntry, int, error) {
+func (s *OutboxStore) OutboxEntries(ctx context.Context, status string, page, limit int) ([]OutboxEntry, int, error) {
 	cond, args := "", []any{}
 	if status != "" {
 		cond, args = " WHERE status = $1", append(args, status)
 	}
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`+cond, args...).Scan(&total); err != nil {
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.OutboxEntries: %w", err)
 	}
 	n := len(args)
-	rows, err := db.R.QueryContext(ctx, `SELECT `+outboxColumns+` FROM outbox`+cond+
+	rows, err := s.R.QueryContext(ctx, `SELECT `+outboxColumns+` FROM outbox`+cond+
 		fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, n+1, n+2), append(args, limit, (page-1)*limit)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.OutboxEntries: %w", err)

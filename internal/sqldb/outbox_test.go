@@ -12,9 +12,9 @@ func TestOutboxStore(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		outboxtest.TestStore(t, func(t *testing.T) outboxtest.Store {
 			if db.Dialect == sqldb.SQLite {
-				return foliotest.MustOpenSQLite(t)
+				return foliotest.MustOpenSQLite(t).Outbox
 			}
-			return foliotest.MustOpenPostgres(t)
+			return foliotest.MustOpenPostgres(t).Outbox
 		})
 	})
 }

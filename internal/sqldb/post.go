@@ -73,8 +73,8 @@ func marshalOpt[T any](v *T) string {
 }
 
 // Post returns the post with the given id, or ENOTFOUND.
-func (db *DB) Post(ctx context.Context, id string) (*folio.Post, error) {
-	p, err := scanPost(db.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
+func (s *ContentStore) Post(ctx context.Context, id string) (*folio.Post, error) {
+	p, err := scanPost(s.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
 	if err == sql.ErrNoRows {
 		return nil, notFound("Post", id)
 	}
@@ -87,14 +87,14 @@ func (db *DB) Post(ctx context.Context, id string) (*folio.Post, error) {
 // PostBySlug returns the post with the given slug. When slug is a former slug of a post, it
 // returns that post, whose Slug then differs from slug (the caller redirects). An unknown slug
 // is ENOTFOUND.
-func (db *DB) PostBySlug(ctx context.Context, s string) (*folio.Post, error) {
-	p, err := scanPost(db.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE slug = $1`, s))
+func (s *ContentStore) PostBySlug(ctx context.Context, slug string) (*folio.Post, error) {
+	p, err := scanPost(s.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE slug = $1`, slug))
 	if err == sql.ErrNoRows {
-		p, err = scanPost(db.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts
-			WHERE id = (SELECT post_id FROM slug_redirects WHERE old_slug = $1)`, s))
+		p, err = scanPost(s.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts
+			WHERE id = (SELECT post_id FROM slug_redirects WHERE old_slug = $1)`, slug))
 	}
 	if err == sql.ErrNoRows {
-		return nil, notFound("Post", s)
+		return nil, notFound("Post", slug)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.PostBySlug: %w", err)
@@ -104,7 +104,7 @@ func (db *DB) PostBySlug(ctx context.Context, s string) (*folio.Post, error) {
 
 // Posts returns one page of the posts f selects, newest first (by publication, else creation),
 // and the total count.
-func (db *DB) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int, error) {
+func (s *ContentStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int, error) {
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -133,7 +133,7 @@ func (db *DB) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
 	var total int
-	if err := db.queryRow(ctx, db.R, `SELECT COUNT(*) FROM posts`+cond, args...).Scan(&total); err != nil {
+	if err := s.queryRow(ctx, s.R, `SELECT COUNT(*) FROM posts`+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
 	}
 	cols := postListColumns
@@ -142,7 +142,7 @@ func (db *DB) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int
 	}
 	limit, offset := f.Limit, (f.Page-1)*f.Limit
 	// LIMIT is written into the statement, not bound: see Projects.
-	rows, err := db.query(ctx, db.R, `SELECT `+cols+` FROM posts`+cond+
+	rows, err := s.query(ctx, s.R, `SELECT `+cols+` FROM posts`+cond+
 		` ORDER BY COALESCE(published_at, created_at) DESC, id DESC LIMIT `+strconv.Itoa(limit)+` OFFSET `+arg(offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
@@ -162,7 +162,7 @@ func (db *DB) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int
 // CreatePost stores a new post built from in (already validated) by author. Without a given slug
 // one is made from the title and made unique with -2, -3…; a given slug that another post uses
 // is ECONFLICT. A post created as published gets publishedAt now.
-func (db *DB) CreatePost(ctx context.Context, in *folio.PostInput, author folio.PostAuthor) (*folio.Post, error) {
+func (s *ContentStore) CreatePost(ctx context.Context, in *folio.PostInput, author folio.PostAuthor) (*folio.Post, error) {
 	p := &folio.Post{}
 	p.ID = folio.NewID()
 	in.Apply(p)
@@ -170,7 +170,7 @@ func (db *DB) CreatePost(ctx context.Context, in *folio.PostInput, author folio.
 	if p.Excerpt == "" {
 		p.Excerpt = folio.Excerpt(p.Content, folio.AutoExcerptLen)
 	}
-	now := db.Now().UTC().Truncate(time.Microsecond)
+	now := s.Now().UTC().Truncate(time.Microsecond)
 	p.CreatedAt, p.UpdatedAt = now, now
 	if p.Status == folio.PostPublished {
 		p.PublishedAt = &now
@@ -183,21 +183,21 @@ func (db *DB) CreatePost(ctx context.Context, in *folio.PostInput, author folio.
 	// A concurrent create may take the slug chosen here between the check and the insert; the
 	// unique index catches that and a fresh attempt picks the next free suffix.
 	for attempt := 0; attempt < 20; attempt++ {
-		err = db.tx(ctx, func(tx *sql.Tx) error {
-			if err := db.claimSlug(ctx, tx, p, given); err != nil {
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			if err := s.claimSlug(ctx, tx, p, given); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO posts (`+postColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-				$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`, db.postValues(p)...); err != nil {
+				$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`, s.postValues(p)...); err != nil {
 				return err
 			}
 			if err := setPostTags(ctx, tx, p); err != nil {
 				return err
 			}
-			if err := db.indexPost(ctx, tx, p.ID); err != nil {
+			if err := s.indexPost(ctx, tx, p.ID); err != nil {
 				return err
 			}
-			return db.emitPostTransition(ctx, tx, "", p)
+			return s.emitPostTransition(ctx, tx, "", p)
 		})
 		if !isUniqueViolation(err) || given != "" {
 			break
@@ -211,16 +211,16 @@ func (db *DB) CreatePost(ctx context.Context, in *folio.PostInput, author folio.
 	case err != nil:
 		return nil, fmt.Errorf("sqldb.CreatePost: %w", err)
 	}
-	db.changed(ScopePosts)
+	s.changed(ScopePosts)
 	return p, nil
 }
 
 // UpdatePost applies in to the post with the given id, or returns ENOTFOUND. A present slug
 // renames the post (the old slug keeps answering with a redirect); an empty one derives it again
 // from the title; an absent one keeps it, also when the title changes, so links stay stable.
-func (db *DB) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*folio.Post, error) {
+func (s *ContentStore) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*folio.Post, error) {
 	var p *folio.Post
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
 		p, err = scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
 		if err == sql.ErrNoRows {
@@ -234,34 +234,34 @@ func (db *DB) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*
 		if p.Excerpt == "" {
 			p.Excerpt = folio.Excerpt(p.Content, folio.AutoExcerptLen)
 		}
-		now := db.Now().UTC().Truncate(time.Microsecond)
+		now := s.Now().UTC().Truncate(time.Microsecond)
 		p.UpdatedAt = now
 		if p.Status == folio.PostPublished && p.PublishedAt == nil {
 			p.PublishedAt = &now
 		}
 		if in.Slug != nil && *in.Slug != p.Slug {
 			old := p.Slug
-			if err := db.claimSlug(ctx, tx, p, *in.Slug); err != nil {
+			if err := s.claimSlug(ctx, tx, p, *in.Slug); err != nil {
 				return err
 			}
 			if p.Slug != old {
 				if _, err := tx.ExecContext(ctx, `INSERT INTO slug_redirects (old_slug, post_id, created_at) VALUES ($1, $2, $3)
 					ON CONFLICT (old_slug) DO UPDATE SET post_id = excluded.post_id, created_at = excluded.created_at`,
-					old, p.ID, db.ts(now)); err != nil {
+					old, p.ID, s.ts(now)); err != nil {
 					return err
 				}
 			}
 		}
-		if err := db.writePost(ctx, tx, p); err != nil {
+		if err := s.writePost(ctx, tx, p); err != nil {
 			return err
 		}
 		if err := setPostTags(ctx, tx, p); err != nil {
 			return err
 		}
-		if err := db.indexPost(ctx, tx, p.ID); err != nil {
+		if err := s.indexPost(ctx, tx, p.ID); err != nil {
 			return err
 		}
-		return db.emitPostTransition(ctx, tx, before, p)
+		return s.emitPostTransition(ctx, tx, before, p)
 	})
 	switch {
 	case isUniqueViolation(err):
@@ -271,13 +271,13 @@ func (db *DB) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*
 	case err != nil:
 		return nil, fmt.Errorf("sqldb.UpdatePost: %w", err)
 	}
-	db.changed(ScopePosts)
+	s.changed(ScopePosts)
 	return p, nil
 }
 
 // DeletePost removes a post, its former slugs and its pending jobs, or returns ENOTFOUND.
-func (db *DB) DeletePost(ctx context.Context, id string) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *ContentStore) DeletePost(ctx context.Context, id string) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM posts WHERE id = $1`, id)
 		if err != nil {
 			return err
@@ -285,7 +285,7 @@ func (db *DB) DeletePost(ctx context.Context, id string) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound("Post", id)
 		}
-		if err := db.unindex(ctx, tx, folio.SearchTypePost, id); err != nil {
+		if err := s.unindex(ctx, tx, folio.SearchTypePost, id); err != nil {
 			return err
 		}
 		return cancelPublishJobs(ctx, tx, id, "")
@@ -296,7 +296,7 @@ func (db *DB) DeletePost(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("sqldb.DeletePost: %w", err)
 	}
-	db.changed(ScopePosts)
+	s.changed(ScopePosts)
 	return nil
 }
 
@@ -305,9 +305,9 @@ func (db *DB) DeletePost(ctx context.Context, id string) error {
 // un-archives the post; a future ScheduledAt makes the post a draft and enqueues one publish job
 // for that time (replacing a job for another time); otherwise the post becomes a draft and any
 // schedule is cancelled. Unknown post: ENOTFOUND.
-func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingPlan) (*folio.Post, error) {
+func (s *ContentStore) SavePublishingOptions(ctx context.Context, plan *folio.PublishingPlan) (*folio.Post, error) {
 	var p *folio.Post
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
 		p, err = scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, plan.PostID))
 		if err == sql.ErrNoRows {
@@ -331,7 +331,7 @@ func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingP
 			s := *plan.Settings
 			p.Settings = &s
 		}
-		now := db.Now().UTC().Truncate(time.Microsecond)
+		now := s.Now().UTC().Truncate(time.Microsecond)
 		p.UpdatedAt = now
 		keep := ""
 		switch {
@@ -345,7 +345,7 @@ func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingP
 			p.Status, p.ScheduledAt = folio.PostDraft, &at
 			keep = publishJobKey(p.ID, at)
 			payload, _ := json.Marshal(PublishJobPayload{PostID: p.ID, ScheduledAt: at})
-			if err := db.enqueueJob(ctx, tx, JobPublishPost, keep, string(payload), at); err != nil {
+			if err := s.enqueueJob(ctx, tx, JobPublishPost, keep, string(payload), at); err != nil {
 				return err
 			}
 		default:
@@ -354,13 +354,13 @@ func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingP
 		if err := cancelPublishJobs(ctx, tx, p.ID, keep); err != nil {
 			return err
 		}
-		if err := db.writePost(ctx, tx, p); err != nil {
+		if err := s.writePost(ctx, tx, p); err != nil {
 			return err
 		}
-		if err := db.indexPost(ctx, tx, p.ID); err != nil {
+		if err := s.indexPost(ctx, tx, p.ID); err != nil {
 			return err
 		}
-		return db.emitPostTransition(ctx, tx, before, p)
+		return s.emitPostTransition(ctx, tx, before, p)
 	})
 	if folio.ErrorCode(err) != folio.EINTERNAL {
 		return nil, err
@@ -368,7 +368,7 @@ func (db *DB) SavePublishingOptions(ctx context.Context, plan *folio.PublishingP
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.SavePublishingOptions: %w", err)
 	}
-	db.changed(ScopePosts)
+	s.changed(ScopePosts)
 	return p, nil
 }
 
@@ -395,10 +395,10 @@ func cancelPublishJobs(ctx context.Context, tx *sql.Tx, postID, keep string) err
 // still a draft. It returns the post as it now is and whether this call published it; a post
 // rescheduled or published meanwhile is returned unchanged (the job is stale). publishedAt, when
 // not set by an earlier publication, is the scheduled time.
-func (db *DB) PublishScheduledPost(ctx context.Context, id string, at time.Time) (*folio.Post, bool, error) {
+func (s *ContentStore) PublishScheduledPost(ctx context.Context, id string, at time.Time) (*folio.Post, bool, error) {
 	var p *folio.Post
 	published := false
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
 		p, err = scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
 		if err == sql.ErrNoRows {
@@ -410,7 +410,7 @@ func (db *DB) PublishScheduledPost(ctx context.Context, id string, at time.Time)
 		if p.ScheduledAt == nil || !p.ScheduledAt.Equal(at) || p.Status != folio.PostDraft {
 			return nil
 		}
-		now := db.Now().UTC().Truncate(time.Microsecond)
+		now := s.Now().UTC().Truncate(time.Microsecond)
 		pub := at.UTC().Truncate(time.Microsecond)
 		if p.PublishedAt != nil {
 			pub = *p.PublishedAt
@@ -418,17 +418,17 @@ func (db *DB) PublishScheduledPost(ctx context.Context, id string, at time.Time)
 		// The status and schedule are part of the condition, so of two racing callers only one
 		// changes the row.
 		res, err := tx.ExecContext(ctx, `UPDATE posts SET status = 'published', published_at = $1, archived_at = NULL, updated_at = $2
-			WHERE id = $3 AND status = 'draft' AND scheduled_at = $4`, db.ts(pub), db.ts(now), id, db.ts(at))
+			WHERE id = $3 AND status = 'draft' AND scheduled_at = $4`, s.ts(pub), s.ts(now), id, s.ts(at))
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
 			published = true
 			p.Status, p.PublishedAt, p.ArchivedAt, p.UpdatedAt = folio.PostPublished, &pub, nil, now
-			if err := db.indexPost(ctx, tx, id); err != nil {
+			if err := s.indexPost(ctx, tx, id); err != nil {
 				return err
 			}
-			return db.EmitTx(ctx, tx, postEvent(folio.EventPostPublished, p))
+			return s.Webhooks.EmitTx(ctx, tx, postEvent(folio.EventPostPublished, p))
 		}
 		return nil
 	})
@@ -439,22 +439,22 @@ func (db *DB) PublishScheduledPost(ctx context.Context, id string, at time.Time)
 		return nil, false, fmt.Errorf("sqldb.PublishScheduledPost: %w", err)
 	}
 	if published {
-		db.changed(ScopePosts)
+		s.changed(ScopePosts)
 	}
 	return p, published, nil
 }
 
 // SetPostExtblogID records the post's id on the external platform ("" clears it). It does not
 // change updatedAt: the content did not change.
-func (db *DB) SetPostExtblogID(ctx context.Context, id, extblogID string) error {
-	res, err := db.W.ExecContext(ctx, `UPDATE posts SET extblog_id = $1 WHERE id = $2`, extblogID, id)
+func (s *ContentStore) SetPostExtblogID(ctx context.Context, id, extblogID string) error {
+	res, err := s.W.ExecContext(ctx, `UPDATE posts SET extblog_id = $1 WHERE id = $2`, extblogID, id)
 	if err != nil {
 		return fmt.Errorf("sqldb.SetPostExtblogID: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("Post", id)
 	}
-	db.changed(ScopePosts)
+	s.changed(ScopePosts)
 	return nil
 }
 

@@ -20,7 +20,7 @@ func mustCreatePost(t *testing.T, db *sqldb.DB, in folio.PostInput) *folio.Post 
 	if in.Content == nil {
 		in.Content = ptr("Some *content*.")
 	}
-	p, err := db.CreatePost(context.Background(), &in, author)
+	p, err := db.Content.CreatePost(context.Background(), &in, author)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +52,14 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 		if a.Excerpt != "First paragraph with a link." || a.Author != author || b.Status != "draft" {
 			t.Errorf("derived fields: excerpt %q author %+v status %q", a.Excerpt, a.Author, b.Status)
 		}
-		got, err := db.Post(ctx, c.ID)
+		got, err := db.Content.Post(ctx, c.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, c) {
 			t.Errorf("round trip:\n got %+v\nwant %+v", got, c)
 		}
-		if _, err := db.CreatePost(ctx, &folio.PostInput{Title: ptr("x"), Content: ptr("y"), Slug: ptr("my-notes")}, author); folio.ErrorCode(err) != folio.ECONFLICT {
+		if _, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr("x"), Content: ptr("y"), Slug: ptr("my-notes")}, author); folio.ErrorCode(err) != folio.ECONFLICT {
 			t.Errorf("taken slug: %v", err)
 		}
 
@@ -78,7 +78,7 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				tc.f.Page, tc.f.Limit = 1, 10
-				ps, total, err := db.Posts(ctx, tc.f)
+				ps, total, err := db.Content.Posts(ctx, tc.f)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -94,14 +94,14 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 				}
 			})
 		}
-		ps, total, _ := db.Posts(ctx, folio.PostFilter{Page: 2, Limit: 2})
+		ps, total, _ := db.Content.Posts(ctx, folio.PostFilter{Page: 2, Limit: 2})
 		if len(ps) != 1 || total != 3 || ps[0].ID != a.ID {
 			t.Errorf("page 2: %d items, total %d", len(ps), total)
 		}
 
 		// Update: absent fields stay, tags are replaced, publishing sets publishedAt once.
 		clock.Advance(time.Minute)
-		up, err := db.UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("published"), Tags: &[]string{"Rust"}})
+		up, err := db.Content.UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("published"), Tags: &[]string{"Rust"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,29 +110,29 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 		}
 		first := *up.PublishedAt
 		clock.Advance(time.Minute)
-		if _, err := db.UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("draft")}); err != nil {
+		if _, err := db.Content.UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("draft")}); err != nil {
 			t.Fatal(err)
 		}
-		up, _ = db.UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("published")})
+		up, _ = db.Content.UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("published")})
 		if !up.PublishedAt.Equal(first) {
 			t.Errorf("publishedAt moved on republish: %v, first %v", up.PublishedAt, first)
 		}
-		if ps, _, _ := db.Posts(ctx, folio.PostFilter{Tag: "go", Page: 1, Limit: 10}); len(ps) != 1 {
+		if ps, _, _ := db.Content.Posts(ctx, folio.PostFilter{Tag: "go", Page: 1, Limit: 10}); len(ps) != 1 {
 			t.Errorf("old tag still matches: %d", len(ps))
 		}
-		if _, err := db.UpdatePost(ctx, "nope", &folio.PostInput{}); !folio.IsNotFound(err) {
+		if _, err := db.Content.UpdatePost(ctx, "nope", &folio.PostInput{}); !folio.IsNotFound(err) {
 			t.Errorf("update unknown: %v", err)
 		}
 
 		// Renames keep old slugs answering; every old slug points at the post, not at a chain.
-		if _, err := db.UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("scale")}); err != nil {
+		if _, err := db.Content.UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("scale")}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("scale-v2")}); err != nil {
+		if _, err := db.Content.UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("scale-v2")}); err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range []string{"creme-brulee-at-scale", "scale", "scale-v2"} {
-			p, err := db.PostBySlug(ctx, s)
+			p, err := db.Content.PostBySlug(ctx, s)
 			if err != nil || p.ID != a.ID || p.Slug != "scale-v2" {
 				t.Errorf("PostBySlug(%q) = %v, %v", s, p, err)
 			}
@@ -143,33 +143,33 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 			t.Errorf("new post took a former slug: %q", d.Slug)
 		}
 		// Asked for explicitly, a former slug is taken over by the live post.
-		if _, err := db.UpdatePost(ctx, d.ID, &folio.PostInput{Slug: ptr("scale")}); err != nil {
+		if _, err := db.Content.UpdatePost(ctx, d.ID, &folio.PostInput{Slug: ptr("scale")}); err != nil {
 			t.Fatal(err)
 		}
-		if p, _ := db.PostBySlug(ctx, "scale"); p.ID != d.ID {
+		if p, _ := db.Content.PostBySlug(ctx, "scale"); p.ID != d.ID {
 			t.Errorf("explicit slug did not take over the redirect")
 		}
 		// A slug given back to its post stops redirecting; an empty slug derives it from the title.
-		if p, _ := db.UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("creme-brulee-at-scale")}); p.Slug != "creme-brulee-at-scale" {
+		if p, _ := db.Content.UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("creme-brulee-at-scale")}); p.Slug != "creme-brulee-at-scale" {
 			t.Errorf("slug back: %q", p.Slug)
 		}
-		if p, _ := db.UpdatePost(ctx, c.ID, &folio.PostInput{Title: ptr("Notes on Ærø"), Slug: ptr("")}); p.Slug != "notes-on-aero" {
+		if p, _ := db.Content.UpdatePost(ctx, c.ID, &folio.PostInput{Title: ptr("Notes on Ærø"), Slug: ptr("")}); p.Slug != "notes-on-aero" {
 			t.Errorf("derived again: %q", p.Slug)
 		}
-		if _, err := db.UpdatePost(ctx, c.ID, &folio.PostInput{Slug: ptr("scale")}); folio.ErrorCode(err) != folio.ECONFLICT {
+		if _, err := db.Content.UpdatePost(ctx, c.ID, &folio.PostInput{Slug: ptr("scale")}); folio.ErrorCode(err) != folio.ECONFLICT {
 			t.Errorf("rename onto a live slug: %v", err)
 		}
-		if _, err := db.PostBySlug(ctx, "never-was"); !folio.IsNotFound(err) {
+		if _, err := db.Content.PostBySlug(ctx, "never-was"); !folio.IsNotFound(err) {
 			t.Errorf("unknown slug: %v", err)
 		}
 
-		if err := db.DeletePost(ctx, a.ID); err != nil {
+		if err := db.Content.DeletePost(ctx, a.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.PostBySlug(ctx, "scale-v2"); !folio.IsNotFound(err) {
+		if _, err := db.Content.PostBySlug(ctx, "scale-v2"); !folio.IsNotFound(err) {
 			t.Errorf("redirect of a deleted post: %v", err)
 		}
-		if err := db.DeletePost(ctx, a.ID); !folio.IsNotFound(err) {
+		if err := db.Content.DeletePost(ctx, a.ID); !folio.IsNotFound(err) {
 			t.Errorf("delete twice: %v", err)
 		}
 		for _, s := range changed {
@@ -193,7 +193,7 @@ func TestConcurrentSlugs(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				p, err := db.CreatePost(context.Background(), &folio.PostInput{Title: ptr("Same title"), Content: ptr("x")}, author)
+				p, err := db.Content.CreatePost(context.Background(), &folio.PostInput{Title: ptr("Same title"), Content: ptr("x")}, author)
 				errs[i] = err
 				if err == nil {
 					slugs[i] = p.Slug
@@ -239,7 +239,7 @@ func TestPublishingOptionsAndSchedule(t *testing.T) {
 			}
 			return pl
 		}
-		got, err := db.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339)),
+		got, err := db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339)),
 			CrossPlatformPublishing: &folio.CrossPlatformPublishing{Extblog: true}, SEO: &folio.PostSEO{Description: "d"}, Series: ptr("S")}))
 		if err != nil {
 			t.Fatal(err)
@@ -249,47 +249,47 @@ func TestPublishingOptionsAndSchedule(t *testing.T) {
 			t.Fatalf("scheduled: %+v", got.PostSummary)
 		}
 		// Saving the same schedule again keeps one job; a new time replaces it.
-		db.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339))}))
-		jobs, _ := db.JobsOfKind(ctx, sqldb.JobPublishPost)
+		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339))}))
+		jobs, _ := db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
 		if len(jobs) != 1 || !jobs[0].RunAt.Equal(at) {
 			t.Fatalf("jobs after resave: %+v", jobs)
 		}
 		later := at.Add(time.Hour)
-		db.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(later.Format(time.RFC3339))}))
-		jobs, _ = db.JobsOfKind(ctx, sqldb.JobPublishPost)
+		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(later.Format(time.RFC3339))}))
+		jobs, _ = db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
 		if len(jobs) != 1 || !jobs[0].RunAt.Equal(later) {
 			t.Fatalf("jobs after reschedule: %+v", jobs)
 		}
 		// The stale time does nothing; the current one publishes, once, with publishedAt = the schedule.
-		if q, pub, err := db.PublishScheduledPost(ctx, p.ID, at); err != nil || pub || q.Status != "draft" {
+		if q, pub, err := db.Content.PublishScheduledPost(ctx, p.ID, at); err != nil || pub || q.Status != "draft" {
 			t.Errorf("stale publish: %v %v %v", pub, err, q.Status)
 		}
-		q, pub, err := db.PublishScheduledPost(ctx, p.ID, later)
+		q, pub, err := db.Content.PublishScheduledPost(ctx, p.ID, later)
 		if err != nil || !pub || q.Status != "published" || !q.PublishedAt.Equal(later) {
 			t.Fatalf("publish: %v %v %+v", pub, err, q.PostSummary)
 		}
-		if _, pub, _ := db.PublishScheduledPost(ctx, p.ID, later); pub {
+		if _, pub, _ := db.Content.PublishScheduledPost(ctx, p.ID, later); pub {
 			t.Error("published twice")
 		}
 		// Publishing now clears the schedule and keeps the first publishedAt; draft cancels pending jobs.
 		clock.Advance(3 * time.Hour)
-		got, _ = db.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published"}))
+		got, _ = db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published"}))
 		if got.ScheduledAt != nil || !got.PublishedAt.Equal(later) || got.SEO.Description != "d" {
 			t.Errorf("publish now: %+v", got.PostSummary)
 		}
-		db.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(clock.Now().Add(time.Hour).Format(time.RFC3339))}))
-		db.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", SEO: &folio.PostSEO{}}))
-		jobs, _ = db.JobsOfKind(ctx, sqldb.JobPublishPost)
+		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(clock.Now().Add(time.Hour).Format(time.RFC3339))}))
+		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", SEO: &folio.PostSEO{}}))
+		jobs, _ = db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
 		for _, j := range jobs {
 			if j.Status == sqldb.JobPending {
 				t.Errorf("pending job left after unscheduling: %+v", j)
 			}
 		}
-		got, _ = db.Post(ctx, p.ID)
+		got, _ = db.Content.Post(ctx, p.ID)
 		if got.SEO != nil || got.Status != "draft" || got.ScheduledAt != nil {
 			t.Errorf("after draft: %+v", got.PostSummary)
 		}
-		if _, err := db.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: "nope"}); !folio.IsNotFound(err) {
+		if _, err := db.Content.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: "nope"}); !folio.IsNotFound(err) {
 			t.Errorf("unknown article: %v", err)
 		}
 	})
@@ -300,51 +300,51 @@ func TestJobClaims(t *testing.T) {
 		ctx := context.Background()
 		t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 		kinds := []string{"k"}
-		if err := db.EnqueueJob(ctx, "k", "k:1", `{}`, t0.Add(time.Minute)); err != nil {
+		if err := db.Jobs.EnqueueJob(ctx, "k", "k:1", `{}`, t0.Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
-		db.EnqueueJob(ctx, "k", "k:1", `{}`, t0) // same key: no second job
-		db.EnqueueJob(ctx, "other", "o:1", `{}`, t0)
-		if _, ok, _ := db.ClaimJob(ctx, "w1", kinds, t0, t0.Add(time.Minute)); ok {
+		db.Jobs.EnqueueJob(ctx, "k", "k:1", `{}`, t0) // same key: no second job
+		db.Jobs.EnqueueJob(ctx, "other", "o:1", `{}`, t0)
+		if _, ok, _ := db.Jobs.ClaimJob(ctx, "w1", kinds, t0, t0.Add(time.Minute)); ok {
 			t.Fatal("claimed a job before it was due")
 		}
-		j, ok, err := db.ClaimJob(ctx, "w1", kinds, t0.Add(time.Minute), t0.Add(2*time.Minute))
+		j, ok, err := db.Jobs.ClaimJob(ctx, "w1", kinds, t0.Add(time.Minute), t0.Add(2*time.Minute))
 		if err != nil || !ok || j.Key != "k:1" || j.Attempts != 1 || j.LeaseOwner != "w1" {
 			t.Fatalf("claim: %+v %v %v", j, ok, err)
 		}
-		if _, ok, _ := db.ClaimJob(ctx, "w2", kinds, t0.Add(90*time.Second), t0.Add(3*time.Minute)); ok {
+		if _, ok, _ := db.Jobs.ClaimJob(ctx, "w2", kinds, t0.Add(90*time.Second), t0.Add(3*time.Minute)); ok {
 			t.Fatal("claimed a leased job")
 		}
 		// The lease lapses: w2 takes over, and w1 can no longer record an outcome.
-		j2, ok, _ := db.ClaimJob(ctx, "w2", kinds, t0.Add(3*time.Minute), t0.Add(4*time.Minute))
+		j2, ok, _ := db.Jobs.ClaimJob(ctx, "w2", kinds, t0.Add(3*time.Minute), t0.Add(4*time.Minute))
 		if !ok || j2.ID != j.ID || j2.Attempts != 2 {
 			t.Fatalf("takeover: %+v %v", j2, ok)
 		}
-		if held, _ := db.FinishJob(ctx, j.ID, "w1", t0, "", time.Time{}); held {
+		if held, _ := db.Jobs.FinishJob(ctx, j.ID, "w1", t0, "", time.Time{}); held {
 			t.Error("former owner finished the job")
 		}
-		if held, _ := db.FinishJob(ctx, j.ID, "w2", t0.Add(3*time.Minute), "boom", t0.Add(10*time.Minute)); !held {
+		if held, _ := db.Jobs.FinishJob(ctx, j.ID, "w2", t0.Add(3*time.Minute), "boom", t0.Add(10*time.Minute)); !held {
 			t.Error("owner could not record a retry")
 		}
-		got, _ := db.JobByKey(ctx, "k:1")
+		got, _ := db.Jobs.JobByKey(ctx, "k:1")
 		if got.Status != sqldb.JobPending || got.LastError != "boom" || !got.RunAt.Equal(t0.Add(10*time.Minute)) {
 			t.Errorf("after retry: %+v", got)
 		}
-		j3, ok, _ := db.ClaimJob(ctx, "w3", kinds, t0.Add(10*time.Minute), t0.Add(11*time.Minute))
+		j3, ok, _ := db.Jobs.ClaimJob(ctx, "w3", kinds, t0.Add(10*time.Minute), t0.Add(11*time.Minute))
 		if !ok {
 			t.Fatal("retry not claimable")
 		}
-		db.FinishJob(ctx, j3.ID, "w3", t0.Add(10*time.Minute), "", time.Time{})
-		got, _ = db.JobByKey(ctx, "k:1")
+		db.Jobs.FinishJob(ctx, j3.ID, "w3", t0.Add(10*time.Minute), "", time.Time{})
+		got, _ = db.Jobs.JobByKey(ctx, "k:1")
 		if got.Status != sqldb.JobDone || got.DoneAt.IsZero() || got.Attempts != 3 {
 			t.Errorf("done: %+v", got)
 		}
 		// A done key may be armed again.
-		db.EnqueueJob(ctx, "k", "k:1", `{"again":true}`, t0.Add(time.Hour))
-		if got, _ = db.JobByKey(ctx, "k:1"); got.Status != sqldb.JobPending || got.Attempts != 0 {
+		db.Jobs.EnqueueJob(ctx, "k", "k:1", `{"again":true}`, t0.Add(time.Hour))
+		if got, _ = db.Jobs.JobByKey(ctx, "k:1"); got.Status != sqldb.JobPending || got.Attempts != 0 {
 			t.Errorf("re-armed: %+v", got)
 		}
-		if _, err := db.JobByKey(ctx, "none"); !folio.IsNotFound(err) {
+		if _, err := db.Jobs.JobByKey(ctx, "none"); !folio.IsNotFound(err) {
 			t.Errorf("unknown key: %v", err)
 		}
 	})

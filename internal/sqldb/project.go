@@ -57,8 +57,8 @@ func scanProject(row interface{ Scan(...any) error }) (*folio.Project, error) {
 }
 
 // Project returns the project with the given id, or ENOTFOUND.
-func (db *DB) Project(ctx context.Context, id string) (*folio.Project, error) {
-	p, err := scanProject(db.R.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
+func (s *ContentStore) Project(ctx context.Context, id string) (*folio.Project, error) {
+	p, err := scanProject(s.R.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
 	if err == sql.ErrNoRows {
 		return nil, notFound("Project", id)
 	}
@@ -69,7 +69,7 @@ func (db *DB) Project(ctx context.Context, id string) (*folio.Project, error) {
 }
 
 // Projects returns one page of the projects f selects, newest first, and the total count.
-func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Project, int, error) {
+func (s *ContentStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Project, int, error) {
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -87,7 +87,7 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 		// A scan of the projects, not an index: a portfolio holds hundreds of projects, not
 		// millions, and a technology index cost every write more than the scan costs a filter.
 		t := arg(strings.ToLower(f.Technology))
-		if db.Dialect == Postgres {
+		if s.Dialect == Postgres {
 			where = append(where, "technologies_lower::jsonb @> jsonb_build_array("+t+"::text)")
 		} else {
 			where = append(where, "EXISTS (SELECT 1 FROM json_each(technologies_lower) WHERE value = "+t+")")
@@ -110,7 +110,7 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 	// uncached list's CPU.
 	countQuery := `SELECT COUNT(*) FROM projects` + cond
 	limit, offset := f.Limit, (f.Page-1)*f.Limit
-	rows, err := db.query(ctx, db.R, `SELECT `+projectColumns+`, (`+countQuery+`) FROM projects`+cond+
+	rows, err := s.query(ctx, s.R, `SELECT `+projectColumns+`, (`+countQuery+`) FROM projects`+cond+
 		` ORDER BY created_at DESC, id DESC LIMIT `+strconv.Itoa(limit)+` OFFSET `+arg(offset), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
@@ -129,7 +129,7 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
 	}
 	if total < 0 {
-		if err := db.queryRow(ctx, db.R, countQuery, args[:len(args)-1]...).Scan(&total); err != nil {
+		if err := s.queryRow(ctx, s.R, countQuery, args[:len(args)-1]...).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
 		}
 	}
@@ -142,55 +142,55 @@ func (db *DB) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Pro
 // project and its search entry are one statement on PostgreSQL, and three prepared ones on
 // SQLite, then the outgoing-webhook event in the same transaction. The search entry is built
 // from the values in hand: a new project has no older entry to look up and nothing to read back.
-func (db *DB) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio.Project, error) {
+func (s *ContentStore) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio.Project, error) {
 	p := &folio.Project{ID: folio.NewID()}
 	in.Apply(p)
-	now := db.Now().UTC().Truncate(0)
+	now := s.Now().UTC().Truncate(0)
 	p.CreatedAt, p.UpdatedAt = now, now
 	techs, _ := json.Marshal(p.Technologies)
 	images, _ := json.Marshal(p.Images)
 	args := []any{p.ID, p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL,
-		string(images), db.ts(p.CreatedAt), db.ts(p.UpdatedAt), technologiesLower(p)}
+		string(images), s.ts(p.CreatedAt), s.ts(p.UpdatedAt), technologiesLower(p)}
 	doc := projectSearchDoc(p)
 	ev := folio.Event{Type: folio.EventProjectCreated, Data: p}
 	var err error
-	if db.Dialect == Postgres {
+	if s.Dialect == Postgres {
 		// The project and its search entry in one statement. With no
 		// webhook subscribed to the event that statement is the whole write, and a single
 		// statement is a transaction of its own: one round trip instead of BEGIN … COMMIT.
 		args = append(args, doc.visible, search.IndexText(doc.title), doc.body)
-		if maybe, _ := db.hooks.subscribed(ev.Type); !maybe {
-			_, err = db.W.ExecContext(ctx, createProjectPostgres, args...)
+		if maybe, _ := s.hooks.subscribed(ev.Type); !maybe {
+			_, err = s.W.ExecContext(ctx, createProjectPostgres, args...)
 		} else {
-			err = db.tx(ctx, func(tx *sql.Tx) error {
+			err = s.tx(ctx, func(tx *sql.Tx) error {
 				if _, err := tx.ExecContext(ctx, createProjectPostgres, args...); err != nil {
 					return err
 				}
-				return db.EmitTx(ctx, tx, ev)
+				return s.Webhooks.EmitTx(ctx, tx, ev)
 			})
 		}
 	} else {
-		err = db.txRetryable(ctx, func(tx *sql.Tx) error {
-			if _, err := db.txExec(ctx, tx, insertProject, args...); err != nil {
+		err = s.txRetryable(ctx, func(tx *sql.Tx) error {
+			if _, err := s.txExec(ctx, tx, insertProject, args...); err != nil {
 				return err
 			}
-			if err := db.insertSearchDocSQLite(ctx, tx, doc); err != nil {
+			if err := s.insertSearchDocSQLite(ctx, tx, doc); err != nil {
 				return err
 			}
-			return db.EmitTx(ctx, tx, ev)
+			return s.Webhooks.EmitTx(ctx, tx, ev)
 		})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.CreateProject: %w", err)
 	}
-	db.changed(ScopeProjects)
+	s.changed(ScopeProjects)
 	return roundTimes(p), nil
 }
 
 // UpdateProject applies in to the project with the given id, or returns ENOTFOUND.
-func (db *DB) UpdateProject(ctx context.Context, id string, in *folio.ProjectInput) (*folio.Project, error) {
+func (s *ContentStore) UpdateProject(ctx context.Context, id string, in *folio.ProjectInput) (*folio.Project, error) {
 	var p *folio.Project
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
 		p, err = scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
 		if err == sql.ErrNoRows {
@@ -200,20 +200,20 @@ func (db *DB) UpdateProject(ctx context.Context, id string, in *folio.ProjectInp
 			return err
 		}
 		in.Apply(p)
-		p.UpdatedAt = db.Now().UTC()
+		p.UpdatedAt = s.Now().UTC()
 		techs, _ := json.Marshal(p.Technologies)
 		images, _ := json.Marshal(p.Images)
 		if _, err := tx.ExecContext(ctx, `UPDATE projects SET title = $1, description = $2, long_description = $3,
 			technologies = $4, status = $5, demo_url = $6, source_url = $7, images = $8, updated_at = $9,
 			technologies_lower = $10 WHERE id = $11`,
 			p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL, string(images),
-			db.ts(p.UpdatedAt), technologiesLower(p), p.ID); err != nil {
+			s.ts(p.UpdatedAt), technologiesLower(p), p.ID); err != nil {
 			return err
 		}
-		if err := db.putSearchDoc(ctx, tx, projectSearchDoc(p)); err != nil {
+		if err := s.putSearchDoc(ctx, tx, projectSearchDoc(p)); err != nil {
 			return err
 		}
-		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectUpdated, Data: p})
+		return s.Webhooks.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectUpdated, Data: p})
 	})
 	if folio.IsNotFound(err) {
 		return nil, err
@@ -221,13 +221,13 @@ func (db *DB) UpdateProject(ctx context.Context, id string, in *folio.ProjectInp
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.UpdateProject: %w", err)
 	}
-	db.changed(ScopeProjects)
+	s.changed(ScopeProjects)
 	return roundTimes(p), nil
 }
 
 // DeleteProject removes a project, or returns ENOTFOUND.
-func (db *DB) DeleteProject(ctx context.Context, id string) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *ContentStore) DeleteProject(ctx context.Context, id string) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id = $1`, id)
 		if err != nil {
 			return err
@@ -235,10 +235,10 @@ func (db *DB) DeleteProject(ctx context.Context, id string) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound("Project", id)
 		}
-		if err := db.unindex(ctx, tx, folio.SearchTypeProject, id); err != nil {
+		if err := s.unindex(ctx, tx, folio.SearchTypeProject, id); err != nil {
 			return err
 		}
-		return db.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]string{"id": id}})
+		return s.Webhooks.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]string{"id": id}})
 	})
 	if folio.IsNotFound(err) {
 		return err
@@ -246,7 +246,7 @@ func (db *DB) DeleteProject(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("sqldb.DeleteProject: %w", err)
 	}
-	db.changed(ScopeProjects)
+	s.changed(ScopeProjects)
 	return nil
 }
 

@@ -25,7 +25,7 @@ func TestProjects(t *testing.T) {
 		mk := func(title, status string, techs ...string) *folio.Project {
 			t.Helper()
 			clock.Advance(time.Minute)
-			p, err := db.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("About " + title),
+			p, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("About " + title),
 				Technologies: &techs, Status: ptr(status),
 				Images: &[]folio.ProjectImage{{URL: "https://example.com/a.png", Alt: "shot", Type: "screenshot", Width: 640, Height: 480}}})
 			if err != nil {
@@ -38,7 +38,7 @@ func TestProjects(t *testing.T) {
 		c := mk("Gamma 100%_done", "published", "go")
 		d := mk("Delta", "archived", "Élixir", "C++")
 
-		got, err := db.Project(ctx, a.ID)
+		got, err := db.Content.Project(ctx, a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestProjects(t *testing.T) {
 			if f.Page == 0 {
 				f.Page, f.Limit = 1, 10
 			}
-			ps, total, err := db.Projects(ctx, f)
+			ps, total, err := db.Content.Projects(ctx, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,13 +91,13 @@ func TestProjects(t *testing.T) {
 				}
 			})
 		}
-		_, total, _ := db.Projects(ctx, folio.ProjectFilter{Page: 5, Limit: 10})
+		_, total, _ := db.Content.Projects(ctx, folio.ProjectFilter{Page: 5, Limit: 10})
 		if total != 4 {
 			t.Errorf("total = %d, want 4", total)
 		}
 
 		clock.Advance(time.Hour)
-		up, err := db.UpdateProject(ctx, b.ID, &folio.ProjectInput{Title: ptr("Beta site v2"), Description: ptr("x"), Technologies: &[]string{"Rust"}})
+		up, err := db.Content.UpdateProject(ctx, b.ID, &folio.ProjectInput{Title: ptr("Beta site v2"), Description: ptr("x"), Technologies: &[]string{"Rust"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,16 +110,16 @@ func TestProjects(t *testing.T) {
 		if got, _ := list(folio.ProjectFilter{Technology: "RUST"}); !equal(got, []string{up.Title}) {
 			t.Errorf("new technology: got %q", got)
 		}
-		if _, err := db.UpdateProject(ctx, "nope", &folio.ProjectInput{Title: ptr("x"), Description: ptr("y")}); folio.ErrorCode(err) != folio.ENOTFOUND {
+		if _, err := db.Content.UpdateProject(ctx, "nope", &folio.ProjectInput{Title: ptr("x"), Description: ptr("y")}); folio.ErrorCode(err) != folio.ENOTFOUND {
 			t.Errorf("update missing: %v", err)
 		}
-		if err := db.DeleteProject(ctx, a.ID); err != nil {
+		if err := db.Content.DeleteProject(ctx, a.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Project(ctx, a.ID); folio.ErrorCode(err) != folio.ENOTFOUND {
+		if _, err := db.Content.Project(ctx, a.ID); folio.ErrorCode(err) != folio.ENOTFOUND {
 			t.Errorf("get deleted: %v", err)
 		}
-		if err := db.DeleteProject(ctx, a.ID); folio.ErrorCode(err) != folio.ENOTFOUND {
+		if err := db.Content.DeleteProject(ctx, a.ID); folio.ErrorCode(err) != folio.ENOTFOUND {
 			t.Errorf("delete twice: %v", err)
 		}
 		if len(changed) != 6 {
@@ -135,7 +135,7 @@ func TestMigration0020KeepsTechnologyFilter(t *testing.T) {
 		ctx := context.Background()
 		var ids []string
 		for _, title := range []string{"tagged", "untagged"} {
-			p, err := db.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("d"), Status: ptr("published")})
+			p, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("d"), Status: ptr("published")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +160,7 @@ func TestMigration0020KeepsTechnologyFilter(t *testing.T) {
 			}
 		}
 		for tech, want := range map[string]int{"GO": 1, "Élixir": 1, "rust": 0} {
-			ps, total, err := db.Projects(ctx, folio.ProjectFilter{Technology: tech, Page: 1, Limit: 10})
+			ps, total, err := db.Content.Projects(ctx, folio.ProjectFilter{Technology: tech, Page: 1, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}

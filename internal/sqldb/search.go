@@ -151,10 +151,10 @@ func (db *DB) unindex(ctx context.Context, tx searchExec, kind, id string) error
 // RebuildSearchIndex indexes every post and project that has no search entry yet (after the
 // migration that creates the index, and after imports that write rows directly). Existing
 // entries are kept: writes keep them current.
-func (db *DB) RebuildSearchIndex(ctx context.Context) (int, error) {
+func (s *ContentStore) RebuildSearchIndex(ctx context.Context) (int, error) {
 	n := 0
 	for _, k := range []struct{ kind, table string }{{folio.SearchTypePost, "posts"}, {folio.SearchTypeProject, "projects"}} {
-		rows, err := db.W.QueryContext(ctx, `SELECT id FROM `+k.table+` WHERE id NOT IN (SELECT ref_id FROM search_docs WHERE kind = $1)`, k.kind)
+		rows, err := s.W.QueryContext(ctx, `SELECT id FROM `+k.table+` WHERE id NOT IN (SELECT ref_id FROM search_docs WHERE kind = $1)`, k.kind)
 		if err != nil {
 			return n, fmt.Errorf("sqldb.RebuildSearchIndex: %w", err)
 		}
@@ -170,13 +170,13 @@ func (db *DB) RebuildSearchIndex(ctx context.Context) (int, error) {
 		rows.Close()
 		for start := 0; start < len(ids); start += 500 {
 			batch := ids[start:min(start+500, len(ids))]
-			err := db.tx(ctx, func(tx *sql.Tx) error {
+			err := s.tx(ctx, func(tx *sql.Tx) error {
 				for _, id := range batch {
 					var err error
 					if k.kind == folio.SearchTypePost {
-						err = db.indexPost(ctx, tx, id)
+						err = s.indexPost(ctx, tx, id)
 					} else {
-						err = db.indexProject(ctx, tx, id)
+						err = s.indexProject(ctx, tx, id)
 					}
 					if err != nil {
 						return err
@@ -196,7 +196,7 @@ func (db *DB) RebuildSearchIndex(ctx context.Context) (int, error) {
 // Search runs a full-text query: every term of q must occur as a word prefix (case and
 // diacritics folded), best matches first (title words weigh more than body words). A q without
 // any letter or digit finds nothing.
-func (db *DB) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchResult, int, error) {
+func (s *ContentStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchResult, int, error) {
 	terms := search.Terms(q.Q)
 	out := []folio.SearchResult{}
 	if len(terms) == 0 {
@@ -207,7 +207,7 @@ func (db *DB) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchRe
 	// match of a common word before the LIMIT: 2 s instead of 0.3 s over 100,000 posts).
 	var pageQ, countQ string
 	var args []any
-	if db.Dialect == Postgres {
+	if s.Dialect == Postgres {
 		args = append(args, search.TSQuery(terms))
 		cond := ""
 		if !q.All {
@@ -240,7 +240,7 @@ func (db *DB) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchRe
 			WHERE search_fts MATCH $1` + cond + fmt.Sprintf(` LIMIT %d) t`, folio.SearchMaxTotal+1)
 	}
 	pageQ += fmt.Sprintf(" LIMIT $%d OFFSET $%d", len(args)+1, len(args)+2)
-	rows, err := db.R.QueryContext(ctx, pageQ, append(args, q.Limit, (q.Page-1)*q.Limit)...)
+	rows, err := s.R.QueryContext(ctx, pageQ, append(args, q.Limit, (q.Page-1)*q.Limit)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
 	}
@@ -259,12 +259,12 @@ func (db *DB) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchRe
 	// A page that is not full tells the total without counting (most searches find a few items).
 	total := (q.Page-1)*q.Limit + len(out)
 	if len(out) == q.Limit || (len(out) == 0 && q.Page > 1) {
-		if err := db.R.QueryRowContext(ctx, countQ, args...).Scan(&total); err != nil {
+		if err := s.R.QueryRowContext(ctx, countQ, args...).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
 		}
 	}
 	total = min(total, folio.SearchMaxTotal)
-	if out, err = db.fillSearchResults(ctx, out, terms); err != nil {
+	if out, err = s.fillSearchResults(ctx, out, terms); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
 	}
 	return out, total, nil
@@ -326,8 +326,8 @@ type TagCount struct {
 
 // Tags lists the tags of published, non-archived posts with their counts, most used first.
 // Tags are compared case-insensitively and returned lowercased (post_tags keeps them so).
-func (db *DB) Tags(ctx context.Context) ([]TagCount, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT t.tag, COUNT(*) FROM post_tags t JOIN posts p ON p.id = t.post_id
+func (s *ContentStore) Tags(ctx context.Context) ([]TagCount, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT t.tag, COUNT(*) FROM post_tags t JOIN posts p ON p.id = t.post_id
 		WHERE p.status = 'published' AND p.archived_at IS NULL GROUP BY t.tag ORDER BY COUNT(*) DESC, t.tag`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.Tags: %w", err)

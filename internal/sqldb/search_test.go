@@ -19,7 +19,7 @@ func TestSearch(t *testing.T) {
 		post := func(title, content, status string, tags ...string) *folio.Post {
 			t.Helper()
 			clock.Advance(time.Minute)
-			p, err := db.CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr(content), Status: ptr(status), Tags: &tags},
+			p, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr(content), Status: ptr(status), Tags: &tags},
 				folio.PostAuthor{Name: "A"})
 			if err != nil {
 				t.Fatal(err)
@@ -29,12 +29,12 @@ func TestSearch(t *testing.T) {
 		creme := post("Crème brûlée for programmers", "A dessert of **caramelised** sugar and custard.", "published", "Cooking")
 		draft := post("Secret crème draft", "Not yet.", "draft")
 		goPost := post("Writing a compiler in Go", "Parsing, type checking and code generation with <script>alert(1)</script> in the text.", "published", "golang")
-		proj, err := db.CreateProject(ctx, &folio.ProjectInput{Title: ptr("Compiler explorer"), Description: ptr("See what the compiler emits."),
+		proj, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr("Compiler explorer"), Description: ptr("See what the compiler emits."),
 			Technologies: &[]string{"Go"}, Status: ptr("published")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		hidden, err := db.CreateProject(ctx, &folio.ProjectInput{Title: ptr("Hidden compiler"), Description: ptr("A draft project."),
+		hidden, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr("Hidden compiler"), Description: ptr("A draft project."),
 			Technologies: &[]string{}, Status: ptr("draft")})
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +45,7 @@ func TestSearch(t *testing.T) {
 			if q.Page == 0 {
 				q.Page, q.Limit = 1, 10
 			}
-			res, _, err := db.Search(ctx, q)
+			res, _, err := db.Content.Search(ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,13 +102,13 @@ func TestSearch(t *testing.T) {
 		}
 		// Operators of either engine are plain text.
 		for _, q := range []string{`"`, `a:* | b`, `NEAR(x y)`, `creme*`, `'`, `!!!`, `-creme`, "\x00"} {
-			if _, _, err := db.Search(ctx, folio.SearchQuery{Q: q, Page: 1, Limit: 10}); err != nil {
+			if _, _, err := db.Content.Search(ctx, folio.SearchQuery{Q: q, Page: 1, Limit: 10}); err != nil {
 				t.Errorf("%q: %v", q, err)
 			}
 		}
 
 		// In sync with writes: update, publish, archive-like unpublish, delete.
-		if _, err := db.UpdatePost(ctx, creme.ID, &folio.PostInput{Title: ptr("Tarte tatin")}); err != nil {
+		if _, err := db.Content.UpdatePost(ctx, creme.ID, &folio.PostInput{Title: ptr("Tarte tatin")}); err != nil {
 			t.Fatal(err)
 		}
 		if ids, _ := find(folio.SearchQuery{Q: "tatin"}); !equal(ids, []string{creme.ID}) {
@@ -117,25 +117,25 @@ func TestSearch(t *testing.T) {
 		if ids, _ := find(folio.SearchQuery{Q: "brulee"}); len(ids) != 0 {
 			t.Errorf("old title still found: %v", ids)
 		}
-		if _, err := db.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: draft.ID, Publish: true}); err != nil {
+		if _, err := db.Content.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: draft.ID, Publish: true}); err != nil {
 			t.Fatal(err)
 		}
 		if ids, _ := find(folio.SearchQuery{Q: "secret"}); !equal(ids, []string{draft.ID}) {
 			t.Errorf("after publishing: %v", ids)
 		}
-		if err := db.DeletePost(ctx, draft.ID); err != nil {
+		if err := db.Content.DeletePost(ctx, draft.ID); err != nil {
 			t.Fatal(err)
 		}
 		if ids, _ := find(folio.SearchQuery{Q: "secret", All: true}); len(ids) != 0 {
 			t.Errorf("after delete: %v", ids)
 		}
-		if _, err := db.UpdateProject(ctx, proj.ID, &folio.ProjectInput{Title: ptr("Compiler explorer"), Description: ptr("x"), Status: ptr("archived")}); err != nil {
+		if _, err := db.Content.UpdateProject(ctx, proj.ID, &folio.ProjectInput{Title: ptr("Compiler explorer"), Description: ptr("x"), Status: ptr("archived")}); err != nil {
 			t.Fatal(err)
 		}
 		if ids, _ := find(folio.SearchQuery{Q: "explorer"}); len(ids) != 0 {
 			t.Errorf("archived project found publicly: %v", ids)
 		}
-		if err := db.DeleteProject(ctx, proj.ID); err != nil {
+		if err := db.Content.DeleteProject(ctx, proj.ID); err != nil {
 			t.Fatal(err)
 		}
 		if ids, _ := find(folio.SearchQuery{Q: "explorer", All: true}); len(ids) != 0 {
@@ -146,17 +146,17 @@ func TestSearch(t *testing.T) {
 		for i := 0; i < 5; i++ {
 			post("Paging test", "Word zebra number", "published")
 		}
-		res, total, err := db.Search(ctx, folio.SearchQuery{Q: "zebra", Page: 2, Limit: 2})
+		res, total, err := db.Content.Search(ctx, folio.SearchQuery{Q: "zebra", Page: 2, Limit: 2})
 		if err != nil || total != 5 || len(res) != 2 {
 			t.Errorf("page 2: %d results, total %d, %v", len(res), total, err)
 		}
-		res, total, err = db.Search(ctx, folio.SearchQuery{Q: "zebra", Page: 9, Limit: 2})
+		res, total, err = db.Content.Search(ctx, folio.SearchQuery{Q: "zebra", Page: 9, Limit: 2})
 		if err != nil || total != 5 || len(res) != 0 {
 			t.Errorf("past the end: %d results, total %d, %v", len(res), total, err)
 		}
 
 		// A rebuild indexes nothing twice and changes nothing.
-		if n, err := db.RebuildSearchIndex(ctx); err != nil || n != 0 {
+		if n, err := db.Content.RebuildSearchIndex(ctx); err != nil || n != 0 {
 			t.Errorf("rebuild: %d, %v", n, err)
 		}
 	})
@@ -178,7 +178,7 @@ func FuzzSearchQuery(f *testing.F) {
 	db := foliotest.MustOpenSQLite(f)
 	ctx := context.Background()
 	for _, title := range []string{"Crème brûlée", "Compiler <b>design</b>", "NEAR AND OR NOT"} {
-		if _, err := db.CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr(title + " body"), Status: ptr("published")}, folio.PostAuthor{}); err != nil {
+		if _, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr(title + " body"), Status: ptr("published")}, folio.PostAuthor{}); err != nil {
 			f.Fatal(err)
 		}
 	}
@@ -186,7 +186,7 @@ func FuzzSearchQuery(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		res, _, err := db.Search(ctx, folio.SearchQuery{Q: q, Page: 1, Limit: 5, All: true})
+		res, _, err := db.Content.Search(ctx, folio.SearchQuery{Q: q, Page: 1, Limit: 5, All: true})
 		if err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}

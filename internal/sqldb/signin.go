@@ -51,51 +51,51 @@ func (db *DB) revoke(ctx context.Context, op, set string, args ...any) (int64, e
 
 // RevokeSessions ends every session of the user issued until now and returns the new revocation
 // time (Unix seconds), or ENOTFOUND.
-func (db *DB) RevokeSessions(ctx context.Context, id string) (int64, error) {
-	return db.revoke(ctx, "RevokeSessions", `sessions_kept_jti = ''`, id)
+func (s *IdentityStore) RevokeSessions(ctx context.Context, id string) (int64, error) {
+	return s.revoke(ctx, "RevokeSessions", `sessions_kept_jti = ''`, id)
 }
 
 // ChangePassword stores a new password hash and ends every session of the user issued until now
 // except the one whose jti is keepJTI (the caller's; "" keeps none), in one statement. It returns
 // the new revocation time, or ENOTFOUND.
-func (db *DB) ChangePassword(ctx context.Context, id, hash, keepJTI string) (int64, error) {
-	return db.revoke(ctx, "ChangePassword", `password_hash = $2, updated_at = $3, sessions_kept_jti = $4`, hash, db.ts(db.Now()), keepJTI, id)
+func (s *IdentityStore) ChangePassword(ctx context.Context, id, hash, keepJTI string) (int64, error) {
+	return s.revoke(ctx, "ChangePassword", `password_hash = $2, updated_at = $3, sessions_kept_jti = $4`, hash, s.ts(s.Now()), keepJTI, id)
 }
 
 // SetUserRole changes a user's role and ends their sessions (a session carries the role it was
 // issued with), or returns ENOTFOUND.
-func (db *DB) SetUserRole(ctx context.Context, id string, role folio.Role) error {
+func (s *IdentityStore) SetUserRole(ctx context.Context, id string, role folio.Role) error {
 	if !role.Valid() {
 		var v folio.Validation
 		v.Invalid("role", "must be owner or editor")
 		return v.Err()
 	}
-	_, err := db.revoke(ctx, "SetUserRole", `role = $2, updated_at = $3, sessions_kept_jti = ''`, string(role), db.ts(db.Now()), id)
+	_, err := s.revoke(ctx, "SetUserRole", `role = $2, updated_at = $3, sessions_kept_jti = ''`, string(role), s.ts(s.Now()), id)
 	return err
 }
 
 // SetTOTPSecret stores a new, not yet enabled TOTP secret (setup). It refuses (ECONFLICT) when
 // TOTP is already enabled: disable it first.
-func (db *DB) SetTOTPSecret(ctx context.Context, id, secret string) error {
-	res, err := db.W.ExecContext(ctx, `UPDATE users SET totp_secret = $1, totp_last_step = 0 WHERE id = $2 AND totp_enabled = 0`, secret, id)
+func (s *IdentityStore) SetTOTPSecret(ctx context.Context, id, secret string) error {
+	res, err := s.W.ExecContext(ctx, `UPDATE users SET totp_secret = $1, totp_last_step = 0 WHERE id = $2 AND totp_enabled = 0`, secret, id)
 	if err != nil {
 		return fmt.Errorf("sqldb.SetTOTPSecret: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		if _, err := db.User(ctx, id); err != nil {
+		if _, err := s.User(ctx, id); err != nil {
 			return err
 		}
 		return folio.Errorf(folio.ECONFLICT, "Two-factor sign-in is already on; turn it off before setting it up again.")
 	}
-	db.changed(ScopeUser(id))
+	s.changed(ScopeUser(id))
 	return nil
 }
 
 // EnableTOTP turns TOTP on for the user, marks step as used (the code that proved the setup),
 // and replaces the recovery codes by the given hashes, in one transaction. It refuses
 // (ECONFLICT) when TOTP is already on or no secret was set up.
-func (db *DB) EnableTOTP(ctx context.Context, id string, step int64, recoveryHashes []string) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *IdentityStore) EnableTOTP(ctx context.Context, id string, step int64, recoveryHashes []string) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET totp_enabled = 1, totp_last_step = $1
 			WHERE id = $2 AND totp_enabled = 0 AND totp_secret <> ''`, step, id)
 		if err != nil {
@@ -121,15 +121,15 @@ func (db *DB) EnableTOTP(ctx context.Context, id string, step int64, recoveryHas
 	if err != nil {
 		return fmt.Errorf("sqldb.EnableTOTP: %w", err)
 	}
-	db.changed(ScopeUser(id))
+	s.changed(ScopeUser(id))
 	return nil
 }
 
 // DisableTOTP turns TOTP off for the user and forgets the secret and recovery codes (also the
 // CLI's totp-reset). It returns ENOTFOUND for an unknown user; turning off what is off is not an
 // error.
-func (db *DB) DisableTOTP(ctx context.Context, id string) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *IdentityStore) DisableTOTP(ctx context.Context, id string) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET totp_enabled = 0, totp_secret = '', totp_last_step = 0 WHERE id = $1`, id)
 		if err != nil {
 			return err
@@ -146,15 +146,15 @@ func (db *DB) DisableTOTP(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("sqldb.DisableTOTP: %w", err)
 	}
-	db.changed(ScopeUser(id))
+	s.changed(ScopeUser(id))
 	return nil
 }
 
 // UseTOTPStep records that the code of the given 30-second step was accepted. It reports false
 // when that step (or a later one) was already used, so each code signs in once, even when two
 // instances receive it at the same moment (the update is one conditional statement).
-func (db *DB) UseTOTPStep(ctx context.Context, id string, step int64) (bool, error) {
-	res, err := db.W.ExecContext(ctx, `UPDATE users SET totp_last_step = $1 WHERE id = $2 AND totp_enabled = 1 AND totp_last_step < $1`, step, id)
+func (s *IdentityStore) UseTOTPStep(ctx context.Context, id string, step int64) (bool, error) {
+	res, err := s.W.ExecContext(ctx, `UPDATE users SET totp_last_step = $1 WHERE id = $2 AND totp_enabled = 1 AND totp_last_step < $1`, step, id)
 	if err != nil {
 		return false, fmt.Errorf("sqldb.UseTOTPStep: %w", err)
 	}
@@ -164,9 +164,9 @@ func (db *DB) UseTOTPStep(ctx context.Context, id string, step int64) (bool, err
 
 // UseRecoveryCode spends the recovery code with the given hash. It reports false when the user
 // has no such unused code.
-func (db *DB) UseRecoveryCode(ctx context.Context, id, hash string) (bool, error) {
-	res, err := db.W.ExecContext(ctx, `UPDATE totp_recovery_codes SET used_at = $1 WHERE user_id = $2 AND code_hash = $3 AND used_at IS NULL`,
-		db.ts(db.Now()), id, hash)
+func (s *IdentityStore) UseRecoveryCode(ctx context.Context, id, hash string) (bool, error) {
+	res, err := s.W.ExecContext(ctx, `UPDATE totp_recovery_codes SET used_at = $1 WHERE user_id = $2 AND code_hash = $3 AND used_at IS NULL`,
+		s.ts(s.Now()), id, hash)
 	if err != nil {
 		return false, fmt.Errorf("sqldb.UseRecoveryCode: %w", err)
 	}
@@ -175,9 +175,9 @@ func (db *DB) UseRecoveryCode(ctx context.Context, id, hash string) (bool, error
 }
 
 // RecoveryCodesLeft counts the user's unused recovery codes.
-func (db *DB) RecoveryCodesLeft(ctx context.Context, id string) (int, error) {
+func (s *IdentityStore) RecoveryCodesLeft(ctx context.Context, id string) (int, error) {
 	var n int
-	err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM totp_recovery_codes WHERE user_id = $1 AND used_at IS NULL`, id).Scan(&n)
+	err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM totp_recovery_codes WHERE user_id = $1 AND used_at IS NULL`, id).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("sqldb.RecoveryCodesLeft: %w", err)
 	}
@@ -190,14 +190,14 @@ const insertAuditSQLite = `INSERT INTO audit_log (id, at, user_id, key_id, actio
 	SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8
 	FROM json_each($1)`
 
-func (db *DB) InsertAudit(ctx context.Context, entries []folio.AuditEntry) error {
+func (s *AuditStore) InsertAudit(ctx context.Context, entries []folio.AuditEntry) error {
 	if len(entries) == 0 {
 		return nil
 	}
 	// One statement for the whole batch (a statement per entry cost a round trip each on
 	// PostgreSQL): the columns as arrays on PostgreSQL, one JSON array of rows on SQLite.
 	var err error
-	if db.Dialect == Postgres {
+	if s.Dialect == Postgres {
 		cols := make([][]string, 7)
 		ats := make([]time.Time, len(entries))
 		statuses := make([]int32, len(entries))
@@ -208,17 +208,17 @@ func (db *DB) InsertAudit(ctx context.Context, entries []folio.AuditEntry) error
 				cols[c] = append(cols[c], v)
 			}
 		}
-		_, err = db.W.ExecContext(ctx, `INSERT INTO audit_log (id, at, user_id, key_id, action, resource, resource_id, ip, status)
+		_, err = s.W.ExecContext(ctx, `INSERT INTO audit_log (id, at, user_id, key_id, action, resource, resource_id, ip, status)
 			SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[])`,
 			cols[0], ats, cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], statuses)
 	} else {
 		rows := make([][]any, len(entries))
 		for i, e := range entries {
-			rows[i] = []any{e.ID, db.ts(e.At), e.Actor.UserID, e.Actor.KeyID, e.Action, e.Resource, e.ResourceID, e.IP, e.Status}
+			rows[i] = []any{e.ID, s.ts(e.At), e.Actor.UserID, e.Actor.KeyID, e.Action, e.Resource, e.ResourceID, e.IP, e.Status}
 		}
 		b, _ := json.Marshal(rows)
-		err = db.txRetryable(ctx, func(tx *sql.Tx) error {
-			_, err := db.txExec(ctx, tx, insertAuditSQLite, string(b))
+		err = s.txRetryable(ctx, func(tx *sql.Tx) error {
+			_, err := s.txExec(ctx, tx, insertAuditSQLite, string(b))
 			return err
 		})
 	}
@@ -237,7 +237,7 @@ type AuditFilter struct {
 }
 
 // AuditEntries returns one page of entries, newest first, and how many match in total.
-func (db *DB) AuditEntries(ctx context.Context, f AuditFilter) ([]folio.AuditEntry, int, error) {
+func (s *AuditStore) AuditEntries(ctx context.Context, f AuditFilter) ([]folio.AuditEntry, int, error) {
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -256,23 +256,23 @@ func (db *DB) AuditEntries(ctx context.Context, f AuditFilter) ([]folio.AuditEnt
 		where = append(where, `(user_id = `+p+` OR key_id = `+p+`)`)
 	}
 	if f.From != nil {
-		where = append(where, `at >= `+arg(db.ts(*f.From)))
+		where = append(where, `at >= `+arg(s.ts(*f.From)))
 	}
 	if f.To != nil {
-		where = append(where, `at < `+arg(db.ts(*f.To)))
+		where = append(where, `at < `+arg(s.ts(*f.To)))
 	}
 	cond := ""
 	if len(where) > 0 {
 		cond = ` WHERE ` + strings.Join(where, ` AND `)
 	}
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log`+cond, args...).Scan(&total); err != nil {
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log`+cond, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.AuditEntries: %w", err)
 	}
 	limit, page := max(f.Limit, 1), max(f.Page, 1)
 	q := `SELECT id, at, user_id, key_id, action, resource, resource_id, ip, status FROM audit_log` + cond +
 		` ORDER BY at DESC, id DESC LIMIT ` + arg(limit) + ` OFFSET ` + arg((page-1)*limit)
-	rows, err := db.R.QueryContext(ctx, q, args...)
+	rows, err := s.R.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.AuditEntries: %w", err)
 	}
@@ -291,8 +291,8 @@ func (db *DB) AuditEntries(ctx context.Context, f AuditFilter) ([]folio.AuditEnt
 }
 
 // PruneAudit deletes the entries older than before and returns how many went.
-func (db *DB) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
-	res, err := db.W.ExecContext(ctx, `DELETE FROM audit_log WHERE at < $1`, db.ts(before))
+func (s *AuditStore) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
+	res, err := s.W.ExecContext(ctx, `DELETE FROM audit_log WHERE at < $1`, s.ts(before))
 	if err != nil {
 		return 0, fmt.Errorf("sqldb.PruneAudit: %w", err)
 	}

@@ -25,15 +25,15 @@ func scanUser(row interface{ Scan(...any) error }) (*folio.User, error) {
 
 // CreateUser stores a new user from in (already validated) with the given password hash. An
 // email already taken, in any letter case, is ECONFLICT.
-func (db *DB) CreateUser(ctx context.Context, in *folio.UserInput, passwordHash string) (*folio.User, error) {
-	return db.insertUser(ctx, in, passwordHash, false)
+func (s *IdentityStore) CreateUser(ctx context.Context, in *folio.UserInput, passwordHash string) (*folio.User, error) {
+	return s.insertUser(ctx, in, passwordHash, false)
 }
 
 // CreateFirstUser stores a new user only when the users table is empty (first-start bootstrap).
 // It returns nil and no error when a user already exists, including when another instance
 // starting at the same moment created it first.
-func (db *DB) CreateFirstUser(ctx context.Context, in *folio.UserInput, passwordHash string) (*folio.User, error) {
-	u, err := db.insertUser(ctx, in, passwordHash, true)
+func (s *IdentityStore) CreateFirstUser(ctx context.Context, in *folio.UserInput, passwordHash string) (*folio.User, error) {
+	u, err := s.insertUser(ctx, in, passwordHash, true)
 	if folio.ErrorCode(err) == folio.ECONFLICT {
 		return nil, nil
 	}
@@ -65,8 +65,8 @@ func (db *DB) insertUser(ctx context.Context, in *folio.UserInput, passwordHash 
 }
 
 // User returns the user with the given id, or ENOTFOUND.
-func (db *DB) User(ctx context.Context, id string) (*folio.User, error) {
-	u, err := scanUser(db.R.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+func (s *IdentityStore) User(ctx context.Context, id string) (*folio.User, error) {
+	u, err := scanUser(s.R.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 	if err == sql.ErrNoRows {
 		return nil, notFound("User", id)
 	}
@@ -78,8 +78,8 @@ func (db *DB) User(ctx context.Context, id string) (*folio.User, error) {
 
 // UserByEmail returns the user with the given email, compared without letter case, or
 // ENOTFOUND.
-func (db *DB) UserByEmail(ctx context.Context, email string) (*folio.User, error) {
-	u, err := scanUser(db.R.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email_key = $1`, folio.EmailKey(email)))
+func (s *IdentityStore) UserByEmail(ctx context.Context, email string) (*folio.User, error) {
+	u, err := scanUser(s.R.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email_key = $1`, folio.EmailKey(email)))
 	if err == sql.ErrNoRows {
 		return nil, notFound("User", email)
 	}
@@ -90,8 +90,8 @@ func (db *DB) UserByEmail(ctx context.Context, email string) (*folio.User, error
 }
 
 // Users returns every user, oldest first.
-func (db *DB) Users(ctx context.Context) ([]*folio.User, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT `+userColumns+` FROM users ORDER BY created_at, id`)
+func (s *IdentityStore) Users(ctx context.Context) ([]*folio.User, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT `+userColumns+` FROM users ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.Users: %w", err)
 	}
@@ -108,9 +108,9 @@ func (db *DB) Users(ctx context.Context) ([]*folio.User, error) {
 }
 
 // CountUsers returns how many users exist.
-func (db *DB) CountUsers(ctx context.Context) (int, error) {
+func (s *IdentityStore) CountUsers(ctx context.Context) (int, error) {
 	var n int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
 		return 0, fmt.Errorf("sqldb.CountUsers: %w", err)
 	}
 	return n, nil
@@ -118,9 +118,9 @@ func (db *DB) CountUsers(ctx context.Context) (int, error) {
 
 // UpdateProfile applies in (already validated) to the user with the given id, or returns
 // ENOTFOUND.
-func (db *DB) UpdateProfile(ctx context.Context, id string, in *folio.ProfileUpdate) (*folio.User, error) {
+func (s *IdentityStore) UpdateProfile(ctx context.Context, id string, in *folio.ProfileUpdate) (*folio.User, error) {
 	var u *folio.User
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
 		u, err = scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 		if err == sql.ErrNoRows {
@@ -130,9 +130,9 @@ func (db *DB) UpdateProfile(ctx context.Context, id string, in *folio.ProfileUpd
 			return err
 		}
 		in.Apply(u)
-		u.UpdatedAt = db.Now().UTC().Truncate(1000)
+		u.UpdatedAt = s.Now().UTC().Truncate(1000)
 		_, err = tx.ExecContext(ctx, `UPDATE users SET name = $1, bio = $2, location = $3, website = $4, updated_at = $5
-			WHERE id = $6`, u.Name, u.Bio, u.Location, u.Website, db.ts(u.UpdatedAt), u.ID)
+			WHERE id = $6`, u.Name, u.Bio, u.Location, u.Website, s.ts(u.UpdatedAt), u.ID)
 		return err
 	})
 	if folio.IsNotFound(err) {
@@ -146,9 +146,9 @@ func (db *DB) UpdateProfile(ctx context.Context, id string, in *folio.ProfileUpd
 
 // SetPasswordHash replaces a user's password hash (a new password, or a rehash at login when the
 // hashing parameters changed), or returns ENOTFOUND.
-func (db *DB) SetPasswordHash(ctx context.Context, id, hash string) error {
-	res, err := db.W.ExecContext(ctx, `UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3`,
-		hash, db.ts(db.Now()), id)
+func (s *IdentityStore) SetPasswordHash(ctx context.Context, id, hash string) error {
+	res, err := s.W.ExecContext(ctx, `UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3`,
+		hash, s.ts(s.Now()), id)
 	if err != nil {
 		return fmt.Errorf("sqldb.SetPasswordHash: %w", err)
 	}
@@ -161,14 +161,14 @@ func (db *DB) SetPasswordHash(ctx context.Context, id, hash string) error {
 // DeleteUser removes a user and their API keys, or returns ENOTFOUND. Their sessions stop
 // working at once on every instance: the user is gone, and the instances are told to forget
 // their cached copy (ScopeUser).
-func (db *DB) DeleteUser(ctx context.Context, id string) error {
-	res, err := db.W.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, id)
+func (s *IdentityStore) DeleteUser(ctx context.Context, id string) error {
+	res, err := s.W.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, id)
 	if err != nil {
 		return fmt.Errorf("sqldb.DeleteUser: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("User", id)
 	}
-	db.changed(ScopeUser(id))
+	s.changed(ScopeUser(id))
 	return nil
 }

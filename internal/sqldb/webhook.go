@@ -16,7 +16,7 @@ import (
 const JobWebhookDelivery = "webhook.deliver"
 
 // The DB is the folio.EventEmitter of the service: deliveries are rows beside the data.
-var _ folio.EventEmitter = (*DB)(nil)
+var _ folio.EventEmitter = (*WebhookStore)(nil)
 
 // WebhookJobPayload is the payload of a JobWebhookDelivery job.
 type WebhookJobPayload struct {
@@ -79,16 +79,16 @@ func (db *DB) heard(scope string) {
 }
 
 // CreateWebhook stores a webhook endpoint with its signing secret.
-func (db *DB) CreateWebhook(ctx context.Context, h folio.Webhook, secret string) error {
+func (s *WebhookStore) CreateWebhook(ctx context.Context, h folio.Webhook, secret string) error {
 	events, _ := json.Marshal(h.Events)
-	db.hooks.forget()
-	_, err := db.W.ExecContext(ctx, `INSERT INTO webhooks (id, url, events, description, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		h.ID, h.URL, string(events), h.Description, secret, db.ts(h.CreatedAt))
-	db.hooks.forget()
+	s.hooks.forget()
+	_, err := s.W.ExecContext(ctx, `INSERT INTO webhooks (id, url, events, description, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		h.ID, h.URL, string(events), h.Description, secret, s.ts(h.CreatedAt))
+	s.hooks.forget()
 	if err != nil {
 		return fmt.Errorf("sqldb.CreateWebhook: %w", err)
 	}
-	db.changed(ScopeWebhooks)
+	s.changed(ScopeWebhooks)
 	return nil
 }
 
@@ -113,8 +113,8 @@ func scanWebhook(row interface{ Scan(...any) error }, secret *string) (folio.Web
 }
 
 // Webhooks lists every webhook, oldest first.
-func (db *DB) Webhooks(ctx context.Context) ([]folio.Webhook, error) {
-	rows, err := db.R.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks ORDER BY created_at, id`)
+func (s *WebhookStore) Webhooks(ctx context.Context) ([]folio.Webhook, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.Webhooks: %w", err)
 	}
@@ -131,9 +131,9 @@ func (db *DB) Webhooks(ctx context.Context) ([]folio.Webhook, error) {
 }
 
 // Webhook returns one webhook and its secret, or ENOTFOUND.
-func (db *DB) Webhook(ctx context.Context, id string) (folio.Webhook, string, error) {
+func (s *WebhookStore) Webhook(ctx context.Context, id string) (folio.Webhook, string, error) {
 	var secret string
-	h, err := scanWebhook(db.R.QueryRowContext(ctx, `SELECT `+webhookColumns+`, secret FROM webhooks WHERE id = $1`, id), &secret)
+	h, err := scanWebhook(s.R.QueryRowContext(ctx, `SELECT `+webhookColumns+`, secret FROM webhooks WHERE id = $1`, id), &secret)
 	if err == sql.ErrNoRows {
 		return h, "", notFound("Webhook", id)
 	}
@@ -145,8 +145,8 @@ func (db *DB) Webhook(ctx context.Context, id string) (folio.Webhook, string, er
 
 // DeleteWebhook removes a webhook, its delivery log and its queued deliveries, or returns
 // ENOTFOUND.
-func (db *DB) DeleteWebhook(ctx context.Context, id string) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+func (s *WebhookStore) DeleteWebhook(ctx context.Context, id string) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = $1 AND status = 'pending' AND key IN
 			(SELECT CAST($2 AS TEXT) || id FROM webhook_deliveries WHERE webhook_id = $3)`, JobWebhookDelivery, JobWebhookDelivery+":", id); err != nil {
 			return err
@@ -160,19 +160,19 @@ func (db *DB) DeleteWebhook(ctx context.Context, id string) error {
 		}
 		return nil
 	})
-	db.hooks.forget()
+	s.hooks.forget()
 	if err != nil && !folio.IsNotFound(err) {
 		return fmt.Errorf("sqldb.DeleteWebhook: %w", err)
 	}
 	if err == nil {
-		db.changed(ScopeWebhooks)
+		s.changed(ScopeWebhooks)
 	}
 	return err
 }
 
 // Emit implements folio.EventEmitter for callers without a transaction of their own.
-func (db *DB) Emit(ctx context.Context, ev folio.Event) error {
-	if err := db.tx(ctx, func(tx *sql.Tx) error { return db.EmitTx(ctx, tx, ev) }); err != nil {
+func (s *WebhookStore) Emit(ctx context.Context, ev folio.Event) error {
+	if err := s.tx(ctx, func(tx *sql.Tx) error { return s.EmitTx(ctx, tx, ev) }); err != nil {
 		return fmt.Errorf("sqldb.Emit: %w", err)
 	}
 	return nil
@@ -187,12 +187,12 @@ const selectWebhookEvents = `SELECT id, events FROM webhooks`
 // write's transaction.
 //
 // When this instance knows that no webhook subscribes to ev's type, it queries nothing.
-func (db *DB) EmitTx(ctx context.Context, tx *sql.Tx, ev folio.Event) error {
-	maybe, gen := db.hooks.subscribed(ev.Type)
+func (s *WebhookStore) EmitTx(ctx context.Context, tx *sql.Tx, ev folio.Event) error {
+	maybe, gen := s.hooks.subscribed(ev.Type)
 	if !maybe {
 		return nil
 	}
-	rows, err := db.txQuery(ctx, tx, selectWebhookEvents)
+	rows, err := s.txQuery(ctx, tx, selectWebhookEvents)
 	if err != nil {
 		return err
 	}
@@ -219,16 +219,16 @@ func (db *DB) EmitTx(ctx context.Context, tx *sql.Tx, ev folio.Event) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	db.hooks.fill(all, gen)
+	s.hooks.fill(all, gen)
 	if len(targets) == 0 {
 		return nil
 	}
-	body, err := db.webhookBody(ev)
+	body, err := s.webhookBody(ev)
 	if err != nil {
 		return err
 	}
 	for _, hook := range targets {
-		if _, err := db.queueDelivery(ctx, tx, hook, ev.Type, body); err != nil {
+		if _, err := s.queueDelivery(ctx, tx, hook, ev.Type, body); err != nil {
 			return err
 		}
 	}
@@ -256,9 +256,9 @@ func (db *DB) queueDelivery(ctx context.Context, tx *sql.Tx, hookID, eventType s
 
 // QueueTestDelivery queues a webhook.test delivery to one webhook, subscribed or not, and
 // returns its id; ENOTFOUND when there is no such webhook.
-func (db *DB) QueueTestDelivery(ctx context.Context, hookID string, data any) (string, error) {
+func (s *WebhookStore) QueueTestDelivery(ctx context.Context, hookID string, data any) (string, error) {
 	var id string
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhooks WHERE id = $1`, hookID).Scan(&n); err != nil {
 			return err
@@ -266,11 +266,11 @@ func (db *DB) QueueTestDelivery(ctx context.Context, hookID string, data any) (s
 		if n == 0 {
 			return notFound("Webhook", hookID)
 		}
-		body, err := db.webhookBody(folio.Event{Type: folio.EventTest, Data: data})
+		body, err := s.webhookBody(folio.Event{Type: folio.EventTest, Data: data})
 		if err != nil {
 			return err
 		}
-		id, err = db.queueDelivery(ctx, tx, hookID, folio.EventTest, body)
+		id, err = s.queueDelivery(ctx, tx, hookID, folio.EventTest, body)
 		return err
 	})
 	if err != nil && !folio.IsNotFound(err) {
@@ -313,10 +313,10 @@ func optTime(t Time) *time.Time {
 
 // OutgoingDelivery returns a delivery with its webhook's URL and secret, or ENOTFOUND (the
 // webhook was deleted).
-func (db *DB) OutgoingDelivery(ctx context.Context, id string) (OutgoingDelivery, error) {
+func (s *WebhookStore) OutgoingDelivery(ctx context.Context, id string) (OutgoingDelivery, error) {
 	var o OutgoingDelivery
 	var body string
-	d, err := scanDelivery(db.R.QueryRowContext(ctx, `SELECT `+deliveryColumns+`, w.url, w.secret, d.body
+	d, err := scanDelivery(s.R.QueryRowContext(ctx, `SELECT `+deliveryColumns+`, w.url, w.secret, d.body
 		FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = $1`, id), &o.URL, &o.Secret, &body)
 	if err == sql.ErrNoRows {
 		return o, notFound("Webhook delivery", id)
@@ -330,15 +330,15 @@ func (db *DB) OutgoingDelivery(ctx context.Context, id string) (OutgoingDelivery
 
 // RecordWebhookAttempt writes the outcome of one attempt into the delivery log: status
 // succeeded, failed (given up) or pending with next as the time of the retry.
-func (db *DB) RecordWebhookAttempt(ctx context.Context, id string, attempts int, at time.Time, status string, responseStatus int,
+func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, id string, attempts int, at time.Time, status string, responseStatus int,
 	lastError string, next time.Time) error {
 	var delivered any
 	if status == folio.DeliverySucceeded {
-		delivered = db.ts(at)
+		delivered = s.ts(at)
 	}
-	_, err := db.W.ExecContext(ctx, `UPDATE webhook_deliveries SET status = $1, attempts = $2, response_status = $3, last_error = $4,
+	_, err := s.W.ExecContext(ctx, `UPDATE webhook_deliveries SET status = $1, attempts = $2, response_status = $3, last_error = $4,
 		next_attempt_at = $5, last_attempt_at = $6, delivered_at = COALESCE(delivered_at, $7) WHERE id = $8`,
-		status, attempts, responseStatus, lastError, db.nts(&next), db.ts(at), delivered, id)
+		status, attempts, responseStatus, lastError, s.nts(&next), s.ts(at), delivered, id)
 	if err != nil {
 		return fmt.Errorf("sqldb.RecordWebhookAttempt: %w", err)
 	}
@@ -346,12 +346,12 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, id string, attempts int,
 }
 
 // WebhookDeliveries lists the delivery log of one webhook, newest first, with the total.
-func (db *DB) WebhookDeliveries(ctx context.Context, hookID string, page, limit int) ([]folio.WebhookDelivery, int, error) {
+func (s *WebhookStore) WebhookDeliveries(ctx context.Context, hookID string, page, limit int) ([]folio.WebhookDelivery, int, error) {
 	var total int
-	if err := db.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = $1`, hookID).Scan(&total); err != nil {
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = $1`, hookID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.WebhookDeliveries: %w", err)
 	}
-	rows, err := db.R.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d WHERE d.webhook_id = $1
+	rows, err := s.R.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d WHERE d.webhook_id = $1
 		ORDER BY d.created_at DESC, d.id DESC LIMIT $2 OFFSET $3`, hookID, limit, (page-1)*limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqldb.WebhookDeliveries: %w", err)
@@ -391,9 +391,9 @@ func postEvent(typ string, p *folio.Post) folio.Event {
 func (db *DB) emitPostTransition(ctx context.Context, tx *sql.Tx, before string, p *folio.Post) error {
 	switch {
 	case before != folio.PostPublished && p.Status == folio.PostPublished:
-		return db.EmitTx(ctx, tx, postEvent(folio.EventPostPublished, p))
+		return db.Webhooks.EmitTx(ctx, tx, postEvent(folio.EventPostPublished, p))
 	case before == folio.PostPublished && p.Status != folio.PostPublished:
-		return db.EmitTx(ctx, tx, postEvent(folio.EventPostUnpublished, p))
+		return db.Webhooks.EmitTx(ctx, tx, postEvent(folio.EventPostUnpublished, p))
 	}
 	return nil
 }
@@ -433,15 +433,15 @@ type ContactEventData struct {
 // PruneWebhookDeliveries deletes settled deliveries (succeeded or failed) created before before,
 // with their finished jobs, so the log and the jobs table do not grow without end. It returns
 // how many deliveries it deleted.
-func (db *DB) PruneWebhookDeliveries(ctx context.Context, before time.Time) (int, error) {
+func (s *WebhookStore) PruneWebhookDeliveries(ctx context.Context, before time.Time) (int, error) {
 	var n int64
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = $1 AND status IN ('done', 'failed') AND key IN
 			(SELECT CAST($2 AS TEXT) || id FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $3)`,
-			JobWebhookDelivery, JobWebhookDelivery+":", db.ts(before)); err != nil {
+			JobWebhookDelivery, JobWebhookDelivery+":", s.ts(before)); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1`, db.ts(before))
+		res, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1`, s.ts(before))
 		if err != nil {
 			return err
 		}

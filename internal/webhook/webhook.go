@@ -183,7 +183,7 @@ func (s *Sender) Handle(ctx context.Context, j sqldb.Job) error {
 	if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.DeliveryID == "" {
 		return jobs.Permanent(fmt.Errorf("webhook: bad job payload %q", j.Payload))
 	}
-	d, err := s.DB.OutgoingDelivery(ctx, pl.DeliveryID)
+	d, err := s.DB.Webhooks.OutgoingDelivery(ctx, pl.DeliveryID)
 	if folio.IsNotFound(err) {
 		return nil // the webhook was deleted meanwhile
 	}
@@ -199,7 +199,7 @@ func (s *Sender) Handle(ctx context.Context, j sqldb.Job) error {
 	log := s.Log.With("delivery_id", d.ID, "webhook_id", d.WebhookID, "event", d.EventType, "attempt", attempt)
 	if sendErr == nil {
 		log.Info("webhook delivered", "status", status)
-		return s.DB.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliverySucceeded, status, "", time.Time{})
+		return s.DB.Webhooks.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliverySucceeded, status, "", time.Time{})
 	}
 	msg := sendErr.Error()
 	if len(msg) > 500 {
@@ -211,7 +211,7 @@ func (s *Sender) Handle(ctx context.Context, j sqldb.Job) error {
 	}
 	if attempt > len(delays) {
 		log.Warn("webhook delivery given up", "error", msg)
-		if err := s.DB.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryFailed, status, msg, time.Time{}); err != nil {
+		if err := s.DB.Webhooks.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryFailed, status, msg, time.Time{}); err != nil {
 			return err
 		}
 		return jobs.Permanent(sendErr)
@@ -222,7 +222,7 @@ func (s *Sender) Handle(ctx context.Context, j sqldb.Job) error {
 	}
 	delay := jitter(delays[attempt-1])
 	log.Warn("webhook delivery failed; will retry", "error", msg, "retry_in", delay.String())
-	if err := s.DB.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryPending, status, msg, at.Add(delay)); err != nil {
+	if err := s.DB.Webhooks.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryPending, status, msg, at.Add(delay)); err != nil {
 		return err
 	}
 	return jobs.RetryAfter(sendErr, delay)
@@ -316,12 +316,12 @@ func (p *Pruner) now() time.Time {
 // Schedule enqueues the next day's prune job (a no-op when another instance already did).
 func (p *Pruner) Schedule(ctx context.Context) error {
 	at := p.now().UTC().Truncate(24 * time.Hour).Add(24*time.Hour + 30*time.Minute)
-	return p.DB.EnqueueJob(ctx, PruneJob, PruneJob+":"+at.Format(time.RFC3339), "{}", at)
+	return p.DB.Jobs.EnqueueJob(ctx, PruneJob, PruneJob+":"+at.Format(time.RFC3339), "{}", at)
 }
 
 // Handle deletes settled deliveries older than LogRetention and schedules the next run.
 func (p *Pruner) Handle(ctx context.Context, _ sqldb.Job) error {
-	n, err := p.DB.PruneWebhookDeliveries(ctx, p.now().Add(-LogRetention))
+	n, err := p.DB.Webhooks.PruneWebhookDeliveries(ctx, p.now().Add(-LogRetention))
 	if err != nil {
 		return err
 	}

@@ -202,15 +202,15 @@ func TestDeliveryRetriesOnScheduleThenSucceeds(t *testing.T) {
 
 		secret := webhook.NewSecret()
 		hook := folio.Webhook{ID: folio.NewID(), URL: srv.URL + "/hook", Events: []string{folio.EventProjectCreated}, CreatedAt: clk.Now()}
-		if err := db.CreateWebhook(ctx, hook, secret); err != nil {
+		if err := db.Webhooks.CreateWebhook(ctx, hook, secret); err != nil {
 			t.Fatal(err)
 		}
 		other := folio.Webhook{ID: folio.NewID(), URL: srv.URL + "/other", Events: []string{folio.EventMediaUploaded}, CreatedAt: clk.Now()}
-		if err := db.CreateWebhook(ctx, other, webhook.NewSecret()); err != nil {
+		if err := db.Webhooks.CreateWebhook(ctx, other, webhook.NewSecret()); err != nil {
 			t.Fatal(err)
 		}
 		title, desc := "Webhooks", "A project"
-		p, err := db.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
+		p, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestDeliveryRetriesOnScheduleThenSucceeds(t *testing.T) {
 				t.Fatalf("attempt %d: ran %d jobs, %v", i+1, n, err)
 			}
 		}
-		ds, total, err := db.WebhookDeliveries(ctx, hook.ID, 1, 10)
+		ds, total, err := db.Webhooks.WebhookDeliveries(ctx, hook.ID, 1, 10)
 		if err != nil || total != 1 {
 			t.Fatalf("deliveries: %d %v", total, err)
 		}
@@ -254,7 +254,7 @@ func TestDeliveryRetriesOnScheduleThenSucceeds(t *testing.T) {
 		if n, _ := sched.RunDue(ctx); n != 0 {
 			t.Fatalf("a delivered message ran again (%d jobs)", n)
 		}
-		ds, _, _ = db.WebhookDeliveries(ctx, hook.ID, 1, 10)
+		ds, _, _ = db.Webhooks.WebhookDeliveries(ctx, hook.ID, 1, 10)
 		if ds[0].Status != folio.DeliverySucceeded || ds[0].Attempts != 4 || ds[0].DeliveredAt == nil || ds[0].NextAttemptAt != nil {
 			t.Fatalf("delivery log after success: %+v", ds[0])
 		}
@@ -287,7 +287,7 @@ func TestDeliveryRetriesOnScheduleThenSucceeds(t *testing.T) {
 		if ts, _ := strconv.ParseInt(reqs[3].Header.Get("webhook-timestamp"), 10, 64); ts != clk.Now().Add(-48*time.Hour).Unix() {
 			t.Fatalf("webhook-timestamp %d is not the attempt's time", ts)
 		}
-		if ds, total, _ := db.WebhookDeliveries(ctx, other.ID, 1, 10); total != 0 {
+		if ds, total, _ := db.Webhooks.WebhookDeliveries(ctx, other.ID, 1, 10); total != 0 {
 			t.Fatalf("the media.uploaded webhook got %v", ds)
 		}
 	})
@@ -302,10 +302,10 @@ func TestDeliveryGivesUpAfterTheSchedule(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	hook := folio.Webhook{ID: folio.NewID(), URL: srv.URL, Events: []string{folio.EventContactReceived}, CreatedAt: clk.Now()}
-	if err := db.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
+	if err := db.Webhooks.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Emit(ctx, folio.Event{Type: folio.EventContactReceived, Data: map[string]string{"name": "x"}}); err != nil {
+	if err := db.Webhooks.Emit(ctx, folio.Event{Type: folio.EventContactReceived, Data: map[string]string{"name": "x"}}); err != nil {
 		t.Fatal(err)
 	}
 	sender := webhook.NewSender(db, true, nil)
@@ -328,7 +328,7 @@ func TestDeliveryGivesUpAfterTheSchedule(t *testing.T) {
 	if n, _ := sched.RunDue(ctx); n != 0 {
 		t.Fatal("a given-up delivery ran again")
 	}
-	ds, _, _ := db.WebhookDeliveries(ctx, hook.ID, 1, 10)
+	ds, _, _ := db.Webhooks.WebhookDeliveries(ctx, hook.ID, 1, 10)
 	if len(ds) != 1 || ds[0].Status != folio.DeliveryFailed || ds[0].Attempts != 8 || len(rc.all()) != 8 {
 		t.Fatalf("after the schedule: %+v, %d requests", ds, len(rc.all()))
 	}
@@ -345,10 +345,10 @@ func TestDeliveryRefusesPrivateDestinations(t *testing.T) {
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	hook := folio.Webhook{ID: folio.NewID(), URL: "http://localtest.invalid:" + port + "/x", Events: []string{folio.EventMediaUploaded}, CreatedAt: time.Now()}
 	hook.URL = srv.URL // a literal loopback address: the dialer must refuse it
-	if err := db.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
+	if err := db.Webhooks.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.QueueTestDelivery(ctx, hook.ID, map[string]string{"x": "y"}); err != nil {
+	if _, err := db.Webhooks.QueueTestDelivery(ctx, hook.ID, map[string]string{"x": "y"}); err != nil {
 		t.Fatal(err)
 	}
 	sender := webhook.NewSender(db, false, nil)
@@ -357,7 +357,7 @@ func TestDeliveryRefusesPrivateDestinations(t *testing.T) {
 	if n, err := sched.RunDue(ctx); n != 1 || err != nil {
 		t.Fatalf("ran %d, %v", n, err)
 	}
-	ds, _, _ := db.WebhookDeliveries(ctx, hook.ID, 1, 10)
+	ds, _, _ := db.Webhooks.WebhookDeliveries(ctx, hook.ID, 1, 10)
 	if len(rc.all()) != 0 || len(ds) != 1 || ds[0].Status != folio.DeliveryPending || !strings.Contains(ds[0].LastError, "not public") {
 		t.Fatalf("deliveries %+v, requests %d", ds, len(rc.all()))
 	}
@@ -381,10 +381,10 @@ func TestDeliveryTimeoutIsRetried(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	hook := folio.Webhook{ID: folio.NewID(), URL: srv.URL, Events: []string{folio.EventMediaUploaded}, CreatedAt: time.Now()}
-	if err := db.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
+	if err := db.Webhooks.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Emit(ctx, folio.Event{Type: folio.EventMediaUploaded, Data: map[string]string{"url": "x"}}); err != nil {
+	if err := db.Webhooks.Emit(ctx, folio.Event{Type: folio.EventMediaUploaded, Data: map[string]string{"url": "x"}}); err != nil {
 		t.Fatal(err)
 	}
 	sender := webhook.NewSender(db, true, nil)
@@ -394,7 +394,7 @@ func TestDeliveryTimeoutIsRetried(t *testing.T) {
 	if n, err := sched.RunDue(ctx); n != 1 || err != nil {
 		t.Fatalf("ran %d, %v", n, err)
 	}
-	ds, _, _ := db.WebhookDeliveries(ctx, hook.ID, 1, 10)
+	ds, _, _ := db.Webhooks.WebhookDeliveries(ctx, hook.ID, 1, 10)
 	if len(ds) != 1 || ds[0].Status != folio.DeliveryPending || ds[0].Attempts != 1 || !strings.Contains(ds[0].LastError, "no answer within") ||
 		ds[0].NextAttemptAt == nil {
 		t.Fatalf("after a timeout: %+v", ds)
@@ -416,11 +416,11 @@ func TestDeliveriesSurviveARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	hook := folio.Webhook{ID: folio.NewID(), URL: srv.URL, Events: []string{folio.EventProjectDeleted}, CreatedAt: time.Now()}
-	if err := first.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
+	if err := first.Webhooks.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
-		if err := first.Emit(ctx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]int{"n": i}}); err != nil {
+		if err := first.Webhooks.Emit(ctx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]int{"n": i}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -463,12 +463,12 @@ func TestDeliveredOnceAcrossInstances(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	hook := folio.Webhook{ID: folio.NewID(), URL: srv.URL, Events: []string{folio.EventContactReceived}, CreatedAt: time.Now()}
-	if err := a.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
+	if err := a.Webhooks.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
 		t.Fatal(err)
 	}
 	const n = 60
 	for i := 0; i < n; i++ {
-		if err := a.Emit(ctx, folio.Event{Type: folio.EventContactReceived, Data: map[string]int{"n": i}}); err != nil {
+		if err := a.Webhooks.Emit(ctx, folio.Event{Type: folio.EventContactReceived, Data: map[string]int{"n": i}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -508,7 +508,7 @@ func TestPrunerTrimsSettledDeliveries(t *testing.T) {
 		srv := httptest.NewServer(rc)
 		defer srv.Close()
 		hook := folio.Webhook{ID: folio.NewID(), URL: srv.URL, Events: []string{folio.EventProjectDeleted}, CreatedAt: clk.Now()}
-		if err := db.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
+		if err := db.Webhooks.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
 			t.Fatal(err)
 		}
 		sender := webhook.NewSender(db, true, nil)
@@ -517,7 +517,7 @@ func TestPrunerTrimsSettledDeliveries(t *testing.T) {
 		sched := newScheduler(db, clk, sender)
 		sched.Handle(webhook.PruneJob, pruner.Handle)
 		emit := func() {
-			if err := db.Emit(ctx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]string{"id": "x"}}); err != nil {
+			if err := db.Webhooks.Emit(ctx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]string{"id": "x"}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -541,14 +541,14 @@ func TestPrunerTrimsSettledDeliveries(t *testing.T) {
 		if _, err := sched.RunDue(ctx); err != nil {
 			t.Fatal(err)
 		}
-		ds, total, _ := db.WebhookDeliveries(ctx, hook.ID, 1, 10)
+		ds, total, _ := db.Webhooks.WebhookDeliveries(ctx, hook.ID, 1, 10)
 		if total != 2 || ds[0].Status != folio.DeliveryPending || ds[1].Status != folio.DeliveryPending {
 			t.Fatalf("after pruning, want the two pending deliveries only: %+v", ds)
 		}
-		if js, _ := db.JobsOfKind(ctx, sqldb.JobWebhookDelivery); len(js) != 2 {
+		if js, _ := db.Jobs.JobsOfKind(ctx, sqldb.JobWebhookDelivery); len(js) != 2 {
 			t.Fatalf("the delivered message's job was not pruned: %d jobs", len(js))
 		}
-		js, _ := db.JobsOfKind(ctx, webhook.PruneJob)
+		js, _ := db.Jobs.JobsOfKind(ctx, webhook.PruneJob)
 		if len(js) != 2 || js[1].Status != sqldb.JobPending {
 			t.Fatalf("prune jobs: %+v", js)
 		}
