@@ -37,7 +37,7 @@ func (s *Server) blogRoutes() []route {
 		{Method: "GET", Pattern: "/api/blog", Handle: s.listPosts, Cache: scopePosts,
 			Tag: "Blog", Summary: "List posts, newest first (public callers see published, non-archived posts; write+ sees all and may filter by status)",
 			Query: listQuery, Status: http.StatusOK, Resp: postList{}, Errors: []int{401, 403}},
-		{Method: "GET", Pattern: "/api/blog/feed.xml", Handle: s.blogFeed,
+		{Method: "GET", Pattern: "/api/blog/feed.xml", Handle: s.blogFeed, Cache: scopePosts,
 			Tag: "Blog", Summary: "Atom 1.0 feed of the 20 newest published posts (ETag/Last-Modified; 304 on a conditional GET)",
 			Query:  []param{{Name: "tag", Type: "string", Doc: "only posts with this tag (case-insensitive): a per-tag feed"}},
 			Status: http.StatusOK, RespType: "application/atom+xml"},

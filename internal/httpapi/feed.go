@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/foliohq/folio"
 )
 
 // Public pages of the site the feed and the sitemap link to: SiteURL + these + slug or id. They
@@ -17,7 +15,6 @@ const (
 	sitePostPath    = "/blog/"
 	siteProjectPath = "/projects/"
 	feedPosts       = 20
-	sitemapMaxURLs  = 50_000 // the sitemap protocol's limit per file
 )
 
 type atomFeed struct {
@@ -143,61 +140,6 @@ func (s *Server) blogFeed(w http.ResponseWriter, r *http.Request) error {
 	return serveXML(w, r, "feed.xml", "application/atom+xml; charset=utf-8", modified, feed)
 }
 
-type sitemapURLSet struct {
-	XMLName xml.Name     `xml:"http://www.sitemaps.org/schemas/sitemap/0.9 urlset"`
-	URLs    []sitemapURL `xml:"url"`
-}
-
-type sitemapURL struct {
-	Loc     string `xml:"loc"`
-	LastMod string `xml:"lastmod,omitempty"`
-}
-
-// sitemap serves /sitemap.xml: the site's home, blog and projects pages, then every published
-// post and project with its last modification.
-func (s *Server) sitemap(w http.ResponseWriter, r *http.Request) error {
-	site := s.siteURL()
-	set := sitemapURLSet{URLs: []sitemapURL{{Loc: site + "/"}, {Loc: site + strings.TrimSuffix(sitePostPath, "/")}, {Loc: site + strings.TrimSuffix(siteProjectPath, "/")}}}
-	var modified time.Time
-	add := func(loc string, t time.Time) {
-		set.URLs = append(set.URLs, sitemapURL{Loc: loc, LastMod: atomTime(t)})
-		if t.After(modified) {
-			modified = t
-		}
-	}
-	for page := 1; len(set.URLs) < sitemapMaxURLs; page++ {
-		ps, total, err := s.DB.Content.Posts(r.Context(), folio.PostFilter{Statuses: []string{folio.PostPublished}, Page: page, Limit: 100})
-		if err != nil {
-			return err
-		}
-		for _, p := range ps {
-			add(site+sitePostPath+url.PathEscape(p.Slug), p.UpdatedAt)
-		}
-		if page*100 >= total {
-			break
-		}
-	}
-	for page := 1; len(set.URLs) < sitemapMaxURLs; page++ {
-		ps, total, err := s.DB.Content.Projects(r.Context(), folio.ProjectFilter{Statuses: []string{folio.ProjectPublished}, Page: page, Limit: 100})
-		if err != nil {
-			return err
-		}
-		for _, p := range ps {
-			add(site+siteProjectPath+url.PathEscape(p.ID), p.UpdatedAt)
-		}
-		if page*100 >= total {
-			break
-		}
-	}
-	if len(set.URLs) > sitemapMaxURLs {
-		set.URLs = set.URLs[:sitemapMaxURLs]
-	}
-	if modified.IsZero() {
-		modified = time.Unix(0, 0).UTC()
-	}
-	return serveXML(w, r, "sitemap.xml", "application/xml; charset=utf-8", modified, set)
-}
-
 // serveXML renders v and serves it with a strong ETag of the bytes and Last-Modified, answering
 // If-None-Match and If-Modified-Since with 304 (http.ServeContent does the RFC 9110 precedence).
 func serveXML(w http.ResponseWriter, r *http.Request, name, contentType string, modified time.Time, v any) error {
@@ -208,10 +150,16 @@ func serveXML(w http.ResponseWriter, r *http.Request, name, contentType string, 
 		return err
 	}
 	buf.WriteByte('\n')
+	serveBytes(w, r, name, contentType, modified, buf.Bytes())
+	return nil
+}
+
+// serveBytes serves body with a strong ETag of it and Last-Modified, answering conditional
+// requests as serveXML does.
+func serveBytes(w http.ResponseWriter, r *http.Request, name, contentType string, modified time.Time, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
-	h.Set("ETag", etagOf(buf.Bytes()))
+	h.Set("ETag", etagOf(body))
 	h.Set("Cache-Control", "no-cache")
-	http.ServeContent(w, r, name, modified, bytes.NewReader(buf.Bytes()))
-	return nil
+	http.ServeContent(w, r, name, modified, bytes.NewReader(body))
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // responseCache keeps rendered public GET responses so the hot read path skips the database.
@@ -41,9 +42,11 @@ type cachedResponse struct {
 	body   []byte
 	etag   string
 	scope  string
-	// The response's header values, made once and shared by every hit.
-	etagValue, typeValue, lengthValue []string
-	size                              int64
+	// The response's header values, made once and shared by every hit; modValue (Last-Modified)
+	// only when the handler set one (feeds, sitemap), with modified its parsed time.
+	etagValue, typeValue, lengthValue, modValue []string
+	modified                                    time.Time
+	size                                        int64
 	// used is the second-chance bit: set by a hit, cleared by an eviction sweep that spares it.
 	used atomic.Bool
 }
@@ -174,6 +177,11 @@ func (c *responseCache) evictLocked(need int64) {
 	}
 }
 
+// entryBodyLimit is the largest body put keeps under a key of keyLen bytes.
+func (c *responseCache) entryBodyLimit(keyLen int) int64 {
+	return c.maxBytes/8 - entryOverhead - int64(keyLen)
+}
+
 // stats reports the entries held and the bytes they are charged for.
 func (c *responseCache) stats() (entries int, bytes int64) {
 	c.mu.RLock()
@@ -262,6 +270,20 @@ func etagMatches(header, etag string) bool {
 	return false
 }
 
+// notModified evaluates If-None-Match, or when it is absent If-Modified-Since (RFC 9110 §13.2.2)
+// against the entry's Last-Modified, as http.ServeContent does for an uncached answer.
+func notModified(r *http.Request, e *cachedResponse) bool {
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		return etagMatches(inm, e.etag)
+	}
+	ims := r.Header.Get("If-Modified-Since")
+	if ims == "" || e.modValue == nil {
+		return false
+	}
+	t, err := http.ParseTime(ims)
+	return err == nil && !e.modified.Truncate(time.Second).After(t)
+}
+
 // recorder captures a handler's response so it can be cached.
 type recorder struct {
 	header http.Header
@@ -298,7 +320,7 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, rt *route) 
 		return writeCached(w, r, e)
 	}
 	rec := &recorder{header: http.Header{}}
-	if err := handle(rec, r); err != nil {
+	if err := handle(rec, unconditional(r)); err != nil {
 		return err
 	}
 	body := rec.body.Bytes()
@@ -313,6 +335,11 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, rt *route) 
 	e.etagValue = []string{e.etag}
 	e.typeValue = []string{rec.header.Get("Content-Type")}
 	e.lengthValue = []string{strconv.Itoa(len(e.body))}
+	if lm := rec.header.Get("Last-Modified"); lm != "" {
+		if t, err := http.ParseTime(lm); err == nil {
+			e.modValue, e.modified = []string{lm}, t
+		}
+	}
 	if e.status == http.StatusOK {
 		s.cache.put(key, e, g)
 	}
@@ -327,13 +354,35 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, rt *route) 
 
 var noCache = []string{"no-cache"}
 
+// conditionalHeaders are the request headers a handler that serves with http.ServeContent (the
+// feeds, the sitemap) would answer with a 304, 206 or 412 instead of the whole body.
+var conditionalHeaders = [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "Range", "If-Range"}
+
+// unconditional is r without conditional and range headers, so that the response rendered for the
+// cache is the whole body, whatever the first caller asked; writeCached answers the conditions.
+func unconditional(r *http.Request) *http.Request {
+	for _, k := range conditionalHeaders {
+		if _, ok := r.Header[k]; ok {
+			r2 := r.Clone(r.Context())
+			for _, k := range conditionalHeaders {
+				delete(r2.Header, k)
+			}
+			return r2
+		}
+	}
+	return r
+}
+
 func writeCached(w http.ResponseWriter, r *http.Request, e *cachedResponse) error {
 	h := w.Header()
 	// Canonical keys set directly; the values are the entry's own, made once (headerValues) and
 	// never edited.
 	h["Etag"] = e.etagValue
 	h["Cache-Control"] = noCache
-	if e.status == http.StatusOK && etagMatches(r.Header.Get("If-None-Match"), e.etag) {
+	if e.modValue != nil {
+		h["Last-Modified"] = e.modValue
+	}
+	if e.status == http.StatusOK && notModified(r, e) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}

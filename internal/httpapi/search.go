@@ -30,7 +30,7 @@ func (s *Server) searchRoutes() []route {
 		{Method: "GET", Pattern: "/api/blog/tags", Handle: s.blogTags, Cache: scopePosts,
 			Tag: "Blog", Summary: "Tags of published posts with their counts, most used first (tags lowercased)",
 			Status: http.StatusOK, Resp: tagList{}},
-		{Method: "GET", Pattern: "/api/blog/feed.json", Handle: s.blogJSONFeed,
+		{Method: "GET", Pattern: "/api/blog/feed.json", Handle: s.blogJSONFeed, Cache: scopePosts,
 			Tag: "Blog", Summary: "JSON Feed 1.1 of the 20 newest published posts (ETag/Last-Modified; 304 on a conditional GET)",
 			Query:  []param{{Name: "tag", Type: "string", Doc: "only posts with this tag (case-insensitive)"}},
 			Status: http.StatusOK, RespType: "application/feed+json"},

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/foliohq/folio"
@@ -62,6 +63,10 @@ type Server struct {
 	PublicCacheSize int
 	// PublicCacheBytes bounds the memory of the kept responses (0: DefaultPublicCacheBytes).
 	PublicCacheBytes int64
+	// SitemapFileURLs is the most URLs one sitemap file holds before /sitemap.xml becomes an
+	// index (0 or more than the protocol's 50,000: 50,000). Files are also split by size, so
+	// that each fits the public cache (sitemap.go).
+	SitemapFileURLs int
 
 	// Uploader stores uploads; ImageStudio generates images (nil Generator: 503); MediaFiles
 	// serves local media under /media/ (nil when media lives in S3).
@@ -73,11 +78,15 @@ type Server struct {
 	Outbox           *mail.Outbox
 	ContactRecipient folio.MailAddress
 
-	cache       *responseCache
-	metrics     *metrics
-	routes      []route
-	openapiOnce sync.Once
-	openapiDoc  map[string]any
+	cache   *responseCache
+	metrics *metrics
+	// sitemapStore, when set, is read by the sitemap instead of DB (tests count its scans);
+	// sitemapLayout is the sitemap's file count at a cache generation.
+	sitemapStore  sitemapStore
+	sitemapLayout atomic.Pointer[sitemapLayout]
+	routes        []route
+	openapiOnce   sync.Once
+	openapiDoc    map[string]any
 
 	// Identity, when set, serves sign-in, sessions and API keys (it is normally Auth as well).
 	Identity *Identity
@@ -200,7 +209,8 @@ func (s *Server) Handler() http.Handler {
 			http.Redirect(w, r, "/admin/", http.StatusFound)
 		})
 	}
-	mux.Handle("GET /sitemap.xml", s.adapt(route{Handle: s.sitemap}))
+	sm := s.sitemapRoute()
+	mux.Handle(sm.Method+" "+sm.Pattern, s.adapt(sm))
 	mux.Handle("GET /readyz", s.bounded(http.HandlerFunc(s.readyz)))
 	if !s.MetricsSeparate {
 		mux.HandleFunc("GET /metrics", s.serveMetrics)
@@ -211,8 +221,9 @@ func (s *Server) Handler() http.Handler {
 	return s.outer(s.cors(mux))
 }
 
-// Invalidate drops cached public responses of the given scopes on this instance, and the cached
-// user of a user scope (sqldb.ScopeUser: revocation, password, role, TOTP change, removal).
+// Invalidate drops cached public responses of the given scopes on this instance (a post or
+// project scope also drops the sitemap, which is made of both), and the cached user of a user
+// scope (sqldb.ScopeUser: revocation, password, role, TOTP change, removal).
 func (s *Server) Invalidate(scopes ...string) {
 	for _, sc := range scopes {
 		if s.Identity != nil && (sc == "*" || strings.HasPrefix(sc, sqldb.ScopeUserPrefix)) {
@@ -220,6 +231,9 @@ func (s *Server) Invalidate(scopes ...string) {
 		}
 		if !strings.HasPrefix(sc, sqldb.ScopeUserPrefix) {
 			s.cache.Invalidate(sc)
+		}
+		if slices.Contains(sitemapScopes[:], sc) {
+			s.cache.Invalidate(scopeSitemap) // the sitemap lists posts and projects
 		}
 	}
 }

@@ -530,3 +530,31 @@ func setPostTags(ctx context.Context, tx *sql.Tx, p *folio.Post) error {
 	}
 	return nil
 }
+
+// EachPublishedPost calls fn with the slug and last change of every published, non-archived
+// post, oldest publication first (then by id), from one query: a single linear scan however many
+// posts there are, with only the two columns a sitemap needs. It stops at fn's first error and
+// returns it unwrapped, so a caller may stop early with a sentinel of its own. The rows are read
+// while fn runs: fn should not call back into the store.
+func (s *ContentStore) EachPublishedPost(ctx context.Context, fn func(slug string, updated time.Time) error) error {
+	rows, err := s.query(ctx, s.R, `SELECT slug, updated_at FROM posts WHERE status = 'published' AND archived_at IS NULL
+		ORDER BY published_at, id`)
+	if err != nil {
+		return fmt.Errorf("sqldb.EachPublishedPost: %w", err)
+	}
+	defer rows.Close()
+	var slug string
+	var updated Time
+	for rows.Next() {
+		if err := rows.Scan(&slug, &updated); err != nil {
+			return fmt.Errorf("sqldb.EachPublishedPost: %w", err)
+		}
+		if err := fn(slug, updated.Time); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sqldb.EachPublishedPost: %w", err)
+	}
+	return nil
+}

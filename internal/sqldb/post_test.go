@@ -349,3 +349,73 @@ func TestJobClaims(t *testing.T) {
 		}
 	})
 }
+
+// TestEachPublishedPost: the sitemap's scans list published, non-archived posts (oldest
+// publication first) and published projects (oldest first), with their last change, and stop at
+// the callback's error.
+func TestEachPublishedPost(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		clock := foliotest.NewClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
+		db.Now = clock.Now
+		var want []string
+		for i := 1; i <= 4; i++ {
+			clock.Advance(time.Minute)
+			p := mustCreatePost(t, db, folio.PostInput{Title: ptr(fmt.Sprintf("Post %d", i)), Status: ptr(folio.PostPublished)})
+			want = append(want, p.Slug)
+		}
+		mustCreatePost(t, db, folio.PostInput{Title: ptr("Draft")})
+		gone := mustCreatePost(t, db, folio.PostInput{Title: ptr("Gone"), Status: ptr(folio.PostPublished)})
+		if _, err := db.W.ExecContext(ctx, `UPDATE posts SET archived_at = updated_at WHERE id = $1`, gone.ID); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Hour)
+		if _, err := db.Content.UpdatePost(ctx, mustPostID(t, db, want[0]), &folio.PostInput{Excerpt: ptr("edited")}); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		var first time.Time
+		err := db.Content.EachPublishedPost(ctx, func(slug string, updated time.Time) error {
+			if len(got) == 0 {
+				first = updated
+			}
+			got = append(got, slug)
+			return nil
+		})
+		if err != nil || !reflect.DeepEqual(got, want) || !first.Equal(clock.Now()) {
+			t.Fatalf("posts %v (first updated %v), err %v; want %v updated %v", got, first, err, want, clock.Now())
+		}
+		stop := fmt.Errorf("stop")
+		n := 0
+		if err := db.Content.EachPublishedPost(ctx, func(string, time.Time) error { n++; return stop }); err != stop || n != 1 {
+			t.Errorf("early stop: %v after %d", err, n)
+		}
+
+		pub := folio.ProjectPublished
+		var projects []string
+		for _, title := range []string{"A", "B"} {
+			clock.Advance(time.Minute)
+			p, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("d"), Status: &pub})
+			if err != nil {
+				t.Fatal(err)
+			}
+			projects = append(projects, p.ID)
+		}
+		if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr("C"), Description: ptr("d")}); err != nil {
+			t.Fatal(err)
+		}
+		got = nil
+		if err := db.Content.EachPublishedProject(ctx, func(id string, _ time.Time) error { got = append(got, id); return nil }); err != nil || !reflect.DeepEqual(got, projects) {
+			t.Errorf("projects %v, err %v; want %v", got, err, projects)
+		}
+	})
+}
+
+func mustPostID(t *testing.T, db *sqldb.DB, slug string) string {
+	t.Helper()
+	p, err := db.Content.PostBySlug(context.Background(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.ID
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/search"
@@ -266,4 +267,29 @@ func roundTimes(p *folio.Project) *folio.Project {
 	p.CreatedAt = p.CreatedAt.UTC().Truncate(1000)
 	p.UpdatedAt = p.UpdatedAt.UTC().Truncate(1000)
 	return p
+}
+
+// EachPublishedProject calls fn with the id and last change of every published project, oldest
+// first (then by id), from one query: the project half of the sitemap's linear scan. Errors and
+// early stops are as EachPublishedPost's.
+func (s *ContentStore) EachPublishedProject(ctx context.Context, fn func(id string, updated time.Time) error) error {
+	rows, err := s.query(ctx, s.R, `SELECT id, updated_at FROM projects WHERE status = 'published' ORDER BY created_at, id`)
+	if err != nil {
+		return fmt.Errorf("sqldb.EachPublishedProject: %w", err)
+	}
+	defer rows.Close()
+	var id string
+	var updated Time
+	for rows.Next() {
+		if err := rows.Scan(&id, &updated); err != nil {
+			return fmt.Errorf("sqldb.EachPublishedProject: %w", err)
+		}
+		if err := fn(id, updated.Time); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sqldb.EachPublishedProject: %w", err)
+	}
+	return nil
 }
