@@ -1,6 +1,7 @@
 package folio
 
 import (
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -23,6 +24,20 @@ type AuditEntry struct {
 	ResourceID string     `json:"resourceId" doc:"the id or slug acted on, when there is one"`
 	IP         string     `json:"ip" doc:"the client's network: IPv4 /24 or IPv6 /48"`
 	Status     int        `json:"status" doc:"the HTTP status the request was answered with"`
+	// Refused, when above 0, makes the entry stand for that many requests a rate limit refused
+	// (429) from one client on one route in one rate-limit window: refusals are counted, not
+	// recorded one by one, so a flood cannot grow the log (contract §6).
+	Refused int `json:"refused,omitempty" doc:"for a 429: how many requests of this client and action the rate limit refused in this window"`
+	// Detail says what Refused counts, in words ("170 attempts refused"); it is not stored.
+	Detail string `json:"detail,omitempty" doc:"for a 429: the count in words, e.g. 170 attempts refused"`
+}
+
+// RefusedDetail is the Detail of an entry that stands for n refused requests.
+func RefusedDetail(n int) string {
+	if n == 1 {
+		return "1 attempt refused"
+	}
+	return strconv.Itoa(n) + " attempts refused"
 }
 
 // PasswordChange is the body of POST /api/auth/password.

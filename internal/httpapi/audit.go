@@ -39,6 +39,13 @@ func (s *Server) recordAudit(w http.ResponseWriter, r *http.Request, rt route, n
 	action, resource := auditAction(rt)
 	e := folio.AuditEntry{Actor: folio.AuditActor{UserID: n.Actor.UserID, KeyID: n.Actor.KeyID}, Action: action,
 		Resource: resource, IP: audit.Network(s.clientIP(r)), Status: status, At: s.now()}
+	if status == http.StatusTooManyRequests {
+		// A refusal by a rate limit is counted, not recorded: one row per client, action and
+		// window (contract §6), so a flood of refused sign-ins cannot grow the log.
+		client := s.refusalClient(r, n.Actor, &e)
+		s.Audit.RecordRefused(e, client, s.Limits.Window)
+		return
+	}
 	if e.Actor.UserID == "" {
 		e.Actor.UserID = n.auditUserID
 	}
@@ -52,6 +59,20 @@ func (s *Server) recordAudit(w http.ResponseWriter, r *http.Request, rt route, n
 		}
 	}
 	s.Audit.Record(e)
+}
+
+// refusalClient names the client whose refusals e is counted with: the credential the tier
+// limit counts, or for an anonymous caller its network. That network is the audit log's (IPv4
+// /24, IPv6 /48), or the per-IP limits' IPv6 prefix when that is wider, so a client never gets
+// more rows by moving inside the range the limits count as one; e.IP is set to it.
+func (s *Server) refusalClient(r *http.Request, a folio.Actor, e *folio.AuditEntry) string {
+	if a.Authenticated() {
+		return credentialID(a)
+	}
+	if addr, ok := s.clientAddr(r); ok && addr.Unmap().Is6() && s.Limits.IPv6Prefix > 0 && s.Limits.IPv6Prefix < 48 {
+		e.IP = s.limitIP(r)
+	}
+	return e.IP
 }
 
 // auditAction names a route's action: its Audit field, else the pattern's fixed segments joined

@@ -12,8 +12,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -442,4 +444,136 @@ func FuzzMetricsToken(f *testing.F) {
 			t.Fatal("an unset METRICS_TOKEN matched")
 		}
 	})
+}
+
+// Ensure a flood of refused sign-ins writes no audit row per request (contract §6, second
+// round): 200 rapid anonymous attempts from one client, refused by the sign-in limit and then by
+// the public tier, leave one row per client and route for the refusals, whose detail carries
+// the count; the attempts that were answered keep a row each. A client rotating its IPv6
+// address inside its /64 is one client, and a new rate-limit window starts a new row.
+func TestRefusedSignInsAreCounted(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		f := newIdentityFixture(t, db, IdentityConfig{}, func(s *Server) {
+			s.ClientIP = clientip.New([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
+			s.Limits.Public = 30
+		})
+		w := audit.New(db, audit.Options{Now: f.Clock.Now})
+		f.Audit = w
+		login := func(client, email string) int {
+			t.Helper()
+			return f.do("POST", "/api/auth/login", "", map[string]string{"email": email, "password": "wrong password"},
+				"X-Forwarded-For", client).Status
+		}
+		statuses := map[int]int{}
+		// 100 on one account: 5 failures, then the sign-in limit refuses.
+		for range 100 {
+			statuses[login("203.0.113.7", "owner@example.com")]++
+		}
+		// 100 on made-up accounts: failures until the public tier (30) is spent, then refusals.
+		for i := range 100 {
+			statuses[login("203.0.113.7", fmt.Sprintf("guess%d@example.com", i))]++
+		}
+		if statuses[401] != 30 || statuses[429] != 170 {
+			t.Fatalf("statuses %v, want 30×401 and 170×429", statuses)
+		}
+		entries := func(action string) []folio.AuditEntry {
+			t.Helper()
+			if err := w.Flush(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			es, _, err := db.Audit.AuditEntries(t.Context(), sqldb.AuditFilter{Action: action, Page: 1, Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return es
+		}
+		byStatus := func(es []folio.AuditEntry, status int) []folio.AuditEntry {
+			var out []folio.AuditEntry
+			for _, e := range es {
+				if e.Status == status {
+					out = append(out, e)
+				}
+			}
+			return out
+		}
+		all := entries("auth.login")
+		if n := len(byStatus(all, 401)); n != 30 {
+			t.Errorf("%d rows for the 30 answered failures, want one each", n)
+		}
+		refused := byStatus(all, 429)
+		if len(refused) != 1 {
+			t.Fatalf("%d audit rows for 170 refused sign-ins, want 1", len(refused))
+		}
+		if e := refused[0]; e.Refused != 170 || e.Detail != "170 attempts refused" || e.IP != "203.0.113.0/24" ||
+			e.Action != "auth.login" || e.Actor != (folio.AuditActor{}) {
+			t.Errorf("the refusals' row: %+v", e)
+		}
+
+		// More refusals in the same window add to that row's count, flushed or not.
+		for range 20 {
+			login("203.0.113.7", "owner@example.com")
+		}
+		refused = byStatus(entries("auth.login"), 429)
+		if len(refused) != 1 || refused[0].Refused != 190 || refused[0].Detail != "190 attempts refused" {
+			t.Errorf("after 20 more refusals: %+v, want one row of 190", refused)
+		}
+
+		// An IPv6 client rotating addresses inside its /64 is one client: one row.
+		for i := range 60 {
+			login(fmt.Sprintf("2001:db8:1:2::%x", i+1), "owner@example.com")
+		}
+		v6 := byStatus(entries("auth.login"), 429)
+		var v6rows []folio.AuditEntry
+		for _, e := range v6 {
+			if e.IP == "2001:db8:1::/48" {
+				v6rows = append(v6rows, e)
+			}
+		}
+		if len(v6rows) != 1 || v6rows[0].Refused != 55 {
+			t.Errorf("IPv6 refusals: %+v, want one row of 55", v6rows)
+		}
+
+		// The next window starts a row of its own.
+		f.Clock.Advance(time.Hour)
+		for range 10 {
+			login("203.0.113.7", "owner@example.com")
+		}
+		refused = byStatus(entries("auth.login"), 429)
+		if len(refused) != 3 {
+			t.Fatalf("%d refusal rows after a new window, want 3: %+v", len(refused), refused)
+		}
+		if refused[0].Refused != 10 || refused[0].At.Sub(f.Clock.Now()).Abs() > time.Millisecond {
+			t.Errorf("the new window's row: %+v", refused[0])
+		}
+		// Nothing was dropped, and /metrics says so.
+		if res := f.as("admin", "GET", "/metrics", nil); !strings.Contains(string(res.Body), "folio_audit_dropped_total 0") {
+			t.Errorf("/metrics lacks folio_audit_dropped_total 0: %d", res.Status)
+		}
+	})
+}
+
+// Ensure refusals are counted per credential for a caller with one, and per network for an
+// anonymous one: the audit log's /24 or /48, or the per-IP limits' IPv6 prefix when wider.
+func TestRefusalClient(t *testing.T) {
+	for _, tc := range []struct {
+		addr       string
+		v6Prefix   int
+		actor      folio.Actor
+		client, ip string
+	}{
+		{"203.0.113.7", 0, folio.Actor{}, "203.0.113.0/24", "203.0.113.0/24"},
+		{"2001:db8:1:2::7", 0, folio.Actor{}, "2001:db8:1::/48", "2001:db8:1::/48"},
+		{"2001:db8:1:2::7", 56, folio.Actor{}, "2001:db8:1::/48", "2001:db8:1::/48"},
+		{"2001:db8:1:2::7", 32, folio.Actor{}, "2001:db8::/32", "2001:db8::/32"},
+		{"203.0.113.7", 0, folio.Actor{Level: folio.LevelWrite, KeyID: "k1", UserID: "u1"}, "key:k1", "203.0.113.0/24"},
+		{"2001:db8:1:2::7", 32, folio.Actor{Level: folio.LevelRead, Session: true, UserID: "u1"}, "user:u1", "2001:db8:1::/48"},
+	} {
+		s := &Server{Limits: Limits{IPv6Prefix: tc.v6Prefix}}
+		r := httptest.NewRequest("POST", "/api/auth/login", nil)
+		r.RemoteAddr = netip.AddrPortFrom(netip.MustParseAddr(tc.addr), 40000).String()
+		e := folio.AuditEntry{IP: audit.Network(tc.addr)}
+		if got := s.refusalClient(r, tc.actor, &e); got != tc.client || e.IP != tc.ip {
+			t.Errorf("%s /%d %+v: client %q ip %q, want %q %q", tc.addr, tc.v6Prefix, tc.actor, got, e.IP, tc.client, tc.ip)
+		}
+	}
 }

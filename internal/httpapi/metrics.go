@@ -84,6 +84,18 @@ func (m *metrics) watchCache(c *responseCache) {
 			func() float64 { n, _ := c.stats(); return float64(n) }))
 }
 
+// watchAudit exports how many audit entries were dropped because the audit queue was full.
+func (m *metrics) watchAudit(s *Server) {
+	m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "folio_audit_dropped_total",
+		Help: "Audit-log entries dropped because the audit queue was full (the database lagged)."},
+		func() float64 {
+			if s.Audit == nil {
+				return 0
+			}
+			return float64(s.Audit.Dropped())
+		}))
+}
+
 func (m *metrics) observe(route, method string, status int, d time.Duration) {
 	k := seriesKey{route, methodLabel(method), status}
 	v, ok := m.series.Load(k)

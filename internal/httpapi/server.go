@@ -192,6 +192,7 @@ func (s *Server) Handler() http.Handler {
 	s.metrics = newMetrics()
 	s.cache = newResponseCache(s.PublicCacheSize, s.PublicCacheBytes)
 	s.metrics.watchCache(s.cache)
+	s.metrics.watchAudit(s)
 	s.routes = s.routeTable()
 
 	mux := http.NewServeMux()

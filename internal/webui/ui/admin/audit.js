@@ -28,7 +28,7 @@ export async function render() {
         h('td', { 'data-label': 'Resource' }, e.resourceId ? `${e.resource} ${e.resourceId}` : e.resource),
         h('td', { 'data-label': 'Actor' }, h('span', { class: 'mono' }, e.actor.keyId ? `key ${e.actor.keyId}` : (e.actor.userId ? `user ${e.actor.userId}` : '—'))),
         h('td', { 'data-label': 'Network' }, e.ip || '—'),
-        h('td', { 'data-label': 'Status' }, badge(e.status < 400 ? 'ok' : 'failed'), ` ${e.status}`)));
+        h('td', { 'data-label': 'Status' }, badge(e.status < 400 ? 'ok' : 'failed'), ` ${e.status}`, e.detail ? ` (${e.detail})` : null)));
       replace(body, rows.length === 0 ? h('p', { class: 'muted' }, 'Nothing recorded matches. Sign-ins and every change made with a key or a session appear here.')
         : h('div', {}, h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'audit-table' },
           h('thead', {}, h('tr', {}, ['When', 'Action', 'Resource', 'Actor', 'Network', 'Status'].map((t) => h('th', { scope: 'col' }, t)))),
