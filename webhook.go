@@ -2,6 +2,7 @@ package folio
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"time"
@@ -144,4 +145,42 @@ func (in *WebhookInput) Validate() error {
 		v.Invalid("description", "must be at most %d characters", MaxWebhookDescriptionLen)
 	}
 	return v.Err()
+}
+
+// WebhookBody is the JSON body of every delivery (Standard Webhooks: type, timestamp, data).
+type WebhookBody struct {
+	Type      string          `json:"type"`
+	Timestamp time.Time       `json:"timestamp"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// OutgoingDelivery is what the delivery worker needs to send one attempt.
+type OutgoingDelivery struct {
+	WebhookDelivery
+	URL    string
+	Secret string
+	Body   []byte
+}
+
+// The data of each event type. They are small and stable: receivers fetch the resource from the
+// API when they need more.
+
+// PostEventData is the data of post.published and post.unpublished.
+type PostEventData struct {
+	ID          string     `json:"id"`
+	Slug        string     `json:"slug"`
+	Title       string     `json:"title"`
+	Excerpt     string     `json:"excerpt,omitempty"`
+	Status      string     `json:"status"`
+	PublishedAt *time.Time `json:"publishedAt,omitempty"`
+}
+
+// ContactEventData is the data of contact.received.
+type ContactEventData struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Email     string    `json:"email"`
+	Subject   string    `json:"subject,omitempty"`
+	Message   string    `json:"message"`
+	CreatedAt time.Time `json:"createdAt"`
 }

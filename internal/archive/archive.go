@@ -257,7 +257,7 @@ type Archive struct {
 	Posts    []*folio.Post
 	Projects []*folio.Project
 	Profile  *folio.User
-	Media    []sqldb.MediaEntry
+	Media    []folio.MediaEntry
 	files    map[string]*zip.File // media key → entry
 }
 
@@ -469,7 +469,7 @@ func (a *Archive) Apply(ctx context.Context, db *sqldb.DB, store folio.BlobStore
 			return s, err
 		}
 		m.URL = store.URL(m.Key) // where this site serves it (the archive may come from another)
-		variants := make([]sqldb.MediaVariantEntry, len(m.Variants))
+		variants := make([]folio.MediaVariantEntry, len(m.Variants))
 		for i, v := range m.Variants {
 			ct := "image/jpeg"
 			if strings.HasSuffix(v.Key, ".png") {

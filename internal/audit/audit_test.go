@@ -12,7 +12,7 @@ import (
 
 func count(t *testing.T, db *sqldb.DB) int {
 	t.Helper()
-	_, n, err := db.Audit.AuditEntries(context.Background(), sqldb.AuditFilter{Page: 1, Limit: 1})
+	_, n, err := db.Audit.AuditEntries(context.Background(), folio.AuditFilter{Page: 1, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestWriter(t *testing.T) {
 		if n := count(t, db); n != 60 {
 			t.Fatalf("%d entries after filling the queue, want 60", n)
 		}
-		es, _, err := db.Audit.AuditEntries(context.Background(), sqldb.AuditFilter{Action: "projects.create", Page: 1, Limit: 1})
+		es, _, err := db.Audit.AuditEntries(context.Background(), folio.AuditFilter{Action: "projects.create", Page: 1, Limit: 1})
 		if err != nil || len(es) != 1 || es[0].IP != "198.51.100.0/24" || es[0].ID == "" || !es[0].At.Equal(clock.Now()) ||
 			es[0].Actor.UserID != "u1" || es[0].Resource != "projects" || es[0].Status != 201 || len(es[0].ResourceID) != 1 {
 			t.Fatalf("stored entry: %+v %v", es, err)

@@ -155,7 +155,7 @@ func (s *Service) Schedule(ctx context.Context) error {
 }
 
 // Handle is the job handler: take the snapshot, then schedule the next slot.
-func (s *Service) Handle(ctx context.Context, _ sqldb.Job) error {
+func (s *Service) Handle(ctx context.Context, _ folio.Job) error {
 	if _, err := s.Snapshot(ctx); err != nil {
 		return err
 	}

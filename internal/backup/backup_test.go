@@ -209,7 +209,7 @@ func TestScheduledOnceAcrossInstances(t *testing.T) {
 		t.Fatalf("%d snapshots for one slot", n0+n1)
 	}
 	js, _ := db.Jobs.JobsOfKind(ctx, backup.JobKind)
-	if len(js) != 2 || js[0].Status != sqldb.JobDone || js[1].Status != sqldb.JobPending || !js[1].RunAt.Equal(time.Date(2026, 4, 3, 0, 0, 0, 0, time.UTC)) {
+	if len(js) != 2 || js[0].Status != folio.JobDone || js[1].Status != folio.JobPending || !js[1].RunAt.Equal(time.Date(2026, 4, 3, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("jobs %+v", js)
 	}
 	keys, _ := l.List(ctx, backup.Prefix)

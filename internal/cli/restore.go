@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/backup"
 	"github.com/foliohq/folio/internal/config"
 	"github.com/foliohq/folio/internal/httpapi"
@@ -67,7 +68,7 @@ func runRestore(ctx context.Context, args []string, env Env) error {
 }
 
 // wireBackups registers the snapshot job and schedules the next one when BACKUP_INTERVAL is set.
-func wireBackups(ctx context.Context, cfg *config.Config, db *sqldb.DB, srv *httpapi.Server, handle func(string, func(context.Context, sqldb.Job) error)) error {
+func wireBackups(ctx context.Context, cfg *config.Config, db *sqldb.DB, srv *httpapi.Server, handle func(string, func(context.Context, folio.Job) error)) error {
 	if cfg.BackupInterval == 0 {
 		return nil
 	}

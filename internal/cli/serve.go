@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
 	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/booking"
@@ -169,20 +170,20 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	// publisher (every instance runs one; each job still runs once).
 	sched := jobs.New(db, log)
 	sched.Poll = cfg.JobsPoll
-	sched.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, extblogW.ArticlePublisher(), log))
+	sched.Handle(folio.JobPublishPost, jobs.PublishPost(db, extblogW.ArticlePublisher(), log))
 	// Booking: reminder mails before meetings (BOOKING_REMINDERS), once across instances.
 	if srv.Bookings != nil {
 		sched.Handle(booking.JobReminder, srv.Bookings.ReminderHandler())
 	}
 	// Outgoing webhooks: deliveries queued with the writes that caused them (internal/webhook).
-	sched.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(db, cfg.WebhookAllowPrivate, log).Handle)
+	sched.Handle(folio.JobWebhookDelivery, webhook.NewSender(db, cfg.WebhookAllowPrivate, log).Handle)
 	pruner := &webhook.Pruner{DB: db, Log: log} // settled deliveries leave the log after 30 days
 	sched.Handle(webhook.PruneJob, pruner.Handle)
 	if err := pruner.Schedule(ctx); err != nil {
 		return err
 	}
 	// Scheduled SQLite snapshots into the media storage (BACKUP_INTERVAL; restore.go).
-	if err := wireBackups(ctx, cfg, db, srv, func(kind string, h func(context.Context, sqldb.Job) error) { sched.Handle(kind, h) }); err != nil {
+	if err := wireBackups(ctx, cfg, db, srv, func(kind string, h func(context.Context, folio.Job) error) { sched.Handle(kind, h) }); err != nil {
 		return err
 	}
 	wg.Add(1)

@@ -426,7 +426,7 @@ func TestPublishingOptions(t *testing.T) {
 		}
 		sched := jobs.New(db, nil)
 		sched.Now = clock.Now
-		sched.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, pub, nil))
+		sched.Handle(folio.JobPublishPost, jobs.PublishPost(db, pub, nil))
 		if n, _ := sched.RunDue(context.Background()); n != 0 {
 			t.Fatal("published before its time")
 		}

@@ -327,7 +327,7 @@ func mustPost(t *testing.T, db *sqldb.DB, id string) *folio.Post {
 	return p
 }
 
-func mustState(t *testing.T, db *sqldb.DB, id string) sqldb.ExtblogState {
+func mustState(t *testing.T, db *sqldb.DB, id string) folio.ExtblogState {
 	t.Helper()
 	st, err := db.Extblog.ExtblogState(context.Background(), id)
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 
 // Handler runs one job. A nil error marks it done; an error schedules a retry with backoff, or
 // fails the job for good when it is Permanent or the attempts are spent.
-type Handler func(ctx context.Context, j sqldb.Job) error
+type Handler func(ctx context.Context, j folio.Job) error
 
 // Defaults of a Scheduler.
 const (
@@ -241,7 +241,7 @@ func (s *Scheduler) runOne(ctx context.Context) (bool, error) {
 
 // call runs the job's handler, turning a panic into an error so one bad job cannot stop the
 // worker.
-func (s *Scheduler) call(ctx context.Context, j sqldb.Job, lease time.Duration) (err error) {
+func (s *Scheduler) call(ctx context.Context, j folio.Job, lease time.Duration) (err error) {
 	h := s.handler(j.Kind)
 	if h == nil {
 		return Permanent(fmt.Errorf("jobs: no handler for kind %q", j.Kind))

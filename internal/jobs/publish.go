@@ -11,7 +11,7 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// PublishPost returns the handler of sqldb.JobPublishPost: it publishes the scheduled post
+// PublishPost returns the handler of folio.JobPublishPost: it publishes the scheduled post
 // locally and, when the post's crossPlatformPublishing.extblog flag is on, on the external
 // platform through pub (nil: not configured, logged and skipped).
 //
@@ -23,8 +23,8 @@ func PublishPost(db *sqldb.DB, pub folio.ArticlePublisher, log *slog.Logger) Han
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return func(ctx context.Context, j sqldb.Job) error {
-		var pl sqldb.PublishJobPayload
+	return func(ctx context.Context, j folio.Job) error {
+		var pl folio.PublishJobPayload
 		if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.PostID == "" {
 			return Permanent(fmt.Errorf("jobs: bad publish payload %q", j.Payload))
 		}

@@ -320,7 +320,7 @@ func (s *Service) Unpublish(ctx context.Context, articleID string) error {
 }
 
 // undoMark restores the unpublished mark an interrupted unpublish or delete set.
-func (s *Service) undoMark(ctx context.Context, postID string, st sqldb.ExtblogState) {
+func (s *Service) undoMark(ctx context.Context, postID string, st folio.ExtblogState) {
 	if err := s.DB.Extblog.SetExtblogUnpublished(context.WithoutCancel(ctx), postID, st.ExtblogID, st.UnpublishedAt); err != nil {
 		s.log().Warn("extblog: restoring the unpublished mark failed", "post_id", postID, "error", err.Error())
 	}
@@ -422,7 +422,7 @@ func (s *Service) apply(ctx context.Context, ev extblog.WebhookEvent) (bool, err
 
 // mirrorOf reads the platform post of a published/updated event and returns what to store
 // locally; ok is false when there is nothing to store (tombstoned, gone, or without content).
-func (s *Service) mirrorOf(ctx context.Context, ev extblog.WebhookEvent) (up sqldb.ExtblogUpsert, ok bool, err error) {
+func (s *Service) mirrorOf(ctx context.Context, ev extblog.WebhookEvent) (up folio.ExtblogUpsert, ok bool, err error) {
 	if gone, err := s.DB.Extblog.ExtblogTombstoned(ctx, ev.PostID); err != nil || gone {
 		return up, false, err
 	}
@@ -441,7 +441,7 @@ func (s *Service) mirrorOf(ctx context.Context, ev extblog.WebhookEvent) (up sql
 		}
 		return up, false, err
 	}
-	up = sqldb.ExtblogUpsert{
+	up = folio.ExtblogUpsert{
 		ExtblogID: post.ID, Title: post.Title, Slug: post.Slug, Content: post.ContentMarkdown,
 		Excerpt: post.Brief, LinkSlug: s.ourSlug(post.CanonicalURL), Now: s.now(),
 	}

@@ -133,7 +133,7 @@ func TestEventsEmittedWithTheirWrites(t *testing.T) {
 		if err := json.Unmarshal(d.Body, &body); err != nil || body["type"] != folio.EventBookingCancelled || body["data"] == nil || body["timestamp"] == nil {
 			t.Fatalf("body %s", d.Body)
 		}
-		js, _ := db.Jobs.JobsOfKind(ctx, sqldb.JobWebhookDelivery)
+		js, _ := db.Jobs.JobsOfKind(ctx, folio.JobWebhookDelivery)
 		if len(js) != len(want)+1 {
 			t.Fatalf("%d delivery jobs for %d deliveries", len(js), len(want)+1)
 		}

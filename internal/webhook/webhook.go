@@ -4,7 +4,7 @@
 // being HMAC-SHA256 over "<id>.<timestamp>.<body>" keyed by the secret's decoded bytes.
 //
 // Deliveries are queued by sqldb.EmitTx in the transaction of the write that caused them, as
-// jobs of kind sqldb.JobWebhookDelivery; Sender is the handler of that kind. The job scheduler
+// jobs of kind folio.JobWebhookDelivery; Sender is the handler of that kind. The job scheduler
 // (internal/jobs) gives each delivery to one worker at a time across instances, and the rows
 // outlive restarts. A crash between the receiver's answer and the recording of it sends the
 // delivery again with the same webhook-id, which is how receivers recognise a repeat.
@@ -133,7 +133,7 @@ func CheckURL(raw string, policy netguard.Policy) error {
 	return nil
 }
 
-// Sender delivers queued webhook deliveries: it is the jobs.Handler of sqldb.JobWebhookDelivery.
+// Sender delivers queued webhook deliveries: it is the jobs.Handler of folio.JobWebhookDelivery.
 type Sender struct {
 	DB *sqldb.DB
 	// Client sends the requests; NewSender's goes through netguard.
@@ -178,8 +178,8 @@ func (s *Sender) now() time.Time {
 }
 
 // Handle is the jobs.Handler: one attempt of one delivery, recorded in the delivery log.
-func (s *Sender) Handle(ctx context.Context, j sqldb.Job) error {
-	var pl sqldb.WebhookJobPayload
+func (s *Sender) Handle(ctx context.Context, j folio.Job) error {
+	var pl folio.WebhookJobPayload
 	if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.DeliveryID == "" {
 		return jobs.Permanent(fmt.Errorf("webhook: bad job payload %q", j.Payload))
 	}
@@ -230,7 +230,7 @@ func (s *Sender) Handle(ctx context.Context, j sqldb.Job) error {
 
 // send makes one attempt. It returns the response status (0 without a response) and nil for a
 // 2xx answer.
-func (s *Sender) send(ctx context.Context, d sqldb.OutgoingDelivery) (int, error) {
+func (s *Sender) send(ctx context.Context, d folio.OutgoingDelivery) (int, error) {
 	key, err := DecodeSecret(d.Secret)
 	if err != nil {
 		return 0, err
@@ -320,7 +320,7 @@ func (p *Pruner) Schedule(ctx context.Context) error {
 }
 
 // Handle deletes settled deliveries older than LogRetention and schedules the next run.
-func (p *Pruner) Handle(ctx context.Context, _ sqldb.Job) error {
+func (p *Pruner) Handle(ctx context.Context, _ folio.Job) error {
 	n, err := p.DB.Webhooks.PruneWebhookDeliveries(ctx, p.now().Add(-LogRetention))
 	if err != nil {
 		return err

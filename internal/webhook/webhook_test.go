@@ -187,7 +187,7 @@ func newScheduler(db *sqldb.DB, clk *clock, sender *webhook.Sender) *jobs.Schedu
 	s := jobs.New(db, nil)
 	s.Now = clk.Now
 	s.MaxAttempts = 2 // the webhook schedule must not depend on the scheduler's own limit
-	s.Handle(sqldb.JobWebhookDelivery, sender.Handle)
+	s.Handle(folio.JobWebhookDelivery, sender.Handle)
 	return s
 }
 
@@ -353,7 +353,7 @@ func TestDeliveryRefusesPrivateDestinations(t *testing.T) {
 	}
 	sender := webhook.NewSender(db, false, nil)
 	sched := jobs.New(db, nil)
-	sched.Handle(sqldb.JobWebhookDelivery, sender.Handle)
+	sched.Handle(folio.JobWebhookDelivery, sender.Handle)
 	if n, err := sched.RunDue(ctx); n != 1 || err != nil {
 		t.Fatalf("ran %d, %v", n, err)
 	}
@@ -390,7 +390,7 @@ func TestDeliveryTimeoutIsRetried(t *testing.T) {
 	sender := webhook.NewSender(db, true, nil)
 	sender.Timeout = 50 * time.Millisecond // the contract's 10 s, shortened; the outcome does not depend on it
 	sched := jobs.New(db, nil)
-	sched.Handle(sqldb.JobWebhookDelivery, sender.Handle)
+	sched.Handle(folio.JobWebhookDelivery, sender.Handle)
 	if n, err := sched.RunDue(ctx); n != 1 || err != nil {
 		t.Fatalf("ran %d, %v", n, err)
 	}
@@ -432,7 +432,7 @@ func TestDeliveriesSurviveARestart(t *testing.T) {
 	}
 	defer second.Close()
 	sched := jobs.New(second, nil)
-	sched.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(second, true, nil).Handle)
+	sched.Handle(folio.JobWebhookDelivery, webhook.NewSender(second, true, nil).Handle)
 	if n, err := sched.RunDue(ctx); n != 3 || err != nil {
 		t.Fatalf("after the restart: ran %d, %v", n, err)
 	}
@@ -479,7 +479,7 @@ func TestDeliveredOnceAcrossInstances(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			s := jobs.New(db, nil) // its own owner name, like another instance
-			s.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(db, true, nil).Handle)
+			s.Handle(folio.JobWebhookDelivery, webhook.NewSender(db, true, nil).Handle)
 			ran[i], _ = s.RunDue(ctx)
 		}()
 	}
@@ -545,11 +545,11 @@ func TestPrunerTrimsSettledDeliveries(t *testing.T) {
 		if total != 2 || ds[0].Status != folio.DeliveryPending || ds[1].Status != folio.DeliveryPending {
 			t.Fatalf("after pruning, want the two pending deliveries only: %+v", ds)
 		}
-		if js, _ := db.Jobs.JobsOfKind(ctx, sqldb.JobWebhookDelivery); len(js) != 2 {
+		if js, _ := db.Jobs.JobsOfKind(ctx, folio.JobWebhookDelivery); len(js) != 2 {
 			t.Fatalf("the delivered message's job was not pruned: %d jobs", len(js))
 		}
 		js, _ := db.Jobs.JobsOfKind(ctx, webhook.PruneJob)
-		if len(js) != 2 || js[1].Status != sqldb.JobPending {
+		if len(js) != 2 || js[1].Status != folio.JobPending {
 			t.Fatalf("prune jobs: %+v", js)
 		}
 	})
