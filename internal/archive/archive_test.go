@@ -84,7 +84,7 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 func export(t *testing.T, db *sqldb.DB, store folio.BlobStore) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := archive.Export(context.Background(), db, store, &b); err != nil {
+	if err := archive.Export(context.Background(), db.Archive, store, &b); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -96,7 +96,7 @@ func importInto(t *testing.T, data []byte, db *sqldb.DB, store folio.BlobStore) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := a.Apply(context.Background(), db, store, 1<<20)
+	sum, err := a.Apply(context.Background(), db.Archive, store, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // Defaults of Options.
@@ -40,10 +39,17 @@ type Options struct {
 	Logger        *slog.Logger
 }
 
+// Store is where a Writer writes the log.
+type Store interface {
+	InsertAudit(ctx context.Context, entries []folio.AuditEntry) error
+	// PruneAudit deletes the entries older than before and returns how many it deleted.
+	PruneAudit(ctx context.Context, before time.Time) (int64, error)
+}
+
 // Writer queues audit entries and writes them in batches. It is safe for concurrent use.
 type Writer struct {
-	db   *sqldb.DB
-	opts Options
+	store Store
+	opts  Options
 
 	mu      sync.Mutex
 	queue   []folio.AuditEntry
@@ -51,8 +57,8 @@ type Writer struct {
 	writeMu sync.Mutex // one batch write at a time
 }
 
-// New returns a Writer over db; call Run to write in the background and Close at shutdown.
-func New(db *sqldb.DB, opts Options) *Writer {
+// New returns a Writer over store; call Run to write in the background and Close at shutdown.
+func New(store Store, opts Options) *Writer {
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = DefaultQueueSize
 	}
@@ -65,7 +71,7 @@ func New(db *sqldb.DB, opts Options) *Writer {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Writer{db: db, opts: opts, wake: make(chan struct{}, 1)}
+	return &Writer{store: store, opts: opts, wake: make(chan struct{}, 1)}
 }
 
 // Record queues e, filling its id and time when empty. It never blocks on the database unless the
@@ -110,7 +116,7 @@ func (w *Writer) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	if err := w.db.Audit.InsertAudit(ctx, batch); err != nil {
+	if err := w.store.InsertAudit(ctx, batch); err != nil {
 		w.mu.Lock()
 		w.queue = append(batch, w.queue...)
 		w.mu.Unlock()
@@ -152,7 +158,7 @@ func (w *Writer) Prune(ctx context.Context) (int64, error) {
 	if w.opts.RetentionDays <= 0 {
 		return 0, nil
 	}
-	return w.db.Audit.PruneAudit(ctx, w.opts.Now().AddDate(0, 0, -w.opts.RetentionDays))
+	return w.store.PruneAudit(ctx, w.opts.Now().AddDate(0, 0, -w.opts.RetentionDays))
 }
 
 // Close writes everything still queued, within 5 seconds.

@@ -24,7 +24,7 @@ func count(t *testing.T, db *sqldb.DB) int {
 func TestWriter(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		clock := foliotest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-		w := New(db, Options{QueueSize: 50, FlushInterval: time.Hour, RetentionDays: 30, Now: clock.Now})
+		w := New(db.Audit, Options{QueueSize: 50, FlushInterval: time.Hour, RetentionDays: 30, Now: clock.Now})
 		ctx, stop := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { w.Run(ctx); close(done) }()

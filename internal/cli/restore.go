@@ -75,7 +75,7 @@ func wireBackups(ctx context.Context, cfg *config.Config, db *sqldb.DB, srv *htt
 	if db.Dialect != sqldb.SQLite {
 		return errors.New("BACKUP_INTERVAL snapshots the SQLite database; with PostgreSQL use pg_dump (docs/operations.md)")
 	}
-	svc := &backup.Service{DB: db, Store: srv.MediaStore, TempDir: filepath.Join(cfg.DataDir, "tmp"), Keep: cfg.BackupKeep,
+	svc := &backup.Service{DB: db, Queue: db.Jobs, Store: srv.MediaStore, TempDir: filepath.Join(cfg.DataDir, "tmp"), Keep: cfg.BackupKeep,
 		Interval: cfg.BackupInterval, Now: time.Now, Log: srv.Logger}
 	if _, ok := srv.MediaStore.(backup.Lister); !ok {
 		return errors.New("BACKUP_INTERVAL: the media storage cannot list objects to prune old snapshots")

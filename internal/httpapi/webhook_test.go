@@ -223,9 +223,9 @@ func TestWebhookEndToEndBookingAndContact(t *testing.T) {
 		}
 
 		clk := &testClock{t: time.Now().UTC()}
-		sender := webhook.NewSender(db, true, nil)
+		sender := webhook.NewSender(db.Webhooks, true, nil)
 		sender.Now = clk.Now
-		sched := jobs.New(db, nil)
+		sched := jobs.New(db.Jobs, nil)
 		sched.Now = clk.Now
 		sched.Handle(folio.JobWebhookDelivery, sender.Handle)
 

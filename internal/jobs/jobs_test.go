@@ -73,9 +73,9 @@ func schedule(t *testing.T, db *sqldb.DB, now, at time.Time, title string) *foli
 }
 
 func newScheduler(db *sqldb.DB, clock *foliotest.Clock, pub folio.ArticlePublisher, owner string) *jobs.Scheduler {
-	s := jobs.New(db, nil)
+	s := jobs.New(db.Jobs, nil)
 	s.Now, s.Owner = clock.Now, owner
-	s.Handle(folio.JobPublishPost, jobs.PublishPost(db, pub, nil))
+	s.Handle(folio.JobPublishPost, jobs.PublishPost(db.Content, pub, nil))
 	return s
 }
 
@@ -301,7 +301,7 @@ func TestSchedulerOutcomes(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
 	ctx := context.Background()
 	clock := foliotest.NewClock(t0)
-	s := jobs.New(db, nil)
+	s := jobs.New(db.Jobs, nil)
 	s.Now, s.MaxAttempts = clock.Now, 2
 	s.Backoff = func(int) time.Duration { return time.Minute }
 	calls := map[string]int{}
@@ -343,7 +343,7 @@ func TestSchedulerOutcomes(t *testing.T) {
 func TestRunUntilCancelled(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := jobs.New(db, nil)
+	s := jobs.New(db.Jobs, nil)
 	s.Poll = 5 * time.Millisecond
 	ran := make(chan string, 1)
 	s.Handle("ping", func(ctx context.Context, j folio.Job) error { ran <- j.Key; return nil })

@@ -3,7 +3,7 @@
 // data} POSTed with webhook-id, webhook-timestamp and webhook-signature headers, the signature
 // being HMAC-SHA256 over "<id>.<timestamp>.<body>" keyed by the secret's decoded bytes.
 //
-// Deliveries are queued by sqldb.EmitTx in the transaction of the write that caused them, as
+// Deliveries are queued by the store's EmitTx in the transaction of the write that caused them, as
 // jobs of kind folio.JobWebhookDelivery; Sender is the handler of that kind. The job scheduler
 // (internal/jobs) gives each delivery to one worker at a time across instances, and the rows
 // outlive restarts. A crash between the receiver's answer and the recording of it sends the
@@ -35,7 +35,6 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/netguard"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // SecretPrefix starts every signing secret (the Standard Webhooks convention).
@@ -133,9 +132,21 @@ func CheckURL(raw string, policy netguard.Policy) error {
 	return nil
 }
 
+// DeliveryStore is the delivery log a Sender reads and records its attempts in
+// (internal/webhook/webhooktest checks an implementation).
+type DeliveryStore interface {
+	// OutgoingDelivery returns a delivery with its webhook's URL and secret, or ENOTFOUND (the
+	// webhook was deleted).
+	OutgoingDelivery(ctx context.Context, id string) (folio.OutgoingDelivery, error)
+	// RecordWebhookAttempt writes the outcome of one attempt: status succeeded, failed (given
+	// up) or pending with next as the time of the retry.
+	RecordWebhookAttempt(ctx context.Context, id string, attempts int, at time.Time, status string, responseStatus int,
+		lastError string, next time.Time) error
+}
+
 // Sender delivers queued webhook deliveries: it is the jobs.Handler of folio.JobWebhookDelivery.
 type Sender struct {
-	DB *sqldb.DB
+	Store DeliveryStore
 	// Client sends the requests; NewSender's goes through netguard.
 	Client *http.Client
 	// Now is the clock; the scheduler's, so retries come due when the scheduler thinks so.
@@ -153,11 +164,11 @@ type Sender struct {
 }
 
 // NewSender returns a sender whose client dials public addresses only, unless allowPrivate.
-func NewSender(db *sqldb.DB, allowPrivate bool, log *slog.Logger) *Sender {
+func NewSender(store DeliveryStore, allowPrivate bool, log *slog.Logger) *Sender {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Sender{DB: db, Client: netguard.Policy{AllowPrivate: allowPrivate}.Client(Timeout), Now: time.Now,
+	return &Sender{Store: store, Client: netguard.Policy{AllowPrivate: allowPrivate}.Client(Timeout), Now: time.Now,
 		UserAgent: "folio-webhooks/" + folio.Version, Log: log}
 }
 
@@ -183,7 +194,7 @@ func (s *Sender) Handle(ctx context.Context, j folio.Job) error {
 	if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.DeliveryID == "" {
 		return jobs.Permanent(fmt.Errorf("webhook: bad job payload %q", j.Payload))
 	}
-	d, err := s.DB.Webhooks.OutgoingDelivery(ctx, pl.DeliveryID)
+	d, err := s.Store.OutgoingDelivery(ctx, pl.DeliveryID)
 	if folio.IsNotFound(err) {
 		return nil // the webhook was deleted meanwhile
 	}
@@ -199,7 +210,7 @@ func (s *Sender) Handle(ctx context.Context, j folio.Job) error {
 	log := s.Log.With("delivery_id", d.ID, "webhook_id", d.WebhookID, "event", d.EventType, "attempt", attempt)
 	if sendErr == nil {
 		log.Info("webhook delivered", "status", status)
-		return s.DB.Webhooks.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliverySucceeded, status, "", time.Time{})
+		return s.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliverySucceeded, status, "", time.Time{})
 	}
 	msg := sendErr.Error()
 	if len(msg) > 500 {
@@ -211,7 +222,7 @@ func (s *Sender) Handle(ctx context.Context, j folio.Job) error {
 	}
 	if attempt > len(delays) {
 		log.Warn("webhook delivery given up", "error", msg)
-		if err := s.DB.Webhooks.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryFailed, status, msg, time.Time{}); err != nil {
+		if err := s.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryFailed, status, msg, time.Time{}); err != nil {
 			return err
 		}
 		return jobs.Permanent(sendErr)
@@ -222,7 +233,7 @@ func (s *Sender) Handle(ctx context.Context, j folio.Job) error {
 	}
 	delay := jitter(delays[attempt-1])
 	log.Warn("webhook delivery failed; will retry", "error", msg, "retry_in", delay.String())
-	if err := s.DB.Webhooks.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryPending, status, msg, at.Add(delay)); err != nil {
+	if err := s.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryPending, status, msg, at.Add(delay)); err != nil {
 		return err
 	}
 	return jobs.RetryAfter(sendErr, delay)
@@ -298,12 +309,21 @@ const LogRetention = 30 * 24 * time.Hour
 // PruneJob is the kind of the daily job that trims the delivery log.
 const PruneJob = "webhook.prune"
 
+// DeliveryPruner deletes settled deliveries (succeeded or failed) created before before, with
+// their finished jobs, and returns how many deliveries it deleted.
+type DeliveryPruner interface {
+	PruneWebhookDeliveries(ctx context.Context, before time.Time) (int, error)
+}
+
 // Pruner trims the delivery log once a day (one job per day across instances: the key names
 // the day).
 type Pruner struct {
-	DB  *sqldb.DB
-	Now func() time.Time
-	Log *slog.Logger
+	// Queue takes the next day's prune job.
+	Queue jobs.Enqueuer
+	// Deliveries is the delivery log it trims.
+	Deliveries DeliveryPruner
+	Now        func() time.Time
+	Log        *slog.Logger
 }
 
 func (p *Pruner) now() time.Time {
@@ -316,12 +336,12 @@ func (p *Pruner) now() time.Time {
 // Schedule enqueues the next day's prune job (a no-op when another instance already did).
 func (p *Pruner) Schedule(ctx context.Context) error {
 	at := p.now().UTC().Truncate(24 * time.Hour).Add(24*time.Hour + 30*time.Minute)
-	return p.DB.Jobs.EnqueueJob(ctx, PruneJob, PruneJob+":"+at.Format(time.RFC3339), "{}", at)
+	return p.Queue.EnqueueJob(ctx, PruneJob, PruneJob+":"+at.Format(time.RFC3339), "{}", at)
 }
 
 // Handle deletes settled deliveries older than LogRetention and schedules the next run.
 func (p *Pruner) Handle(ctx context.Context, _ folio.Job) error {
-	n, err := p.DB.Webhooks.PruneWebhookDeliveries(ctx, p.now().Add(-LogRetention))
+	n, err := p.Deliveries.PruneWebhookDeliveries(ctx, p.now().Add(-LogRetention))
 	if err != nil {
 		return err
 	}
