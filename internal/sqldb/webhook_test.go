@@ -11,6 +11,7 @@ import (
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/webhook/webhooktest"
 )
 
 // TestEventsEmittedWithTheirWrites: every event type that exists today is queued by the write
@@ -137,5 +138,11 @@ func TestEventsEmittedWithTheirWrites(t *testing.T) {
 		if len(js) != len(want)+1 {
 			t.Fatalf("%d delivery jobs for %d deliveries", len(js), len(want)+1)
 		}
+	})
+}
+
+func TestWebhookStore(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		webhooktest.TestStore(t, func(*testing.T) webhooktest.Store { return db.Webhooks })
 	})
 }
