@@ -119,7 +119,7 @@ type ExtBlog interface {
 	Restore(ctx context.Context, id string) error
 }
 
-// Kinds of ExtBlogError (spec §7, "Error types of the external-platform client").
+// Kinds of ExtBlogError: whether the platform client retries a failure depends on its kind.
 const (
 	ExtBlogRateLimit  = "RATE_LIMIT"       // retried; RetryAfter set when the platform said
 	ExtBlogAuth       = "AUTH_ERROR"       // never retried; the token must be checked

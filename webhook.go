@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// Event types an outgoing webhook may subscribe to (CONTRACT §10).
+// Event types an outgoing webhook may subscribe to (docs/api.md, "Outgoing webhooks").
 const (
 	EventContactReceived    = "contact.received"
 	EventBookingCreated     = "booking.created"
@@ -50,9 +50,9 @@ type Event struct {
 
 // EventEmitter records events for delivery to the webhooks subscribed to their type.
 //
-// How to emit: code that changes data inside a database transaction emits through
-// sqldb.(*DB).EmitTx(ctx, tx, ev) in that same transaction, so the delivery exists exactly when
-// the change commits; code with no transaction of its own calls Emit. Either way the delivery is
+// How to emit: a store that changes data inside a database transaction emits through the
+// webhook store's EmitTx(ctx, tx, ev) in that same transaction, so the delivery exists exactly
+// when the change commits; code with no transaction of its own calls Emit. Either way the delivery is
 // durable once the call returns: a worker (internal/webhook) signs and sends it, retrying for
 // about a day, across restarts and instances. Emitting an event nobody subscribes to costs one
 // query and stores nothing.

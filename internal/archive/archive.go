@@ -1,4 +1,5 @@
-// Package archive exports a folio site's content into one zip and imports it back (CONTRACT §10):
+// Package archive exports a folio site's content into one zip and imports it back (docs/api.md,
+// "Export"):
 //
 //	posts/<slug>.md   one post: YAML front matter with every field, then the Markdown content
 //	projects.json     every project, as the API shows them

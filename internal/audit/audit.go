@@ -1,7 +1,7 @@
-// Package audit keeps folio's audit log (contract §6): who changed what, every sign-in, TOTP
-// change, key creation or revocation and session revocation. Entries are queued in memory and
-// written in batches off the request path, the way analytics ingestion works, so a write request
-// pays for one channel send, not for a second INSERT; Close writes whatever is queued at
+// Package audit keeps folio's audit log (docs/api.md, "Audit log"): who changed what, every
+// sign-in, TOTP change, key creation or revocation and session revocation. Entries are queued in
+// memory and written in batches off the request path, the way analytics ingestion works, so a write
+// request pays for one channel send, not for a second INSERT; Close writes whatever is queued at
 // shutdown.
 package audit
 

@@ -1,7 +1,7 @@
-// Package webhook sends folio's outgoing webhooks (CONTRACT §10) the way the Standard Webhooks
-// specification (https://www.standardwebhooks.com) describes: a JSON body {type, timestamp,
-// data} POSTed with webhook-id, webhook-timestamp and webhook-signature headers, the signature
-// being HMAC-SHA256 over "<id>.<timestamp>.<body>" keyed by the secret's decoded bytes.
+// Package webhook sends folio's outgoing webhooks (docs/api.md, "Outgoing webhooks") the way the
+// Standard Webhooks specification (https://www.standardwebhooks.com) describes: a JSON body {type,
+// timestamp, data} POSTed with webhook-id, webhook-timestamp and webhook-signature headers, the
+// signature being HMAC-SHA256 over "<id>.<timestamp>.<body>" keyed by the secret's decoded bytes.
 //
 // Deliveries are queued by the store's EmitTx in the transaction of the write that caused them, as
 // jobs of kind folio.JobWebhookDelivery; Sender is the handler of that kind. The job scheduler
@@ -105,7 +105,7 @@ func Verify(key []byte, h http.Header, body []byte, now time.Time, tolerance tim
 	return ErrNoMatch
 }
 
-// Schedule is the wait before each retry (CONTRACT §10): after the first attempt fails, 5 s,
+// Schedule is the wait before each retry (docs/api.md, "Outgoing webhooks"): after the first attempt fails, 5 s,
 // then 5 min, 30 min, 2 h, 5 h, 10 h and 10 h — eight attempts over about 28 hours.
 var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 
@@ -156,7 +156,7 @@ type Sender struct {
 	// Jitter spreads a delay (default: ±10 %), so retries after an outage do not all arrive at
 	// once; tests make it the identity.
 	Jitter func(time.Duration) time.Duration
-	// Timeout bounds one attempt (default Timeout, the contract's 10 s); tests shorten it.
+	// Timeout bounds one attempt (default Timeout, 10 s, as docs/api.md says); tests shorten it.
 	Timeout time.Duration
 	// UserAgent is sent with every delivery.
 	UserAgent string

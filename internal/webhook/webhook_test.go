@@ -388,7 +388,7 @@ func TestDeliveryTimeoutIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	sender := webhook.NewSender(db.Webhooks, true, nil)
-	sender.Timeout = 50 * time.Millisecond // the contract's 10 s, shortened; the outcome does not depend on it
+	sender.Timeout = 50 * time.Millisecond // the documented 10 s, shortened; the outcome does not depend on it
 	sched := jobs.New(db.Jobs, nil)
 	sched.Handle(folio.JobWebhookDelivery, sender.Handle)
 	if n, err := sched.RunDue(ctx); n != 1 || err != nil {
