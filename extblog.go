@@ -119,7 +119,7 @@ type ExtBlog interface {
 	Restore(ctx context.Context, id string) error
 }
 
-// Kinds of ExtBlogError (spec §7, "Error types of the external-platform client").
+// Kinds of ExtBlogError: whether the platform client retries a failure depends on its kind.
 const (
 	ExtBlogRateLimit  = "RATE_LIMIT"       // retried; RetryAfter set when the platform said
 	ExtBlogAuth       = "AUTH_ERROR"       // never retried; the token must be checked
@@ -172,4 +172,29 @@ func (e *ExtBlogError) Unwrap() error { return e.Err }
 // Retryable reports whether the failure may go away by itself: RATE_LIMIT and NETWORK_ERROR.
 func (e *ExtBlogError) Retryable() bool {
 	return e.Kind == ExtBlogRateLimit || e.Kind == ExtBlogNetwork
+}
+
+// ExtblogState is an article's link to its platform post.
+type ExtblogState struct {
+	ExtblogID string
+	// UnpublishedAt is set while the platform post is removed (restorable).
+	UnpublishedAt *time.Time
+}
+
+// Unpublished reports whether the article's platform post is unpublished.
+func (s ExtblogState) Unpublished() bool { return s.UnpublishedAt != nil }
+
+// ExtblogUpsert is a platform post's metadata to mirror locally (POST_PUBLISHED/POST_UPDATED).
+type ExtblogUpsert struct {
+	ExtblogID   string
+	Title       string
+	Slug        string
+	Content     string
+	Excerpt     string
+	Tags        []string
+	PublishedAt *time.Time
+	// LinkSlug is the slug of one of our articles the post's canonical URL points at: an article
+	// with that slug and no platform link yet is linked instead of a new one being created.
+	LinkSlug string
+	Now      time.Time
 }

@@ -227,9 +227,6 @@ func isHTTPURL(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.ContainsAny(s, " \t\r\n")
 }
 
-// IsHTTPURL reports whether s is an absolute http(s) URL.
-func IsHTTPURL(s string) bool { return isHTTPURL(s) }
-
 func indexed(field string, i int) string {
 	return field + "[" + strconv.Itoa(i) + "]"
 }

@@ -2,13 +2,14 @@ package folio
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
 )
 
-// Event types an outgoing webhook may subscribe to (CONTRACT §10).
+// Event types an outgoing webhook may subscribe to (docs/api.md, "Outgoing webhooks").
 const (
 	EventContactReceived    = "contact.received"
 	EventBookingCreated     = "booking.created"
@@ -49,9 +50,9 @@ type Event struct {
 
 // EventEmitter records events for delivery to the webhooks subscribed to their type.
 //
-// How to emit: code that changes data inside a database transaction emits through
-// sqldb.(*DB).EmitTx(ctx, tx, ev) in that same transaction, so the delivery exists exactly when
-// the change commits; code with no transaction of its own calls Emit. Either way the delivery is
+// How to emit: a store that changes data inside a database transaction emits through the
+// webhook store's EmitTx(ctx, tx, ev) in that same transaction, so the delivery exists exactly
+// when the change commits; code with no transaction of its own calls Emit. Either way the delivery is
 // durable once the call returns: a worker (internal/webhook) signs and sends it, retrying for
 // about a day, across restarts and instances. Emitting an event nobody subscribes to costs one
 // query and stores nothing.
@@ -144,4 +145,42 @@ func (in *WebhookInput) Validate() error {
 		v.Invalid("description", "must be at most %d characters", MaxWebhookDescriptionLen)
 	}
 	return v.Err()
+}
+
+// WebhookBody is the JSON body of every delivery (Standard Webhooks: type, timestamp, data).
+type WebhookBody struct {
+	Type      string          `json:"type"`
+	Timestamp time.Time       `json:"timestamp"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// OutgoingDelivery is what the delivery worker needs to send one attempt.
+type OutgoingDelivery struct {
+	WebhookDelivery
+	URL    string
+	Secret string
+	Body   []byte
+}
+
+// The data of each event type. They are small and stable: receivers fetch the resource from the
+// API when they need more.
+
+// PostEventData is the data of post.published and post.unpublished.
+type PostEventData struct {
+	ID          string     `json:"id"`
+	Slug        string     `json:"slug"`
+	Title       string     `json:"title"`
+	Excerpt     string     `json:"excerpt,omitempty"`
+	Status      string     `json:"status"`
+	PublishedAt *time.Time `json:"publishedAt,omitempty"`
+}
+
+// ContactEventData is the data of contact.received.
+type ContactEventData struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Email     string    `json:"email"`
+	Subject   string    `json:"subject,omitempty"`
+	Message   string    `json:"message"`
+	CreatedAt time.Time `json:"createdAt"`
 }

@@ -1,4 +1,5 @@
-// Package archive exports a folio site's content into one zip and imports it back (CONTRACT §10):
+// Package archive exports a folio site's content into one zip and imports it back (docs/api.md,
+// "Export"):
 //
 //	posts/<slug>.md   one post: YAML front matter with every field, then the Markdown content
 //	projects.json     every project, as the API shows them
@@ -29,7 +30,6 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/blob"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // entryTime is the modification time of every entry: fixed, so archives of equal content are
@@ -172,17 +172,34 @@ func UnmarshalPost(data []byte) (*folio.Post, error) {
 	return fm.post(s[4+end+5:]), nil
 }
 
+// Source is what Export reads.
+type Source interface {
+	AllPosts(ctx context.Context) ([]*folio.Post, error)
+	AllProjects(ctx context.Context) ([]*folio.Project, error)
+	AllMedia(ctx context.Context) ([]folio.MediaEntry, error)
+	// OwnerProfile returns the site owner's profile, or ENOTFOUND when there is no owner yet.
+	OwnerProfile(ctx context.Context) (*folio.User, error)
+}
+
+// Importer is what Apply writes to: each call replaces the row with the same id.
+type Importer interface {
+	ImportProfile(ctx context.Context, u *folio.User) error
+	ImportProject(ctx context.Context, p *folio.Project) error
+	ImportPost(ctx context.Context, p *folio.Post) error
+	ImportMedia(ctx context.Context, m folio.MediaEntry) error
+}
+
 // Export writes the archive of everything in db (and the media files in store) to w.
-func Export(ctx context.Context, db *sqldb.DB, store folio.BlobStore, w io.Writer) error {
-	posts, err := db.Archive.AllPosts(ctx)
+func Export(ctx context.Context, db Source, store folio.BlobStore, w io.Writer) error {
+	posts, err := db.AllPosts(ctx)
 	if err != nil {
 		return err
 	}
-	projects, err := db.Archive.AllProjects(ctx)
+	projects, err := db.AllProjects(ctx)
 	if err != nil {
 		return err
 	}
-	media, err := db.Archive.AllMedia(ctx)
+	media, err := db.AllMedia(ctx)
 	if err != nil {
 		return err
 	}
@@ -237,7 +254,7 @@ func Export(ctx context.Context, db *sqldb.DB, store folio.BlobStore, w io.Write
 			return err
 		}
 	}
-	profile, err := db.Archive.OwnerProfile(ctx)
+	profile, err := db.OwnerProfile(ctx)
 	if err != nil && !folio.IsNotFound(err) {
 		return err
 	}
@@ -257,7 +274,7 @@ type Archive struct {
 	Posts    []*folio.Post
 	Projects []*folio.Project
 	Profile  *folio.User
-	Media    []sqldb.MediaEntry
+	Media    []folio.MediaEntry
 	files    map[string]*zip.File // media key → entry
 }
 
@@ -421,22 +438,22 @@ type Summary struct {
 
 // Apply writes a read archive into db and its media files into store (nil: media skipped),
 // replacing rows with the same ids. Applying it again changes nothing.
-func (a *Archive) Apply(ctx context.Context, db *sqldb.DB, store folio.BlobStore, maxMediaBytes int64) (Summary, error) {
+func (a *Archive) Apply(ctx context.Context, db Importer, store folio.BlobStore, maxMediaBytes int64) (Summary, error) {
 	var s Summary
 	if a.Profile != nil {
-		if err := db.Archive.ImportProfile(ctx, a.Profile); err != nil {
+		if err := db.ImportProfile(ctx, a.Profile); err != nil {
 			return s, err
 		}
 		s.Profile = true
 	}
 	for _, p := range a.Projects {
-		if err := db.Archive.ImportProject(ctx, p); err != nil {
+		if err := db.ImportProject(ctx, p); err != nil {
 			return s, err
 		}
 		s.Projects++
 	}
 	for _, p := range a.Posts {
-		if err := db.Archive.ImportPost(ctx, p); err != nil {
+		if err := db.ImportPost(ctx, p); err != nil {
 			return s, err
 		}
 		s.Posts++
@@ -469,7 +486,7 @@ func (a *Archive) Apply(ctx context.Context, db *sqldb.DB, store folio.BlobStore
 			return s, err
 		}
 		m.URL = store.URL(m.Key) // where this site serves it (the archive may come from another)
-		variants := make([]sqldb.MediaVariantEntry, len(m.Variants))
+		variants := make([]folio.MediaVariantEntry, len(m.Variants))
 		for i, v := range m.Variants {
 			ct := "image/jpeg"
 			if strings.HasSuffix(v.Key, ".png") {
@@ -482,7 +499,7 @@ func (a *Archive) Apply(ctx context.Context, db *sqldb.DB, store folio.BlobStore
 			variants[i] = v
 		}
 		m.Variants = variants
-		if err := db.Archive.ImportMedia(ctx, m); err != nil {
+		if err := db.ImportMedia(ctx, m); err != nil {
 			return s, err
 		}
 		s.Media++

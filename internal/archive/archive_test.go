@@ -84,7 +84,7 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 func export(t *testing.T, db *sqldb.DB, store folio.BlobStore) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := archive.Export(context.Background(), db, store, &b); err != nil {
+	if err := archive.Export(context.Background(), db.Archive, store, &b); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -96,7 +96,7 @@ func importInto(t *testing.T, data []byte, db *sqldb.DB, store folio.BlobStore) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := a.Apply(context.Background(), db, store, 1<<20)
+	sum, err := a.Apply(context.Background(), db.Archive, store, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,11 +201,11 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 	if err != nil || p.ExtblogID != "remote-123" || p.SEO == nil || p.SEO.Title != "SEO" || len(p.Tags) != 2 {
 		t.Fatalf("imported post: %+v %v", p, err)
 	}
-	if n, _ := back.Jobs.JobsOfKind(context.Background(), sqldb.JobWebhookDelivery); len(n) != 0 {
+	if n, _ := back.Jobs.JobsOfKind(context.Background(), folio.JobWebhookDelivery); len(n) != 0 {
 		t.Fatal("an import emitted webhook events")
 	}
 	// The scheduled draft keeps its schedule: the imported site has its publish job.
-	if js, _ := back.Jobs.JobsOfKind(context.Background(), sqldb.JobPublishPost); len(js) != 1 || js[0].Status != sqldb.JobPending {
+	if js, _ := back.Jobs.JobsOfKind(context.Background(), folio.JobPublishPost); len(js) != 1 || js[0].Status != folio.JobPending {
 		t.Fatalf("publish jobs after import: %+v", js)
 	}
 }

@@ -1,7 +1,8 @@
-// Package audit keeps folio's audit log (contract §6): who changed what, every sign-in, TOTP
-// change, key creation or revocation and session revocation. Entries are queued in memory and
-// written in batches off the request path, the way analytics ingestion works, so a write request
-// pays for one append, not for a second INSERT; Close writes whatever is queued at shutdown.
+// Package audit keeps folio's audit log (docs/api.md, "Audit log"): who changed what, every
+// sign-in, TOTP change, key creation or revocation and session revocation. Entries are queued in
+// memory and written in batches off the request path, the way analytics ingestion works, so a write
+// request pays for one append, not for a second INSERT; Close writes whatever is queued at
+// shutdown.
 //
 // Requests a rate limit refuses are counted, not queued one by one (RecordRefused): a flood of
 // refused sign-ins costs one row per client, action and window, whose count stays current.
@@ -19,7 +20,6 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // Defaults of Options.
@@ -47,10 +47,17 @@ type Options struct {
 	Logger        *slog.Logger
 }
 
+// Store is where a Writer writes the log.
+type Store interface {
+	InsertAudit(ctx context.Context, entries []folio.AuditEntry) error
+	// PruneAudit deletes the entries older than before and returns how many it deleted.
+	PruneAudit(ctx context.Context, before time.Time) (int64, error)
+}
+
 // Writer queues audit entries and writes them in batches. It is safe for concurrent use.
 type Writer struct {
-	db   *sqldb.DB
-	opts Options
+	store Store
+	opts  Options
 
 	mu    sync.Mutex
 	queue []folio.AuditEntry
@@ -64,8 +71,8 @@ type Writer struct {
 	writeMu    sync.Mutex // one batch write at a time
 }
 
-// New returns a Writer over db; call Run to write in the background and Close at shutdown.
-func New(db *sqldb.DB, opts Options) *Writer {
+// New returns a Writer over store; call Run to write in the background and Close at shutdown.
+func New(store Store, opts Options) *Writer {
 	if opts.QueueSize <= 0 {
 		opts.QueueSize = DefaultQueueSize
 	}
@@ -78,7 +85,7 @@ func New(db *sqldb.DB, opts Options) *Writer {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Writer{db: db, opts: opts, refused: map[string]*folio.AuditEntry{}, wake: make(chan struct{}, 1)}
+	return &Writer{store: store, opts: opts, refused: map[string]*folio.AuditEntry{}, wake: make(chan struct{}, 1)}
 }
 
 // Record queues e, filling its id and time when empty. It never blocks on the database: when
@@ -185,7 +192,7 @@ func (w *Writer) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	if err := w.db.Audit.InsertAudit(ctx, batch); err != nil {
+	if err := w.store.InsertAudit(ctx, batch); err != nil {
 		w.requeue(batch[:queued], batch[queued:])
 		return err
 	}
@@ -245,7 +252,7 @@ func (w *Writer) Prune(ctx context.Context) (int64, error) {
 	if w.opts.RetentionDays <= 0 {
 		return 0, nil
 	}
-	return w.db.Audit.PruneAudit(ctx, w.opts.Now().AddDate(0, 0, -w.opts.RetentionDays))
+	return w.store.PruneAudit(ctx, w.opts.Now().AddDate(0, 0, -w.opts.RetentionDays))
 }
 
 // Close writes everything still queued, within 5 seconds.

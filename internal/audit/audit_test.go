@@ -17,7 +17,7 @@ import (
 
 func count(t *testing.T, db *sqldb.DB) int {
 	t.Helper()
-	_, n, err := db.Audit.AuditEntries(context.Background(), sqldb.AuditFilter{Page: 1, Limit: 1})
+	_, n, err := db.Audit.AuditEntries(context.Background(), folio.AuditFilter{Page: 1, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func count(t *testing.T, db *sqldb.DB) int {
 func TestWriter(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		clock := foliotest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-		w := New(db, Options{QueueSize: 50, FlushInterval: time.Hour, RetentionDays: 30, Now: clock.Now})
+		w := New(db.Audit, Options{QueueSize: 50, FlushInterval: time.Hour, RetentionDays: 30, Now: clock.Now})
 		ctx, stop := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { w.Run(ctx); close(done) }()
@@ -61,7 +61,7 @@ func TestWriter(t *testing.T) {
 		if n := count(t, db); n != 60 {
 			t.Fatalf("%d entries after a flush, want 60", n)
 		}
-		es, _, err := db.Audit.AuditEntries(context.Background(), sqldb.AuditFilter{Action: "projects.create", Page: 1, Limit: 1})
+		es, _, err := db.Audit.AuditEntries(context.Background(), folio.AuditFilter{Action: "projects.create", Page: 1, Limit: 1})
 		if err != nil || len(es) != 1 || es[0].IP != "198.51.100.0/24" || es[0].ID == "" || !es[0].At.Equal(clock.Now()) ||
 			es[0].Actor.UserID != "u1" || es[0].Resource != "projects" || es[0].Status != 201 || len(es[0].ResourceID) != 1 {
 			t.Fatalf("stored entry: %+v %v", es, err)
@@ -133,8 +133,8 @@ func TestRefusalsCounted(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		clock := foliotest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-		a := New(db, Options{Now: clock.Now})
-		b := New(db, Options{Now: clock.Now})
+		a := New(db.Audit, Options{Now: clock.Now})
+		b := New(db.Audit, Options{Now: clock.Now})
 		refuse := func(w *Writer, n int, client, action string) {
 			for range n {
 				w.RecordRefused(folio.AuditEntry{Action: action, Resource: "auth", Status: 429, IP: "203.0.113.0/24"}, client, time.Hour)
@@ -150,7 +150,7 @@ func TestRefusalsCounted(t *testing.T) {
 		}
 		rows := func() map[string]int {
 			t.Helper()
-			es, _, err := db.Audit.AuditEntries(ctx, sqldb.AuditFilter{Page: 1, Limit: 100})
+			es, _, err := db.Audit.AuditEntries(ctx, folio.AuditFilter{Page: 1, Limit: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func TestRefusalsCounted(t *testing.T) {
 		}
 
 		// A write that fails keeps the counts for the next one, merged with those counted since.
-		c := New(db, Options{Now: clock.Now})
+		c := New(db.Audit, Options{Now: clock.Now})
 		refuse(c, 4, "203.0.113.0/24", "auth.login")
 		c.Record(folio.AuditEntry{Action: "auth.login", Status: 401})
 		cancelled, cancel := context.WithCancel(ctx)

@@ -25,7 +25,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/blob"
-	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/jobs"
 )
 
 // Prefix is where snapshots live in the media storage; the local media handler never serves it.
@@ -40,9 +40,18 @@ type Lister interface {
 	List(ctx context.Context, prefix string) ([]string, error)
 }
 
+// Engine is the database a snapshot is taken of.
+type Engine interface {
+	// Backup writes a consistent copy of the database to path, which must not exist yet; it
+	// refuses a database that is not SQLite.
+	Backup(ctx context.Context, path string) error
+}
+
 // Service takes and prunes snapshots.
 type Service struct {
-	DB    *sqldb.DB
+	DB Engine
+	// Queue takes the job of the next snapshot.
+	Queue jobs.Enqueuer
 	Store folio.BlobStore
 	// TempDir holds the snapshot file between VACUUM INTO and the upload.
 	TempDir string
@@ -70,9 +79,6 @@ func (s *Service) log() *slog.Logger {
 
 // Snapshot copies the database into the store and prunes old snapshots; it returns the key.
 func (s *Service) Snapshot(ctx context.Context) (string, error) {
-	if s.DB.Dialect != sqldb.SQLite {
-		return "", errors.New("backup: scheduled snapshots are for SQLite; back PostgreSQL up with pg_dump")
-	}
 	if err := os.MkdirAll(s.TempDir, 0o750); err != nil {
 		return "", err
 	}
@@ -151,11 +157,11 @@ func (s *Service) slot(t time.Time) time.Time {
 func (s *Service) Schedule(ctx context.Context) error {
 	at := s.slot(s.now())
 	b, _ := json.Marshal(jobPayload{At: at})
-	return s.DB.Jobs.EnqueueJob(ctx, JobKind, JobKind+":"+at.Format(time.RFC3339), string(b), at)
+	return s.Queue.EnqueueJob(ctx, JobKind, JobKind+":"+at.Format(time.RFC3339), string(b), at)
 }
 
 // Handle is the job handler: take the snapshot, then schedule the next slot.
-func (s *Service) Handle(ctx context.Context, _ sqldb.Job) error {
+func (s *Service) Handle(ctx context.Context, _ folio.Job) error {
 	if _, err := s.Snapshot(ctx); err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func TestRestoreSnapshotTakenDuringWrites(t *testing.T) {
 	stores(t, func(t *testing.T, st store) {
 		ctx := context.Background()
 		db := foliotest.MustOpenSQLite(t)
-		svc := &backup.Service{DB: db, Store: st, TempDir: t.TempDir(), Keep: 3}
+		svc := &backup.Service{DB: db, Queue: db.Jobs, Store: st, TempDir: t.TempDir(), Keep: 3}
 
 		var mu sync.Mutex
 		var acked []string
@@ -155,7 +155,7 @@ func TestPruneKeepsTheNewest(t *testing.T) {
 		ctx := context.Background()
 		db := foliotest.MustOpenSQLite(t)
 		now := time.Date(2026, 4, 1, 3, 0, 0, 0, time.UTC)
-		svc := &backup.Service{DB: db, Store: st, TempDir: t.TempDir(), Keep: 2, Now: func() time.Time { return now }}
+		svc := &backup.Service{DB: db, Queue: db.Jobs, Store: st, TempDir: t.TempDir(), Keep: 2, Now: func() time.Time { return now }}
 		var made []string
 		for i := 0; i < 4; i++ {
 			k, err := svc.Snapshot(ctx)
@@ -190,11 +190,11 @@ func TestScheduledOnceAcrossInstances(t *testing.T) {
 	clock := func() time.Time { return now }
 	var scheds []*jobs.Scheduler
 	for i := 0; i < 2; i++ {
-		svc := &backup.Service{DB: db, Store: l, TempDir: t.TempDir(), Keep: 7, Interval: 24 * time.Hour, Now: clock}
+		svc := &backup.Service{DB: db, Queue: db.Jobs, Store: l, TempDir: t.TempDir(), Keep: 7, Interval: 24 * time.Hour, Now: clock}
 		if err := svc.Schedule(ctx); err != nil {
 			t.Fatal(err)
 		}
-		s := jobs.New(db, nil)
+		s := jobs.New(db.Jobs, nil)
 		s.Now = clock
 		s.Handle(backup.JobKind, svc.Handle)
 		scheds = append(scheds, s)
@@ -209,7 +209,7 @@ func TestScheduledOnceAcrossInstances(t *testing.T) {
 		t.Fatalf("%d snapshots for one slot", n0+n1)
 	}
 	js, _ := db.Jobs.JobsOfKind(ctx, backup.JobKind)
-	if len(js) != 2 || js[0].Status != sqldb.JobDone || js[1].Status != sqldb.JobPending || !js[1].RunAt.Equal(time.Date(2026, 4, 3, 0, 0, 0, 0, time.UTC)) {
+	if len(js) != 2 || js[0].Status != folio.JobDone || js[1].Status != folio.JobPending || !js[1].RunAt.Equal(time.Date(2026, 4, 3, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("jobs %+v", js)
 	}
 	keys, _ := l.List(ctx, backup.Prefix)

@@ -722,8 +722,8 @@ func (s *Service) planReminders(ctx context.Context, tx *sql.Tx, id string, star
 // ReminderHandler returns the job handler of JobReminder (a jobs.Handler). It mails the
 // visitor once — the mail and a row keyed by the job's key are written in one transaction — and
 // does nothing for a booking that was cancelled, moved away from the job's start, or started.
-func (s *Service) ReminderHandler() func(ctx context.Context, j sqldb.Job) error {
-	return func(ctx context.Context, j sqldb.Job) error {
+func (s *Service) ReminderHandler() func(ctx context.Context, j folio.Job) error {
+	return func(ctx context.Context, j folio.Job) error {
 		var pl reminderPayload
 		if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.BookingID == "" {
 			return nil // a malformed payload cannot be retried into shape

@@ -398,7 +398,7 @@ func TestRemindersOnceAndNeverWhenCancelled(t *testing.T) {
 		db.Jobs.EnqueueJob(ctx, booking.JobReminder, "booking-reminder:"+dst.ID+":x", `{"bookingId":"`+dst.ID+`","start":"2026-03-04T16:00:00Z","before":"1h"}`, testNow)
 		scheds := make([]*jobs.Scheduler, 2)
 		for i := range scheds {
-			scheds[i] = jobs.New(db, nil)
+			scheds[i] = jobs.New(db.Jobs, nil)
 			scheds[i].Now = clock.Now
 			scheds[i].Handle(booking.JobReminder, svc.ReminderHandler())
 		}

@@ -51,7 +51,7 @@ func runExport(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := archive.Export(ctx, db, store, tmp); err != nil {
+	if err := archive.Export(ctx, db.Archive, store, tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("export: %w", err)
 	}
@@ -99,7 +99,7 @@ func runImport(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	sum, err := a.Apply(ctx, db, store, cfg.MediaMaxBytes)
+	sum, err := a.Apply(ctx, db.Archive, store, cfg.MediaMaxBytes)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}

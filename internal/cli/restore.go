@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/backup"
 	"github.com/foliohq/folio/internal/config"
 	"github.com/foliohq/folio/internal/httpapi"
@@ -67,14 +68,14 @@ func runRestore(ctx context.Context, args []string, env Env) error {
 }
 
 // wireBackups registers the snapshot job and schedules the next one when BACKUP_INTERVAL is set.
-func wireBackups(ctx context.Context, cfg *config.Config, db *sqldb.DB, srv *httpapi.Server, handle func(string, func(context.Context, sqldb.Job) error)) error {
+func wireBackups(ctx context.Context, cfg *config.Config, db *sqldb.DB, srv *httpapi.Server, handle func(string, func(context.Context, folio.Job) error)) error {
 	if cfg.BackupInterval == 0 {
 		return nil
 	}
 	if db.Dialect != sqldb.SQLite {
 		return errors.New("BACKUP_INTERVAL snapshots the SQLite database; with PostgreSQL use pg_dump (docs/operations.md)")
 	}
-	svc := &backup.Service{DB: db, Store: srv.MediaStore, TempDir: filepath.Join(cfg.DataDir, "tmp"), Keep: cfg.BackupKeep,
+	svc := &backup.Service{DB: db, Queue: db.Jobs, Store: srv.MediaStore, TempDir: filepath.Join(cfg.DataDir, "tmp"), Keep: cfg.BackupKeep,
 		Interval: cfg.BackupInterval, Now: time.Now, Log: srv.Logger}
 	if _, ok := srv.MediaStore.(backup.Lister); !ok {
 		return errors.New("BACKUP_INTERVAL: the media storage cannot list objects to prune old snapshots")

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
 	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/booking"
@@ -111,7 +112,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 	// Audit log: entries are written in batches off the request path; Run writes what is left
 	// when bg ends, after the HTTP server has shut down.
-	srv.Audit = audit.New(db, audit.Options{RetentionDays: cfg.AuditRetention, Logger: log})
+	srv.Audit = audit.New(db.Audit, audit.Options{RetentionDays: cfg.AuditRetention, Logger: log})
 
 	// Writes drop this instance's cached responses (and cached users, for a revocation) at once
 	// and tell the other instances.
@@ -167,22 +168,22 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	}()
 	// Blog: the durable job scheduler publishes scheduled posts, locally and through the platform
 	// publisher (every instance runs one; each job still runs once).
-	sched := jobs.New(db, log)
+	sched := jobs.New(db.Jobs, log)
 	sched.Poll = cfg.JobsPoll
-	sched.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, extblogW.ArticlePublisher(), log))
+	sched.Handle(folio.JobPublishPost, jobs.PublishPost(db.Content, extblogW.ArticlePublisher(), log))
 	// Booking: reminder mails before meetings (BOOKING_REMINDERS), once across instances.
 	if srv.Bookings != nil {
 		sched.Handle(booking.JobReminder, srv.Bookings.ReminderHandler())
 	}
 	// Outgoing webhooks: deliveries queued with the writes that caused them (internal/webhook).
-	sched.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(db, cfg.WebhookAllowPrivate, log).Handle)
-	pruner := &webhook.Pruner{DB: db, Log: log} // settled deliveries leave the log after 30 days
+	sched.Handle(folio.JobWebhookDelivery, webhook.NewSender(db.Webhooks, cfg.WebhookAllowPrivate, log).Handle)
+	pruner := &webhook.Pruner{Queue: db.Jobs, Deliveries: db.Webhooks, Log: log} // settled deliveries leave the log after 30 days
 	sched.Handle(webhook.PruneJob, pruner.Handle)
 	if err := pruner.Schedule(ctx); err != nil {
 		return err
 	}
 	// Scheduled SQLite snapshots into the media storage (BACKUP_INTERVAL; restore.go).
-	if err := wireBackups(ctx, cfg, db, srv, func(kind string, h func(context.Context, sqldb.Job) error) { sched.Handle(kind, h) }); err != nil {
+	if err := wireBackups(ctx, cfg, db, srv, func(kind string, h func(context.Context, folio.Job) error) { sched.Handle(kind, h) }); err != nil {
 		return err
 	}
 	wg.Add(1)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/audit"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // auditSubject lets a handler name the user (and resource) of its audit entry when the request
@@ -200,7 +199,7 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f := sqldb.AuditFilter{Action: strings.TrimSpace(q.Get("action")), Actor: strings.TrimSpace(q.Get("actor")), Page: page, Limit: limit}
+	f := folio.AuditFilter{Action: strings.TrimSpace(q.Get("action")), Actor: strings.TrimSpace(q.Get("actor")), Page: page, Limit: limit}
 	for _, p := range []struct {
 		name string
 		dst  **time.Time

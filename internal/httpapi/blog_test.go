@@ -424,9 +424,9 @@ func TestPublishingOptions(t *testing.T) {
 		if res := ts.do("GET", "/api/posts/"+d, "", nil); res.Status != 404 {
 			t.Errorf("scheduled post visible early: %d", res.Status)
 		}
-		sched := jobs.New(db, nil)
+		sched := jobs.New(db.Jobs, nil)
 		sched.Now = clock.Now
-		sched.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, pub, nil))
+		sched.Handle(folio.JobPublishPost, jobs.PublishPost(db.Content, pub, nil))
 		if n, _ := sched.RunDue(context.Background()); n != 0 {
 			t.Fatal("published before its time")
 		}

@@ -35,7 +35,7 @@ func TestExportRoute(t *testing.T) {
 			t.Fatalf("archive: %+v %v", a, err)
 		}
 		var direct bytes.Buffer
-		if err := archive.Export(context.Background(), db, store, &direct); err != nil || !bytes.Equal(direct.Bytes(), res.Body) {
+		if err := archive.Export(context.Background(), db.Archive, store, &direct); err != nil || !bytes.Equal(direct.Bytes(), res.Body) {
 			t.Fatalf("the API's archive differs from the CLI's (%v)", err)
 		}
 		for tok, want := range map[string]int{"": 401, "read": 403, "write": 403, "editor": 403} {

@@ -86,7 +86,7 @@ func newExtblogEnv(t *testing.T, db *sqldb.DB, tweak ...func(*ExtBlog)) *extblog
 		t.Fatal(err)
 	}
 	db.Now = clock.Now
-	svc := &publishing.Service{DB: db, Blog: client, SiteURL: "https://owner.example", Now: clock.Now, Logger: logger,
+	svc := &publishing.Service{Store: db.Extblog, Posts: db.Content, Blog: client, SiteURL: "https://owner.example", Now: clock.Now, Logger: logger,
 		PollEvery: time.Millisecond}
 	eb := &ExtBlog{Platform: client, Publisher: svc, Cache: cache.NewMemory(clock.Now, 0),
 		WebhookSecret: testWebhookSecret, PublicationID: extblogfake.DefaultPublicationID}
@@ -327,7 +327,7 @@ func mustPost(t *testing.T, db *sqldb.DB, id string) *folio.Post {
 	return p
 }
 
-func mustState(t *testing.T, db *sqldb.DB, id string) sqldb.ExtblogState {
+func mustState(t *testing.T, db *sqldb.DB, id string) folio.ExtblogState {
 	t.Helper()
 	st, err := db.Extblog.ExtblogState(context.Background(), id)
 	if err != nil {

@@ -457,7 +457,7 @@ func TestRefusedSignInsAreCounted(t *testing.T) {
 			s.ClientIP = clientip.New([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
 			s.Limits.Public = 30
 		})
-		w := audit.New(db, audit.Options{Now: f.Clock.Now})
+		w := audit.New(db.Audit, audit.Options{Now: f.Clock.Now})
 		f.Audit = w
 		login := func(client, email string) int {
 			t.Helper()
@@ -481,7 +481,7 @@ func TestRefusedSignInsAreCounted(t *testing.T) {
 			if err := w.Flush(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			es, _, err := db.Audit.AuditEntries(t.Context(), sqldb.AuditFilter{Action: action, Page: 1, Limit: 1000})
+			es, _, err := db.Audit.AuditEntries(t.Context(), folio.AuditFilter{Action: action, Page: 1, Limit: 1000})
 			if err != nil {
 				t.Fatal(err)
 			}

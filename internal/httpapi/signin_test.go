@@ -412,7 +412,7 @@ func TestTOTPSignInLimit(t *testing.T) {
 func TestAuditLog(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		f := newIdentityFixture(t, db, IdentityConfig{})
-		w := audit.New(db, audit.Options{Now: f.Clock.Now, RetentionDays: 365})
+		w := audit.New(db.Audit, audit.Options{Now: f.Clock.Now, RetentionDays: 365})
 		f.Audit = w
 		start := f.Clock.Now().Add(-time.Second)
 

@@ -117,7 +117,7 @@ func TestWebhookRoutes(t *testing.T) {
 		if res.Status != 204 {
 			t.Fatalf("delete: %d", res.Status)
 		}
-		if jobs, _ := db.Jobs.JobsOfKind(context.Background(), sqldb.JobWebhookDelivery); len(jobs) != 0 {
+		if jobs, _ := db.Jobs.JobsOfKind(context.Background(), folio.JobWebhookDelivery); len(jobs) != 0 {
 			t.Fatalf("the deleted webhook's queued delivery is still queued: %+v", jobs)
 		}
 		if res := ts.do("GET", "/api/webhooks", "admin", nil); strings.Contains(string(res.Body), h.ID) {
@@ -223,11 +223,11 @@ func TestWebhookEndToEndBookingAndContact(t *testing.T) {
 		}
 
 		clk := &testClock{t: time.Now().UTC()}
-		sender := webhook.NewSender(db, true, nil)
+		sender := webhook.NewSender(db.Webhooks, true, nil)
 		sender.Now = clk.Now
-		sched := jobs.New(db, nil)
+		sched := jobs.New(db.Jobs, nil)
 		sched.Now = clk.Now
-		sched.Handle(sqldb.JobWebhookDelivery, sender.Handle)
+		sched.Handle(folio.JobWebhookDelivery, sender.Handle)
 
 		// Attempts 1 and 2 find nothing listening.
 		for i := 0; i < 2; i++ {

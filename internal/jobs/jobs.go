@@ -1,7 +1,7 @@
 // Package jobs runs durable background work stored in the database: scheduled publishing today,
 // retries of other side effects later. Jobs survive restarts because they are rows; several
 // instances may run schedulers against one PostgreSQL database and each job still runs once,
-// because a worker claims a job with a lease in one conditional UPDATE (sqldb.ClaimJob) and only
+// because a worker claims a job with a lease in one conditional UPDATE (Store.ClaimJob) and only
 // the lease holder may record its outcome. A worker that dies mid-job loses its lease when it
 // lapses and another worker runs the job again, so handlers must be idempotent.
 package jobs
@@ -16,12 +16,31 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // Handler runs one job. A nil error marks it done; an error schedules a retry with backoff, or
 // fails the job for good when it is Permanent or the attempts are spent.
-type Handler func(ctx context.Context, j sqldb.Job) error
+type Handler func(ctx context.Context, j folio.Job) error
+
+// Enqueuer adds a job due at runAt. key names the job: enqueueing a key that exists again is a
+// no-op while that job is pending or running, and re-arms it when it is done or failed.
+type Enqueuer interface {
+	EnqueueJob(ctx context.Context, kind, key, payload string, runAt time.Time) error
+}
+
+// Store is the durable job queue a Scheduler runs (internal/jobs/jobstest checks an
+// implementation).
+type Store interface {
+	Enqueuer
+	// ClaimJob takes the next due job of one of kinds for owner until leaseUntil — pending and
+	// due at now, or running with a lapsed lease — and returns it with attempts counted; ok is
+	// false when none is due. Of several racing claimers exactly one gets a job.
+	ClaimJob(ctx context.Context, owner string, kinds []string, now, leaseUntil time.Time) (j folio.Job, ok bool, err error)
+	// FinishJob records the outcome of a job owner ran: done when errMsg is empty; otherwise
+	// pending again at retryAt, or failed when retryAt is zero. It reports false when owner no
+	// longer held the job.
+	FinishJob(ctx context.Context, id, owner string, now time.Time, errMsg string, retryAt time.Time) (bool, error)
+}
 
 // Defaults of a Scheduler.
 const (
@@ -33,7 +52,7 @@ const (
 // Scheduler claims due jobs and runs their handlers. Set the fields before Run; register
 // handlers with Handle.
 type Scheduler struct {
-	DB     *sqldb.DB
+	Store  Store
 	Logger *slog.Logger
 	// Owner names this scheduler in leases; it must differ between instances (New picks a
 	// random one).
@@ -56,12 +75,12 @@ type Scheduler struct {
 	handlers map[string]Handler
 }
 
-// New returns a scheduler over db with the defaults and a random owner name.
-func New(db *sqldb.DB, log *slog.Logger) *Scheduler {
+// New returns a scheduler over store with the defaults and a random owner name.
+func New(store Store, log *slog.Logger) *Scheduler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Scheduler{DB: db, Logger: log, Owner: "worker-" + folio.NewID(), Now: time.Now,
+	return &Scheduler{Store: store, Logger: log, Owner: "worker-" + folio.NewID(), Now: time.Now,
 		Poll: DefaultPoll, Lease: DefaultLease, Workers: 2, MaxAttempts: DefaultMaxAttempts, Backoff: ExponentialBackoff}
 }
 
@@ -184,7 +203,7 @@ func (s *Scheduler) runOne(ctx context.Context) (bool, error) {
 		lease = DefaultLease
 	}
 	now := s.now()
-	j, ok, err := s.DB.Jobs.ClaimJob(ctx, s.Owner, s.kinds(), now, now.Add(lease))
+	j, ok, err := s.Store.ClaimJob(ctx, s.Owner, s.kinds(), now, now.Add(lease))
 	if err != nil || !ok {
 		return false, err
 	}
@@ -222,7 +241,7 @@ func (s *Scheduler) runOne(ctx context.Context) (bool, error) {
 			retryAt = done.Add(backoff(j.Attempts))
 		}
 	}
-	held, err := s.DB.Jobs.FinishJob(fctx, j.ID, s.Owner, done, msg, retryAt)
+	held, err := s.Store.FinishJob(fctx, j.ID, s.Owner, done, msg, retryAt)
 	switch {
 	case err != nil:
 		log.Error("job outcome not recorded; it will run again when its lease lapses", "error", err.Error())
@@ -241,7 +260,7 @@ func (s *Scheduler) runOne(ctx context.Context) (bool, error) {
 
 // call runs the job's handler, turning a panic into an error so one bad job cannot stop the
 // worker.
-func (s *Scheduler) call(ctx context.Context, j sqldb.Job, lease time.Duration) (err error) {
+func (s *Scheduler) call(ctx context.Context, j folio.Job, lease time.Duration) (err error) {
 	h := s.handler(j.Kind)
 	if h == nil {
 		return Permanent(fmt.Errorf("jobs: no handler for kind %q", j.Kind))

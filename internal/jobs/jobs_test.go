@@ -73,9 +73,9 @@ func schedule(t *testing.T, db *sqldb.DB, now, at time.Time, title string) *foli
 }
 
 func newScheduler(db *sqldb.DB, clock *foliotest.Clock, pub folio.ArticlePublisher, owner string) *jobs.Scheduler {
-	s := jobs.New(db, nil)
+	s := jobs.New(db.Jobs, nil)
 	s.Now, s.Owner = clock.Now, owner
-	s.Handle(sqldb.JobPublishPost, jobs.PublishPost(db, pub, nil))
+	s.Handle(folio.JobPublishPost, jobs.PublishPost(db.Content, pub, nil))
 	return s
 }
 
@@ -141,9 +141,9 @@ func TestScheduledPublishRunsOnceAcrossInstances(t *testing.T) {
 				t.Errorf("post %s after its schedule: %+v", p.Slug, got.PostSummary)
 			}
 		}
-		js, _ := db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
+		js, _ := db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
 		for _, j := range js {
-			if j.Status != sqldb.JobDone || j.Attempts != 1 {
+			if j.Status != folio.JobDone || j.Attempts != 1 {
 				t.Errorf("job %s: status %s after %d attempts", j.Key, j.Status, j.Attempts)
 			}
 		}
@@ -185,7 +185,7 @@ func TestScheduleSurvivesRestartAndDeadWorker(t *testing.T) {
 	}
 	// A worker claims p2's job and dies without finishing.
 	clock.Advance(time.Hour)
-	if _, ok, err := db.Jobs.ClaimJob(ctx, "crashed", []string{sqldb.JobPublishPost}, clock.Now(), clock.Now().Add(jobs.DefaultLease)); !ok || err != nil {
+	if _, ok, err := db.Jobs.ClaimJob(ctx, "crashed", []string{folio.JobPublishPost}, clock.Now(), clock.Now().Add(jobs.DefaultLease)); !ok || err != nil {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	if n, _ := s.RunDue(ctx); n != 0 {
@@ -217,7 +217,7 @@ func TestPublishRetriesPlatformFailures(t *testing.T) {
 			t.Fatalf("after a platform failure: %+v", got.PostSummary)
 		}
 		j, _ := db.Jobs.JobByKey(ctx, jobsKey(t, db))
-		if j.Status != sqldb.JobPending || j.LastError == "" || !j.RunAt.Equal(clock.Now().Add(jobs.ExponentialBackoff(1))) {
+		if j.Status != folio.JobPending || j.LastError == "" || !j.RunAt.Equal(clock.Now().Add(jobs.ExponentialBackoff(1))) {
 			t.Fatalf("job after failure: %+v", j)
 		}
 		if n, _ := s.RunDue(ctx); n != 0 {
@@ -235,9 +235,9 @@ func TestPublishRetriesPlatformFailures(t *testing.T) {
 		q := schedule(t, db, clock.Now(), clock.Now().Add(time.Minute), "Bad token")
 		clock.Advance(time.Minute)
 		s.RunDue(ctx)
-		js, _ := db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
+		js, _ := db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
 		last := js[len(js)-1]
-		if last.Status != sqldb.JobFailed || last.Attempts != 1 {
+		if last.Status != folio.JobFailed || last.Attempts != 1 {
 			t.Errorf("auth failure: %+v", last)
 		}
 		if got, _ := db.Content.Post(ctx, q.ID); got.Status != folio.PostPublished {
@@ -249,8 +249,8 @@ func TestPublishRetriesPlatformFailures(t *testing.T) {
 		schedule(t, db, clock.Now(), clock.Now().Add(time.Minute), "Not configured")
 		clock.Advance(time.Minute)
 		s.RunDue(ctx)
-		js, _ = db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
-		if last := js[len(js)-1]; last.Status != sqldb.JobDone {
+		js, _ = db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
+		if last := js[len(js)-1]; last.Status != folio.JobDone {
 			t.Errorf("unconfigured platform: %+v", last)
 		}
 	})
@@ -258,7 +258,7 @@ func TestPublishRetriesPlatformFailures(t *testing.T) {
 
 func jobsKey(t *testing.T, db *sqldb.DB) string {
 	t.Helper()
-	js, err := db.Jobs.JobsOfKind(context.Background(), sqldb.JobPublishPost)
+	js, err := db.Jobs.JobsOfKind(context.Background(), folio.JobPublishPost)
 	if err != nil || len(js) == 0 {
 		t.Fatalf("jobs: %v %v", js, err)
 	}
@@ -278,16 +278,16 @@ func TestStalePublishJobs(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A job whose post vanished after it was claimed (so not cancelled) is done, not failed.
-		db.Jobs.EnqueueJob(ctx, sqldb.JobPublishPost, "publish:gone", `{"postId":"gone","scheduledAt":"2026-05-01T12:01:00Z"}`, t0)
-		db.Jobs.EnqueueJob(ctx, sqldb.JobPublishPost, "publish:bad", `not json`, t0)
+		db.Jobs.EnqueueJob(ctx, folio.JobPublishPost, "publish:gone", `{"postId":"gone","scheduledAt":"2026-05-01T12:01:00Z"}`, t0)
+		db.Jobs.EnqueueJob(ctx, folio.JobPublishPost, "publish:bad", `not json`, t0)
 		clock.Advance(time.Minute)
 		if n, _ := s.RunDue(ctx); n != 2 {
 			t.Errorf("ran %d jobs, want 2 (the deleted post's job is cancelled)", n)
 		}
-		if j, _ := db.Jobs.JobByKey(ctx, "publish:gone"); j.Status != sqldb.JobDone {
+		if j, _ := db.Jobs.JobByKey(ctx, "publish:gone"); j.Status != folio.JobDone {
 			t.Errorf("job of a missing post: %s", j.Status)
 		}
-		if j, _ := db.Jobs.JobByKey(ctx, "publish:bad"); j.Status != sqldb.JobFailed {
+		if j, _ := db.Jobs.JobByKey(ctx, "publish:bad"); j.Status != folio.JobFailed {
 			t.Errorf("job with a bad payload: %s", j.Status)
 		}
 		if len(pub.calls) != 0 {
@@ -301,17 +301,17 @@ func TestSchedulerOutcomes(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
 	ctx := context.Background()
 	clock := foliotest.NewClock(t0)
-	s := jobs.New(db, nil)
+	s := jobs.New(db.Jobs, nil)
 	s.Now, s.MaxAttempts = clock.Now, 2
 	s.Backoff = func(int) time.Duration { return time.Minute }
 	calls := map[string]int{}
-	s.Handle("flaky", func(ctx context.Context, j sqldb.Job) error { calls["flaky"]++; return errors.New("still broken") })
-	s.Handle("panics", func(ctx context.Context, j sqldb.Job) error { calls["panics"]++; panic("boom") })
-	s.Handle("permanent", func(ctx context.Context, j sqldb.Job) error {
+	s.Handle("flaky", func(ctx context.Context, j folio.Job) error { calls["flaky"]++; return errors.New("still broken") })
+	s.Handle("panics", func(ctx context.Context, j folio.Job) error { calls["panics"]++; panic("boom") })
+	s.Handle("permanent", func(ctx context.Context, j folio.Job) error {
 		calls["permanent"]++
 		return jobs.Permanent(errors.New("cannot work"))
 	})
-	s.Handle("ok", func(ctx context.Context, j sqldb.Job) error { calls["ok"]++; return nil })
+	s.Handle("ok", func(ctx context.Context, j folio.Job) error { calls["ok"]++; return nil })
 	for _, k := range []string{"flaky", "panics", "permanent", "ok", "unhandled"} {
 		if err := db.Jobs.EnqueueJob(ctx, k, k, "{}", t0); err != nil {
 			t.Fatal(err)
@@ -326,11 +326,11 @@ func TestSchedulerOutcomes(t *testing.T) {
 		key, status string
 		calls       int
 	}{
-		{"flaky", sqldb.JobFailed, 2},
-		{"panics", sqldb.JobFailed, 2},
-		{"permanent", sqldb.JobFailed, 1},
-		{"ok", sqldb.JobDone, 1},
-		{"unhandled", sqldb.JobPending, 0},
+		{"flaky", folio.JobFailed, 2},
+		{"panics", folio.JobFailed, 2},
+		{"permanent", folio.JobFailed, 1},
+		{"ok", folio.JobDone, 1},
+		{"unhandled", folio.JobPending, 0},
 	} {
 		j, _ := db.Jobs.JobByKey(ctx, tc.key)
 		if j.Status != tc.status || calls[tc.key] != tc.calls {
@@ -343,10 +343,10 @@ func TestSchedulerOutcomes(t *testing.T) {
 func TestRunUntilCancelled(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := jobs.New(db, nil)
+	s := jobs.New(db.Jobs, nil)
 	s.Poll = 5 * time.Millisecond
 	ran := make(chan string, 1)
-	s.Handle("ping", func(ctx context.Context, j sqldb.Job) error { ran <- j.Key; return nil })
+	s.Handle("ping", func(ctx context.Context, j folio.Job) error { ran <- j.Key; return nil })
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
 	if err := db.Jobs.EnqueueJob(context.Background(), "ping", "ping:1", "{}", time.Now()); err != nil {

@@ -6,12 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// PublishPost returns the handler of sqldb.JobPublishPost: it publishes the scheduled post
+// Posts is what PublishPost needs of the post store.
+type Posts interface {
+	// PublishScheduledPost publishes the post when it is still a draft scheduled for at, and
+	// returns the post as it now is and whether this call published it.
+	PublishScheduledPost(ctx context.Context, id string, at time.Time) (*folio.Post, bool, error)
+	SetPostExtblogID(ctx context.Context, id, extblogID string) error
+}
+
+// PublishPost returns the handler of folio.JobPublishPost: it publishes the scheduled post
 // locally and, when the post's crossPlatformPublishing.extblog flag is on, on the external
 // platform through pub (nil: not configured, logged and skipped).
 //
@@ -19,16 +27,16 @@ import (
 // the post still being a draft scheduled for this job's time, and the platform step publishes a
 // post that already has an extblogId as an update. A job whose post was deleted, rescheduled or
 // unscheduled does nothing.
-func PublishPost(db *sqldb.DB, pub folio.ArticlePublisher, log *slog.Logger) Handler {
+func PublishPost(posts Posts, pub folio.ArticlePublisher, log *slog.Logger) Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return func(ctx context.Context, j sqldb.Job) error {
-		var pl sqldb.PublishJobPayload
+	return func(ctx context.Context, j folio.Job) error {
+		var pl folio.PublishJobPayload
 		if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.PostID == "" {
 			return Permanent(fmt.Errorf("jobs: bad publish payload %q", j.Payload))
 		}
-		p, published, err := db.Content.PublishScheduledPost(ctx, pl.PostID, pl.ScheduledAt)
+		p, published, err := posts.PublishScheduledPost(ctx, pl.PostID, pl.ScheduledAt)
 		if folio.IsNotFound(err) {
 			return nil
 		}
@@ -63,7 +71,7 @@ func PublishPost(db *sqldb.DB, pub folio.ArticlePublisher, log *slog.Logger) Han
 			return err
 		}
 		if id != "" && id != p.ExtblogID {
-			return db.Content.SetPostExtblogID(ctx, p.ID, id)
+			return posts.SetPostExtblogID(ctx, p.ID, id)
 		}
 		return nil
 	}

@@ -15,14 +15,14 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/extblog"
 	"github.com/foliohq/folio/internal/slug"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// Service synchronises articles with the platform. DB is required; Blog nil means the platform
-// is not configured (every call answers 503 naming Missing).
+// Service synchronises articles with the platform. Store and Posts are required; Blog nil means
+// the platform is not configured (every call answers 503 naming Missing).
 type Service struct {
-	DB   *sqldb.DB
-	Blog folio.ExtBlog
+	Store Store
+	Posts Posts
+	Blog  folio.ExtBlog
 	// Missing names the unset variables for the 503 message when Blog is nil.
 	Missing []string
 	// SiteURL is FOLIO_SITE_URL; canonical URLs are SiteURL + ArticlePath + slug.
@@ -137,7 +137,7 @@ func (s *Service) PublishArticle(ctx context.Context, p *folio.Post) (string, er
 	}
 	defer release()
 	// Another publication may have finished while we waited.
-	cur, err := s.DB.Extblog.ExtblogState(ctx, p.ID)
+	cur, err := s.Store.ExtblogState(ctx, p.ID)
 	if err != nil {
 		return "", err
 	}
@@ -180,7 +180,7 @@ func (s *Service) PublishArticle(ctx context.Context, p *folio.Post) (string, er
 			}
 		}
 	}
-	if err := s.DB.Extblog.SetExtblogPublished(ctx, p.ID, id); err != nil {
+	if err := s.Store.SetExtblogPublished(ctx, p.ID, id); err != nil {
 		return "", err
 	}
 	if s.Published != nil {
@@ -209,13 +209,13 @@ func (s *Service) lease(ctx context.Context, postID string) (func(), error) {
 	}
 	token := folio.NewID()
 	for {
-		ok, err := s.DB.Extblog.AcquireExtblogLease(ctx, postID, token, s.now(), leaseFor)
+		ok, err := s.Store.AcquireExtblogLease(ctx, postID, token, s.now(), leaseFor)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
 			return func() {
-				if err := s.DB.Extblog.ReleaseExtblogLease(context.WithoutCancel(ctx), postID, token); err != nil {
+				if err := s.Store.ReleaseExtblogLease(context.WithoutCancel(ctx), postID, token); err != nil {
 					s.log().Warn("extblog: releasing the publication lease failed", "post_id", postID, "error", err.Error())
 				}
 			}, nil
@@ -232,7 +232,7 @@ func (s *Service) lease(ctx context.Context, postID string) (func(), error) {
 
 // article loads the article a dashboard route names; an unknown id is the spec's 400.
 func (s *Service) article(ctx context.Context, articleID string) (*folio.Post, error) {
-	p, err := s.DB.Content.Post(ctx, articleID)
+	p, err := s.Posts.Post(ctx, articleID)
 	if folio.IsNotFound(err) {
 		return nil, folio.BadRequest("articleId", "no article has this id")
 	}
@@ -285,7 +285,7 @@ func (s *Service) Unpublish(ctx context.Context, articleID string) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.DB.Extblog.ExtblogState(ctx, p.ID)
+	st, err := s.Store.ExtblogState(ctx, p.ID)
 	if err != nil {
 		return err
 	}
@@ -298,7 +298,7 @@ func (s *Service) Unpublish(ctx context.Context, articleID string) error {
 	// The mark goes first: the platform's POST_DELETED echo of this removal may arrive before
 	// Remove returns, and the mark tells it apart from a deletion on the platform.
 	now := s.now()
-	if err := s.DB.Extblog.SetExtblogUnpublished(ctx, p.ID, st.ExtblogID, &now); err != nil {
+	if err := s.Store.SetExtblogUnpublished(ctx, p.ID, st.ExtblogID, &now); err != nil {
 		return err
 	}
 	if err := s.Blog.Remove(ctx, st.ExtblogID); err != nil {
@@ -320,8 +320,8 @@ func (s *Service) Unpublish(ctx context.Context, articleID string) error {
 }
 
 // undoMark restores the unpublished mark an interrupted unpublish or delete set.
-func (s *Service) undoMark(ctx context.Context, postID string, st sqldb.ExtblogState) {
-	if err := s.DB.Extblog.SetExtblogUnpublished(context.WithoutCancel(ctx), postID, st.ExtblogID, st.UnpublishedAt); err != nil {
+func (s *Service) undoMark(ctx context.Context, postID string, st folio.ExtblogState) {
+	if err := s.Store.SetExtblogUnpublished(context.WithoutCancel(ctx), postID, st.ExtblogID, st.UnpublishedAt); err != nil {
 		s.log().Warn("extblog: restoring the unpublished mark failed", "post_id", postID, "error", err.Error())
 	}
 }
@@ -337,7 +337,7 @@ func (s *Service) Delete(ctx context.Context, articleID string) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.DB.Extblog.ExtblogState(ctx, p.ID)
+	st, err := s.Store.ExtblogState(ctx, p.ID)
 	if err != nil {
 		return err
 	}
@@ -347,7 +347,7 @@ func (s *Service) Delete(ctx context.Context, articleID string) error {
 	// Marked first, as in Unpublish, so the POST_DELETED echo does not archive the article.
 	if !st.Unpublished() {
 		now := s.now()
-		if err := s.DB.Extblog.SetExtblogUnpublished(ctx, p.ID, st.ExtblogID, &now); err != nil {
+		if err := s.Store.SetExtblogUnpublished(ctx, p.ID, st.ExtblogID, &now); err != nil {
 			return err
 		}
 	}
@@ -371,7 +371,7 @@ func (s *Service) Delete(ctx context.Context, articleID string) error {
 			return folio.Errorf(folio.EINTERNAL, "The post could not be deleted from the external blog platform; try again.")
 		}
 	}
-	return s.DB.Extblog.ClearExtblogID(ctx, p.ID, st.ExtblogID)
+	return s.Store.ClearExtblogID(ctx, p.ID, st.ExtblogID)
 }
 
 // ApplyWebhook applies one verified platform event to the local records:
@@ -391,7 +391,7 @@ func (s *Service) ApplyWebhook(ctx context.Context, ev extblog.WebhookEvent) (bo
 		return false, s.unconfigured()
 	}
 	if ev.DeliveryID != "" {
-		fresh, err := s.DB.Extblog.ClaimExtblogDelivery(ctx, ev.DeliveryID, ev.Kind, ev.PostID, s.now())
+		fresh, err := s.Store.ClaimExtblogDelivery(ctx, ev.DeliveryID, ev.Kind, ev.PostID, s.now())
 		if err != nil {
 			return false, err
 		}
@@ -402,7 +402,7 @@ func (s *Service) ApplyWebhook(ctx context.Context, ev extblog.WebhookEvent) (bo
 	applied, err := s.apply(ctx, ev)
 	if err != nil && ev.DeliveryID != "" {
 		// Not applied: let the platform's retry of this delivery through.
-		if rerr := s.DB.Extblog.ReleaseExtblogDelivery(context.WithoutCancel(ctx), ev.DeliveryID); rerr != nil {
+		if rerr := s.Store.ReleaseExtblogDelivery(context.WithoutCancel(ctx), ev.DeliveryID); rerr != nil {
 			s.log().Warn("extblog: releasing a webhook delivery failed", "error", rerr.Error())
 		}
 	}
@@ -411,19 +411,19 @@ func (s *Service) ApplyWebhook(ctx context.Context, ev extblog.WebhookEvent) (bo
 
 func (s *Service) apply(ctx context.Context, ev extblog.WebhookEvent) (bool, error) {
 	if ev.Kind == extblog.EventPostDeleted {
-		return s.DB.Extblog.ApplyExtblogDeleted(ctx, ev.PostID, s.now())
+		return s.Store.ApplyExtblogDeleted(ctx, ev.PostID, s.now())
 	}
 	up, ok, err := s.mirrorOf(ctx, ev)
 	if err != nil || !ok {
 		return false, err
 	}
-	return s.DB.Extblog.UpsertExtblogPost(ctx, up)
+	return s.Store.UpsertExtblogPost(ctx, up)
 }
 
 // mirrorOf reads the platform post of a published/updated event and returns what to store
 // locally; ok is false when there is nothing to store (tombstoned, gone, or without content).
-func (s *Service) mirrorOf(ctx context.Context, ev extblog.WebhookEvent) (up sqldb.ExtblogUpsert, ok bool, err error) {
-	if gone, err := s.DB.Extblog.ExtblogTombstoned(ctx, ev.PostID); err != nil || gone {
+func (s *Service) mirrorOf(ctx context.Context, ev extblog.WebhookEvent) (up folio.ExtblogUpsert, ok bool, err error) {
+	if gone, err := s.Store.ExtblogTombstoned(ctx, ev.PostID); err != nil || gone {
 		return up, false, err
 	}
 	post, err := s.Blog.GetPost(ctx, ev.PostID)
@@ -441,7 +441,7 @@ func (s *Service) mirrorOf(ctx context.Context, ev extblog.WebhookEvent) (up sql
 		}
 		return up, false, err
 	}
-	up = sqldb.ExtblogUpsert{
+	up = folio.ExtblogUpsert{
 		ExtblogID: post.ID, Title: post.Title, Slug: post.Slug, Content: post.ContentMarkdown,
 		Excerpt: post.Brief, LinkSlug: s.ourSlug(post.CanonicalURL), Now: s.now(),
 	}
@@ -515,7 +515,7 @@ func (s *Service) ImportAll(ctx context.Context) (ImportSummary, error) {
 			// Twice: a post linked to one of our articles by its canonical URL is linked by the
 			// first upsert and mirrored by the second, so a later run finds nothing to change.
 			for i := 0; ok && i < 2; i++ {
-				c, err := s.DB.Extblog.UpsertExtblogPost(ctx, up)
+				c, err := s.Store.UpsertExtblogPost(ctx, up)
 				if err != nil {
 					return sum, fmt.Errorf("post %s: %w", p.ID, err)
 				}

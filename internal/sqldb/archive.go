@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/foliohq/folio"
 )
@@ -62,44 +61,17 @@ func (s *ArchiveStore) OwnerProfile(ctx context.Context) (*folio.User, error) {
 	return u, nil
 }
 
-// MediaEntry is one media row as an archive carries it (media.json), the storage key included.
-type MediaEntry struct {
-	Key         string    `json:"key"`
-	URL         string    `json:"url"`
-	Filename    string    `json:"filename"`
-	Size        int64     `json:"size"`
-	ContentType string    `json:"contentType"`
-	Width       int       `json:"width,omitempty"`
-	Height      int       `json:"height,omitempty"`
-	Source      string    `json:"source"`
-	Prompt      string    `json:"prompt,omitempty"`
-	CreatedBy   string    `json:"createdBy,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
-	// Variants are the resized copies stored beside the object (their files are in the archive
-	// too); Blurhash its placeholder.
-	Variants []MediaVariantEntry `json:"variants,omitempty"`
-	Blurhash string              `json:"blurhash,omitempty"`
-}
-
-// MediaVariantEntry is one variant of a media object in an archive.
-type MediaVariantEntry struct {
-	Width  int    `json:"width"`
-	Height int    `json:"height"`
-	URL    string `json:"url"`
-	Key    string `json:"key"`
-}
-
 // AllMedia returns every media row, by key.
-func (s *ArchiveStore) AllMedia(ctx context.Context) ([]MediaEntry, error) {
+func (s *ArchiveStore) AllMedia(ctx context.Context) ([]folio.MediaEntry, error) {
 	rows, err := s.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at,
 		variants, blurhash FROM media ORDER BY key`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AllMedia: %w", err)
 	}
 	defer rows.Close()
-	out := []MediaEntry{}
+	out := []folio.MediaEntry{}
 	for rows.Next() {
-		var m MediaEntry
+		var m folio.MediaEntry
 		var created Time
 		var vj string
 		if err := rows.Scan(&m.Key, &m.URL, &m.Filename, &m.Size, &m.ContentType, &m.Width, &m.Height, &m.Source, &m.Prompt,
@@ -111,7 +83,7 @@ func (s *ArchiveStore) AllMedia(ctx context.Context) ([]MediaEntry, error) {
 			return nil, fmt.Errorf("sqldb.AllMedia %s variants: %w", m.Key, err)
 		}
 		for _, v := range sv {
-			m.Variants = append(m.Variants, MediaVariantEntry(v))
+			m.Variants = append(m.Variants, folio.MediaVariantEntry(v))
 		}
 		m.CreatedAt = created.Time
 		out = append(out, m)
@@ -144,8 +116,8 @@ func (s *ArchiveStore) ImportPost(ctx context.Context, p *folio.Post) error {
 		}
 		// A draft scheduled for later gets its publish job, as SavePublishingOptions gives it.
 		if p.Status == folio.PostDraft && p.ScheduledAt != nil && p.ScheduledAt.After(s.Now()) {
-			payload, _ := json.Marshal(PublishJobPayload{PostID: p.ID, ScheduledAt: *p.ScheduledAt})
-			if err := s.enqueueJob(ctx, tx, JobPublishPost, publishJobKey(p.ID, *p.ScheduledAt), string(payload), *p.ScheduledAt); err != nil {
+			payload, _ := json.Marshal(folio.PublishJobPayload{PostID: p.ID, ScheduledAt: *p.ScheduledAt})
+			if err := s.enqueueJob(ctx, tx, folio.JobPublishPost, publishJobKey(p.ID, *p.ScheduledAt), string(payload), *p.ScheduledAt); err != nil {
 				return err
 			}
 		}
@@ -215,7 +187,7 @@ func (s *ArchiveStore) ImportProfile(ctx context.Context, u *folio.User) error {
 }
 
 // ImportMedia records a media object as exported (its first record wins, as with uploads).
-func (s *ArchiveStore) ImportMedia(ctx context.Context, m MediaEntry) error {
+func (s *ArchiveStore) ImportMedia(ctx context.Context, m folio.MediaEntry) error {
 	sv := make([]storedVariant, len(m.Variants))
 	for i, v := range m.Variants {
 		sv[i] = storedVariant(v)

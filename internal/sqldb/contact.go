@@ -34,7 +34,7 @@ func (s *ContactStore) InsertContactMessage(ctx context.Context, m ContactMessag
 		if err != nil {
 			return err
 		}
-		return s.Webhooks.EmitTx(ctx, tx, folio.Event{Type: folio.EventContactReceived, Data: ContactEventData{ID: m.ID, Name: m.Name,
+		return s.Webhooks.EmitTx(ctx, tx, folio.Event{Type: folio.EventContactReceived, Data: folio.ContactEventData{ID: m.ID, Name: m.Name,
 			Email: m.Email, Subject: m.Subject, Message: m.Message, CreatedAt: m.CreatedAt.UTC()}})
 	})
 	if err != nil {

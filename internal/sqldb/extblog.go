@@ -17,19 +17,9 @@ import (
 // (migration 0007): the unpublished mark, webhook delivery dedupe, tombstones of deleted
 // platform posts and the per-article publication lease.
 
-// ExtblogState is an article's link to its platform post.
-type ExtblogState struct {
-	ExtblogID string
-	// UnpublishedAt is set while the platform post is removed (restorable).
-	UnpublishedAt *time.Time
-}
-
-// Unpublished reports whether the article's platform post is unpublished.
-func (s ExtblogState) Unpublished() bool { return s.UnpublishedAt != nil }
-
 // ExtblogState returns the article's platform link, or ENOTFOUND.
-func (s *ExtblogStore) ExtblogState(ctx context.Context, postID string) (ExtblogState, error) {
-	var st ExtblogState
+func (s *ExtblogStore) ExtblogState(ctx context.Context, postID string) (folio.ExtblogState, error) {
+	var st folio.ExtblogState
 	var at Time
 	err := s.W.QueryRowContext(ctx, `SELECT extblog_id, extblog_unpublished_at FROM posts WHERE id = $1`, postID).Scan(&st.ExtblogID, &at)
 	if err == sql.ErrNoRows {
@@ -192,25 +182,10 @@ func (s *ExtblogStore) ApplyExtblogDeleted(ctx context.Context, extblogID string
 	return changed, nil
 }
 
-// ExtblogUpsert is a platform post's metadata to mirror locally (POST_PUBLISHED/POST_UPDATED).
-type ExtblogUpsert struct {
-	ExtblogID   string
-	Title       string
-	Slug        string
-	Content     string
-	Excerpt     string
-	Tags        []string
-	PublishedAt *time.Time
-	// LinkSlug is the slug of one of our articles the post's canonical URL points at: an article
-	// with that slug and no platform link yet is linked instead of a new one being created.
-	LinkSlug string
-	Now      time.Time
-}
-
 // UpsertExtblogPost mirrors a platform post: the article linked to it gets the post's title,
 // content and excerpt; else our article the canonical URL names is linked to it; else a new
 // published article is created. It reports whether anything changed.
-func (s *ExtblogStore) UpsertExtblogPost(ctx context.Context, u ExtblogUpsert) (bool, error) {
+func (s *ExtblogStore) UpsertExtblogPost(ctx context.Context, u folio.ExtblogUpsert) (bool, error) {
 	var changed bool
 	var err error
 	// A concurrent delivery for the same post may insert first; the retry then updates.
@@ -229,7 +204,7 @@ func (s *ExtblogStore) UpsertExtblogPost(ctx context.Context, u ExtblogUpsert) (
 	return changed, nil
 }
 
-func (db *DB) upsertExtblogPost(ctx context.Context, u ExtblogUpsert) (bool, error) {
+func (db *DB) upsertExtblogPost(ctx context.Context, u folio.ExtblogUpsert) (bool, error) {
 	var changed bool
 	excerpt := u.Excerpt
 	if excerpt == "" {

@@ -11,30 +11,6 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// Job is a durable unit of background work (see internal/jobs).
-type Job struct {
-	ID       string
-	Kind     string
-	Key      string
-	Payload  string
-	RunAt    time.Time
-	Status   string // pending, running, done or failed
-	Attempts int
-	// LeaseOwner and LeaseUntil name the worker that holds a running job and until when.
-	LeaseOwner string
-	LeaseUntil time.Time
-	LastError  string
-	DoneAt     time.Time
-}
-
-// Job statuses.
-const (
-	JobPending = "pending"
-	JobRunning = "running"
-	JobDone    = "done"
-	JobFailed  = "failed"
-)
-
 // EnqueueJob adds a job that is due at runAt. key names the job: enqueueing a key that exists
 // again is a no-op while that job is pending or running, and re-arms it when it is done or
 // failed.
@@ -58,12 +34,12 @@ func (db *DB) enqueueJob(ctx context.Context, tx *sql.Tx, kind, key, payload str
 
 const jobColumns = `id, kind, key, payload, run_at, status, attempts, lease_owner, lease_until, last_error, done_at`
 
-func scanJob(row interface{ Scan(...any) error }) (Job, error) {
-	var j Job
+func scanJob(row interface{ Scan(...any) error }) (folio.Job, error) {
+	var j folio.Job
 	var runAt, leaseUntil, doneAt Time
 	if err := row.Scan(&j.ID, &j.Kind, &j.Key, &j.Payload, &runAt, &j.Status, &j.Attempts, &j.LeaseOwner, &leaseUntil,
 		&j.LastError, &doneAt); err != nil {
-		return Job{}, err
+		return folio.Job{}, err
 	}
 	j.RunAt, j.LeaseUntil, j.DoneAt = runAt.Time, leaseUntil.Time, doneAt.Time
 	return j, nil
@@ -81,9 +57,9 @@ const claimable = `((status = 'pending' AND run_at <= $3) OR (status = 'running'
 // of several workers racing for a job — on any number of instances — exactly one gets it. On
 // PostgreSQL the candidate is chosen with FOR UPDATE SKIP LOCKED so racing workers take
 // different jobs instead of queueing on the same row; SQLite has one writer at a time anyway.
-func (s *JobStore) ClaimJob(ctx context.Context, owner string, kinds []string, now, leaseUntil time.Time) (j Job, ok bool, err error) {
+func (s *JobStore) ClaimJob(ctx context.Context, owner string, kinds []string, now, leaseUntil time.Time) (j folio.Job, ok bool, err error) {
 	if len(kinds) == 0 {
-		return Job{}, false, nil
+		return folio.Job{}, false, nil
 	}
 	args := []any{owner, s.ts(leaseUntil), s.ts(now)}
 	ph := make([]string, len(kinds))
@@ -101,10 +77,10 @@ func (s *JobStore) ClaimJob(ctx context.Context, owner string, kinds []string, n
 			ORDER BY run_at, id LIMIT 1`+lock+`) AND `+claimable+`
 		RETURNING `+jobColumns, args...))
 	if err == sql.ErrNoRows {
-		return Job{}, false, nil
+		return folio.Job{}, false, nil
 	}
 	if err != nil {
-		return Job{}, false, fmt.Errorf("sqldb.ClaimJob: %w", err)
+		return folio.Job{}, false, fmt.Errorf("sqldb.ClaimJob: %w", err)
 	}
 	return j, true, nil
 }
@@ -134,25 +110,25 @@ func (s *JobStore) FinishJob(ctx context.Context, id, owner string, now time.Tim
 }
 
 // JobByKey returns the job with the given key, or ENOTFOUND.
-func (s *JobStore) JobByKey(ctx context.Context, key string) (Job, error) {
+func (s *JobStore) JobByKey(ctx context.Context, key string) (folio.Job, error) {
 	j, err := scanJob(s.R.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE key = $1`, key))
 	if err == sql.ErrNoRows {
-		return Job{}, notFound("Job", key)
+		return folio.Job{}, notFound("folio.Job", key)
 	}
 	if err != nil {
-		return Job{}, fmt.Errorf("sqldb.JobByKey: %w", err)
+		return folio.Job{}, fmt.Errorf("sqldb.JobByKey: %w", err)
 	}
 	return j, nil
 }
 
 // JobsOfKind returns every job of a kind, oldest due first (for tests and inspection).
-func (s *JobStore) JobsOfKind(ctx context.Context, kind string) ([]Job, error) {
+func (s *JobStore) JobsOfKind(ctx context.Context, kind string) ([]folio.Job, error) {
 	rows, err := s.R.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE kind = $1 ORDER BY run_at, id`, kind)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.JobsOfKind: %w", err)
 	}
 	defer rows.Close()
-	var out []Job
+	var out []folio.Job
 	for rows.Next() {
 		j, err := scanJob(rows)
 		if err != nil {

@@ -16,9 +16,6 @@ import (
 // ScopePosts names the data scope post writes change.
 const ScopePosts = "posts"
 
-// JobPublishPost is the kind of the job that publishes a scheduled post.
-const JobPublishPost = "publish"
-
 const postColumns = `id, slug, title, content, excerpt, category, tags, status, published_at, created_at, updated_at,
 	author_id, author_name, author_email, extblog_id, series, seo, settings, scheduled_at, cross_platform, archived_at`
 
@@ -344,8 +341,8 @@ func (s *ContentStore) SavePublishingOptions(ctx context.Context, plan *folio.Pu
 			at := *plan.ScheduledAt
 			p.Status, p.ScheduledAt = folio.PostDraft, &at
 			keep = publishJobKey(p.ID, at)
-			payload, _ := json.Marshal(PublishJobPayload{PostID: p.ID, ScheduledAt: at})
-			if err := s.enqueueJob(ctx, tx, JobPublishPost, keep, string(payload), at); err != nil {
+			payload, _ := json.Marshal(folio.PublishJobPayload{PostID: p.ID, ScheduledAt: at})
+			if err := s.enqueueJob(ctx, tx, folio.JobPublishPost, keep, string(payload), at); err != nil {
 				return err
 			}
 		default:
@@ -372,14 +369,8 @@ func (s *ContentStore) SavePublishingOptions(ctx context.Context, plan *folio.Pu
 	return p, nil
 }
 
-// PublishJobPayload is the payload of a JobPublishPost job.
-type PublishJobPayload struct {
-	PostID      string    `json:"postId"`
-	ScheduledAt time.Time `json:"scheduledAt"`
-}
-
 func publishJobKey(postID string, at time.Time) string {
-	return JobPublishPost + ":" + postID + ":" + at.UTC().Format(time.RFC3339Nano)
+	return folio.JobPublishPost + ":" + postID + ":" + at.UTC().Format(time.RFC3339Nano)
 }
 
 // cancelPublishJobs deletes the pending publish jobs of a post except the one with key keep.
@@ -387,7 +378,7 @@ func publishJobKey(postID string, at time.Time) string {
 // it was made for is gone.
 func cancelPublishJobs(ctx context.Context, tx *sql.Tx, postID, keep string) error {
 	_, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = $1 AND key LIKE $2 ESCAPE '\' AND key <> $3 AND status = 'pending'`,
-		JobPublishPost, escapeLike(JobPublishPost+":"+postID+":")+"%", keep)
+		folio.JobPublishPost, escapeLike(folio.JobPublishPost+":"+postID+":")+"%", keep)
 	return err
 }
 

@@ -250,13 +250,13 @@ func TestPublishingOptionsAndSchedule(t *testing.T) {
 		}
 		// Saving the same schedule again keeps one job; a new time replaces it.
 		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339))}))
-		jobs, _ := db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
+		jobs, _ := db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
 		if len(jobs) != 1 || !jobs[0].RunAt.Equal(at) {
 			t.Fatalf("jobs after resave: %+v", jobs)
 		}
 		later := at.Add(time.Hour)
 		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(later.Format(time.RFC3339))}))
-		jobs, _ = db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
+		jobs, _ = db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
 		if len(jobs) != 1 || !jobs[0].RunAt.Equal(later) {
 			t.Fatalf("jobs after reschedule: %+v", jobs)
 		}
@@ -279,9 +279,9 @@ func TestPublishingOptionsAndSchedule(t *testing.T) {
 		}
 		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(clock.Now().Add(time.Hour).Format(time.RFC3339))}))
 		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", SEO: &folio.PostSEO{}}))
-		jobs, _ = db.Jobs.JobsOfKind(ctx, sqldb.JobPublishPost)
+		jobs, _ = db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
 		for _, j := range jobs {
-			if j.Status == sqldb.JobPending {
+			if j.Status == folio.JobPending {
 				t.Errorf("pending job left after unscheduling: %+v", j)
 			}
 		}
@@ -327,7 +327,7 @@ func TestJobClaims(t *testing.T) {
 			t.Error("owner could not record a retry")
 		}
 		got, _ := db.Jobs.JobByKey(ctx, "k:1")
-		if got.Status != sqldb.JobPending || got.LastError != "boom" || !got.RunAt.Equal(t0.Add(10*time.Minute)) {
+		if got.Status != folio.JobPending || got.LastError != "boom" || !got.RunAt.Equal(t0.Add(10*time.Minute)) {
 			t.Errorf("after retry: %+v", got)
 		}
 		j3, ok, _ := db.Jobs.ClaimJob(ctx, "w3", kinds, t0.Add(10*time.Minute), t0.Add(11*time.Minute))
@@ -336,12 +336,12 @@ func TestJobClaims(t *testing.T) {
 		}
 		db.Jobs.FinishJob(ctx, j3.ID, "w3", t0.Add(10*time.Minute), "", time.Time{})
 		got, _ = db.Jobs.JobByKey(ctx, "k:1")
-		if got.Status != sqldb.JobDone || got.DoneAt.IsZero() || got.Attempts != 3 {
+		if got.Status != folio.JobDone || got.DoneAt.IsZero() || got.Attempts != 3 {
 			t.Errorf("done: %+v", got)
 		}
 		// A done key may be armed again.
 		db.Jobs.EnqueueJob(ctx, "k", "k:1", `{"again":true}`, t0.Add(time.Hour))
-		if got, _ = db.Jobs.JobByKey(ctx, "k:1"); got.Status != sqldb.JobPending || got.Attempts != 0 {
+		if got, _ = db.Jobs.JobByKey(ctx, "k:1"); got.Status != folio.JobPending || got.Attempts != 0 {
 			t.Errorf("re-armed: %+v", got)
 		}
 		if _, err := db.Jobs.JobByKey(ctx, "none"); !folio.IsNotFound(err) {

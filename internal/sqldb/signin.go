@@ -236,16 +236,8 @@ func (s *AuditStore) InsertAudit(ctx context.Context, entries []folio.AuditEntry
 	return nil
 }
 
-// AuditFilter selects audit entries: Action matches exactly, or as a prefix when it ends in "."
-// or "*"; Actor matches a user id or a key id; From and To bound the time (inclusive, exclusive).
-type AuditFilter struct {
-	Action, Actor string
-	From, To      *time.Time
-	Page, Limit   int
-}
-
 // AuditEntries returns one page of entries, newest first, and how many match in total.
-func (s *AuditStore) AuditEntries(ctx context.Context, f AuditFilter) ([]folio.AuditEntry, int, error) {
+func (s *AuditStore) AuditEntries(ctx context.Context, f folio.AuditFilter) ([]folio.AuditEntry, int, error) {
 	var where []string
 	var args []any
 	arg := func(v any) string {

@@ -11,24 +11,8 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// JobWebhookDelivery is the job kind that sends one webhook delivery (internal/webhook); the
-// job's key is JobWebhookDelivery + ":" + the delivery id and its payload the delivery id.
-const JobWebhookDelivery = "webhook.deliver"
-
 // The DB is the folio.EventEmitter of the service: deliveries are rows beside the data.
 var _ folio.EventEmitter = (*WebhookStore)(nil)
-
-// WebhookJobPayload is the payload of a JobWebhookDelivery job.
-type WebhookJobPayload struct {
-	DeliveryID string `json:"deliveryId"`
-}
-
-// WebhookBody is the JSON body of every delivery (Standard Webhooks: type, timestamp, data).
-type WebhookBody struct {
-	Type      string          `json:"type"`
-	Timestamp time.Time       `json:"timestamp"`
-	Data      json.RawMessage `json:"data"`
-}
 
 // ScopeWebhooks is the change scope of the webhook list: every instance forgets which event
 // types have subscribers when it hears it (see webhookTypes).
@@ -148,7 +132,7 @@ func (s *WebhookStore) Webhook(ctx context.Context, id string) (folio.Webhook, s
 func (s *WebhookStore) DeleteWebhook(ctx context.Context, id string) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = $1 AND status = 'pending' AND key IN
-			(SELECT CAST($2 AS TEXT) || id FROM webhook_deliveries WHERE webhook_id = $3)`, JobWebhookDelivery, JobWebhookDelivery+":", id); err != nil {
+			(SELECT CAST($2 AS TEXT) || id FROM webhook_deliveries WHERE webhook_id = $3)`, folio.JobWebhookDelivery, folio.JobWebhookDelivery+":", id); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM webhooks WHERE id = $1`, id)
@@ -240,7 +224,7 @@ func (db *DB) webhookBody(ev folio.Event) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("event %s data: %w", ev.Type, err)
 	}
-	return json.Marshal(WebhookBody{Type: ev.Type, Timestamp: db.Now().UTC().Truncate(time.Millisecond), Data: data})
+	return json.Marshal(folio.WebhookBody{Type: ev.Type, Timestamp: db.Now().UTC().Truncate(time.Millisecond), Data: data})
 }
 
 func (db *DB) queueDelivery(ctx context.Context, tx *sql.Tx, hookID, eventType string, body []byte) (string, error) {
@@ -250,8 +234,8 @@ func (db *DB) queueDelivery(ctx context.Context, tx *sql.Tx, hookID, eventType s
 		VALUES ($1, $2, $3, $4, 'pending', $5, $6)`, id, hookID, eventType, string(body), db.ts(now), db.ts(now)); err != nil {
 		return "", err
 	}
-	payload, _ := json.Marshal(WebhookJobPayload{DeliveryID: id})
-	return id, db.enqueueJob(ctx, tx, JobWebhookDelivery, JobWebhookDelivery+":"+id, string(payload), now)
+	payload, _ := json.Marshal(folio.WebhookJobPayload{DeliveryID: id})
+	return id, db.enqueueJob(ctx, tx, folio.JobWebhookDelivery, folio.JobWebhookDelivery+":"+id, string(payload), now)
 }
 
 // QueueTestDelivery queues a webhook.test delivery to one webhook, subscribed or not, and
@@ -277,14 +261,6 @@ func (s *WebhookStore) QueueTestDelivery(ctx context.Context, hookID string, dat
 		return "", fmt.Errorf("sqldb.QueueTestDelivery: %w", err)
 	}
 	return id, err
-}
-
-// OutgoingDelivery is what the delivery worker needs to send one attempt.
-type OutgoingDelivery struct {
-	folio.WebhookDelivery
-	URL    string
-	Secret string
-	Body   []byte
 }
 
 const deliveryColumns = `d.id, d.webhook_id, d.event_type, d.status, d.attempts, d.response_status, d.last_error,
@@ -313,8 +289,8 @@ func optTime(t Time) *time.Time {
 
 // OutgoingDelivery returns a delivery with its webhook's URL and secret, or ENOTFOUND (the
 // webhook was deleted).
-func (s *WebhookStore) OutgoingDelivery(ctx context.Context, id string) (OutgoingDelivery, error) {
-	var o OutgoingDelivery
+func (s *WebhookStore) OutgoingDelivery(ctx context.Context, id string) (folio.OutgoingDelivery, error) {
+	var o folio.OutgoingDelivery
 	var body string
 	d, err := scanDelivery(s.R.QueryRowContext(ctx, `SELECT `+deliveryColumns+`, w.url, w.secret, d.body
 		FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = $1`, id), &o.URL, &o.Secret, &body)
@@ -368,21 +344,8 @@ func (s *WebhookStore) WebhookDeliveries(ctx context.Context, hookID string, pag
 	return out, total, rows.Err()
 }
 
-// The data of each event type. They are small and stable: receivers fetch the resource from the
-// API when they need more.
-
-// PostEventData is the data of post.published and post.unpublished.
-type PostEventData struct {
-	ID          string     `json:"id"`
-	Slug        string     `json:"slug"`
-	Title       string     `json:"title"`
-	Excerpt     string     `json:"excerpt,omitempty"`
-	Status      string     `json:"status"`
-	PublishedAt *time.Time `json:"publishedAt,omitempty"`
-}
-
 func postEvent(typ string, p *folio.Post) folio.Event {
-	return folio.Event{Type: typ, Data: PostEventData{ID: p.ID, Slug: p.Slug, Title: p.Title, Excerpt: p.Excerpt,
+	return folio.Event{Type: typ, Data: folio.PostEventData{ID: p.ID, Slug: p.Slug, Title: p.Title, Excerpt: p.Excerpt,
 		Status: p.Status, PublishedAt: p.PublishedAt}}
 }
 
@@ -420,16 +383,6 @@ func BookingEvent(typ string, b *Booking) folio.Event {
 		Summary: b.Summary, MeetLink: b.MeetLink}}
 }
 
-// ContactEventData is the data of contact.received.
-type ContactEventData struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Email     string    `json:"email"`
-	Subject   string    `json:"subject,omitempty"`
-	Message   string    `json:"message"`
-	CreatedAt time.Time `json:"createdAt"`
-}
-
 // PruneWebhookDeliveries deletes settled deliveries (succeeded or failed) created before before,
 // with their finished jobs, so the log and the jobs table do not grow without end. It returns
 // how many deliveries it deleted.
@@ -438,7 +391,7 @@ func (s *WebhookStore) PruneWebhookDeliveries(ctx context.Context, before time.T
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = $1 AND status IN ('done', 'failed') AND key IN
 			(SELECT CAST($2 AS TEXT) || id FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $3)`,
-			JobWebhookDelivery, JobWebhookDelivery+":", s.ts(before)); err != nil {
+			folio.JobWebhookDelivery, folio.JobWebhookDelivery+":", s.ts(before)); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1`, s.ts(before))

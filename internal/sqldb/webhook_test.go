@@ -11,6 +11,7 @@ import (
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/webhook/webhooktest"
 )
 
 // TestEventsEmittedWithTheirWrites: every event type that exists today is queued by the write
@@ -133,9 +134,15 @@ func TestEventsEmittedWithTheirWrites(t *testing.T) {
 		if err := json.Unmarshal(d.Body, &body); err != nil || body["type"] != folio.EventBookingCancelled || body["data"] == nil || body["timestamp"] == nil {
 			t.Fatalf("body %s", d.Body)
 		}
-		js, _ := db.Jobs.JobsOfKind(ctx, sqldb.JobWebhookDelivery)
+		js, _ := db.Jobs.JobsOfKind(ctx, folio.JobWebhookDelivery)
 		if len(js) != len(want)+1 {
 			t.Fatalf("%d delivery jobs for %d deliveries", len(js), len(want)+1)
 		}
+	})
+}
+
+func TestWebhookStore(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		webhooktest.TestStore(t, func(*testing.T) webhooktest.Store { return db.Webhooks })
 	})
 }

@@ -1,10 +1,10 @@
-// Package webhook sends folio's outgoing webhooks (CONTRACT §10) the way the Standard Webhooks
-// specification (https://www.standardwebhooks.com) describes: a JSON body {type, timestamp,
-// data} POSTed with webhook-id, webhook-timestamp and webhook-signature headers, the signature
-// being HMAC-SHA256 over "<id>.<timestamp>.<body>" keyed by the secret's decoded bytes.
+// Package webhook sends folio's outgoing webhooks (docs/api.md, "Outgoing webhooks") the way the
+// Standard Webhooks specification (https://www.standardwebhooks.com) describes: a JSON body {type,
+// timestamp, data} POSTed with webhook-id, webhook-timestamp and webhook-signature headers, the
+// signature being HMAC-SHA256 over "<id>.<timestamp>.<body>" keyed by the secret's decoded bytes.
 //
-// Deliveries are queued by sqldb.EmitTx in the transaction of the write that caused them, as
-// jobs of kind sqldb.JobWebhookDelivery; Sender is the handler of that kind. The job scheduler
+// Deliveries are queued by the store's EmitTx in the transaction of the write that caused them, as
+// jobs of kind folio.JobWebhookDelivery; Sender is the handler of that kind. The job scheduler
 // (internal/jobs) gives each delivery to one worker at a time across instances, and the rows
 // outlive restarts. A crash between the receiver's answer and the recording of it sends the
 // delivery again with the same webhook-id, which is how receivers recognise a repeat.
@@ -35,7 +35,6 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/netguard"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // SecretPrefix starts every signing secret (the Standard Webhooks convention).
@@ -106,7 +105,7 @@ func Verify(key []byte, h http.Header, body []byte, now time.Time, tolerance tim
 	return ErrNoMatch
 }
 
-// Schedule is the wait before each retry (CONTRACT §10): after the first attempt fails, 5 s,
+// Schedule is the wait before each retry (docs/api.md, "Outgoing webhooks"): after the first attempt fails, 5 s,
 // then 5 min, 30 min, 2 h, 5 h, 10 h and 10 h — eight attempts over about 28 hours.
 var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 
@@ -133,9 +132,21 @@ func CheckURL(raw string, policy netguard.Policy) error {
 	return nil
 }
 
-// Sender delivers queued webhook deliveries: it is the jobs.Handler of sqldb.JobWebhookDelivery.
+// DeliveryStore is the delivery log a Sender reads and records its attempts in
+// (internal/webhook/webhooktest checks an implementation).
+type DeliveryStore interface {
+	// OutgoingDelivery returns a delivery with its webhook's URL and secret, or ENOTFOUND (the
+	// webhook was deleted).
+	OutgoingDelivery(ctx context.Context, id string) (folio.OutgoingDelivery, error)
+	// RecordWebhookAttempt writes the outcome of one attempt: status succeeded, failed (given
+	// up) or pending with next as the time of the retry.
+	RecordWebhookAttempt(ctx context.Context, id string, attempts int, at time.Time, status string, responseStatus int,
+		lastError string, next time.Time) error
+}
+
+// Sender delivers queued webhook deliveries: it is the jobs.Handler of folio.JobWebhookDelivery.
 type Sender struct {
-	DB *sqldb.DB
+	Store DeliveryStore
 	// Client sends the requests; NewSender's goes through netguard.
 	Client *http.Client
 	// Now is the clock; the scheduler's, so retries come due when the scheduler thinks so.
@@ -145,7 +156,7 @@ type Sender struct {
 	// Jitter spreads a delay (default: ±10 %), so retries after an outage do not all arrive at
 	// once; tests make it the identity.
 	Jitter func(time.Duration) time.Duration
-	// Timeout bounds one attempt (default Timeout, the contract's 10 s); tests shorten it.
+	// Timeout bounds one attempt (default Timeout, 10 s, as docs/api.md says); tests shorten it.
 	Timeout time.Duration
 	// UserAgent is sent with every delivery.
 	UserAgent string
@@ -153,11 +164,11 @@ type Sender struct {
 }
 
 // NewSender returns a sender whose client dials public addresses only, unless allowPrivate.
-func NewSender(db *sqldb.DB, allowPrivate bool, log *slog.Logger) *Sender {
+func NewSender(store DeliveryStore, allowPrivate bool, log *slog.Logger) *Sender {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Sender{DB: db, Client: netguard.Policy{AllowPrivate: allowPrivate}.Client(Timeout), Now: time.Now,
+	return &Sender{Store: store, Client: netguard.Policy{AllowPrivate: allowPrivate}.Client(Timeout), Now: time.Now,
 		UserAgent: "folio-webhooks/" + folio.Version, Log: log}
 }
 
@@ -178,12 +189,12 @@ func (s *Sender) now() time.Time {
 }
 
 // Handle is the jobs.Handler: one attempt of one delivery, recorded in the delivery log.
-func (s *Sender) Handle(ctx context.Context, j sqldb.Job) error {
-	var pl sqldb.WebhookJobPayload
+func (s *Sender) Handle(ctx context.Context, j folio.Job) error {
+	var pl folio.WebhookJobPayload
 	if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.DeliveryID == "" {
 		return jobs.Permanent(fmt.Errorf("webhook: bad job payload %q", j.Payload))
 	}
-	d, err := s.DB.Webhooks.OutgoingDelivery(ctx, pl.DeliveryID)
+	d, err := s.Store.OutgoingDelivery(ctx, pl.DeliveryID)
 	if folio.IsNotFound(err) {
 		return nil // the webhook was deleted meanwhile
 	}
@@ -199,7 +210,7 @@ func (s *Sender) Handle(ctx context.Context, j sqldb.Job) error {
 	log := s.Log.With("delivery_id", d.ID, "webhook_id", d.WebhookID, "event", d.EventType, "attempt", attempt)
 	if sendErr == nil {
 		log.Info("webhook delivered", "status", status)
-		return s.DB.Webhooks.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliverySucceeded, status, "", time.Time{})
+		return s.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliverySucceeded, status, "", time.Time{})
 	}
 	msg := sendErr.Error()
 	if len(msg) > 500 {
@@ -211,7 +222,7 @@ func (s *Sender) Handle(ctx context.Context, j sqldb.Job) error {
 	}
 	if attempt > len(delays) {
 		log.Warn("webhook delivery given up", "error", msg)
-		if err := s.DB.Webhooks.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryFailed, status, msg, time.Time{}); err != nil {
+		if err := s.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryFailed, status, msg, time.Time{}); err != nil {
 			return err
 		}
 		return jobs.Permanent(sendErr)
@@ -222,7 +233,7 @@ func (s *Sender) Handle(ctx context.Context, j sqldb.Job) error {
 	}
 	delay := jitter(delays[attempt-1])
 	log.Warn("webhook delivery failed; will retry", "error", msg, "retry_in", delay.String())
-	if err := s.DB.Webhooks.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryPending, status, msg, at.Add(delay)); err != nil {
+	if err := s.Store.RecordWebhookAttempt(context.WithoutCancel(ctx), d.ID, attempt, at, folio.DeliveryPending, status, msg, at.Add(delay)); err != nil {
 		return err
 	}
 	return jobs.RetryAfter(sendErr, delay)
@@ -230,7 +241,7 @@ func (s *Sender) Handle(ctx context.Context, j sqldb.Job) error {
 
 // send makes one attempt. It returns the response status (0 without a response) and nil for a
 // 2xx answer.
-func (s *Sender) send(ctx context.Context, d sqldb.OutgoingDelivery) (int, error) {
+func (s *Sender) send(ctx context.Context, d folio.OutgoingDelivery) (int, error) {
 	key, err := DecodeSecret(d.Secret)
 	if err != nil {
 		return 0, err
@@ -298,12 +309,21 @@ const LogRetention = 30 * 24 * time.Hour
 // PruneJob is the kind of the daily job that trims the delivery log.
 const PruneJob = "webhook.prune"
 
+// DeliveryPruner deletes settled deliveries (succeeded or failed) created before before, with
+// their finished jobs, and returns how many deliveries it deleted.
+type DeliveryPruner interface {
+	PruneWebhookDeliveries(ctx context.Context, before time.Time) (int, error)
+}
+
 // Pruner trims the delivery log once a day (one job per day across instances: the key names
 // the day).
 type Pruner struct {
-	DB  *sqldb.DB
-	Now func() time.Time
-	Log *slog.Logger
+	// Queue takes the next day's prune job.
+	Queue jobs.Enqueuer
+	// Deliveries is the delivery log it trims.
+	Deliveries DeliveryPruner
+	Now        func() time.Time
+	Log        *slog.Logger
 }
 
 func (p *Pruner) now() time.Time {
@@ -316,12 +336,12 @@ func (p *Pruner) now() time.Time {
 // Schedule enqueues the next day's prune job (a no-op when another instance already did).
 func (p *Pruner) Schedule(ctx context.Context) error {
 	at := p.now().UTC().Truncate(24 * time.Hour).Add(24*time.Hour + 30*time.Minute)
-	return p.DB.Jobs.EnqueueJob(ctx, PruneJob, PruneJob+":"+at.Format(time.RFC3339), "{}", at)
+	return p.Queue.EnqueueJob(ctx, PruneJob, PruneJob+":"+at.Format(time.RFC3339), "{}", at)
 }
 
 // Handle deletes settled deliveries older than LogRetention and schedules the next run.
-func (p *Pruner) Handle(ctx context.Context, _ sqldb.Job) error {
-	n, err := p.DB.Webhooks.PruneWebhookDeliveries(ctx, p.now().Add(-LogRetention))
+func (p *Pruner) Handle(ctx context.Context, _ folio.Job) error {
+	n, err := p.Deliveries.PruneWebhookDeliveries(ctx, p.now().Add(-LogRetention))
 	if err != nil {
 		return err
 	}

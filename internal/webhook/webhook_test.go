@@ -184,10 +184,10 @@ func (c *clock) Add(d time.Duration) {
 }
 
 func newScheduler(db *sqldb.DB, clk *clock, sender *webhook.Sender) *jobs.Scheduler {
-	s := jobs.New(db, nil)
+	s := jobs.New(db.Jobs, nil)
 	s.Now = clk.Now
 	s.MaxAttempts = 2 // the webhook schedule must not depend on the scheduler's own limit
-	s.Handle(sqldb.JobWebhookDelivery, sender.Handle)
+	s.Handle(folio.JobWebhookDelivery, sender.Handle)
 	return s
 }
 
@@ -215,7 +215,7 @@ func TestDeliveryRetriesOnScheduleThenSucceeds(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		sender := webhook.NewSender(db, true, nil)
+		sender := webhook.NewSender(db.Webhooks, true, nil)
 		sender.Now, sender.Jitter = clk.Now, func(d time.Duration) time.Duration { return d }
 		sched := newScheduler(db, clk, sender)
 
@@ -308,7 +308,7 @@ func TestDeliveryGivesUpAfterTheSchedule(t *testing.T) {
 	if err := db.Webhooks.Emit(ctx, folio.Event{Type: folio.EventContactReceived, Data: map[string]string{"name": "x"}}); err != nil {
 		t.Fatal(err)
 	}
-	sender := webhook.NewSender(db, true, nil)
+	sender := webhook.NewSender(db.Webhooks, true, nil)
 	sender.Now = clk.Now
 	sched := newScheduler(db, clk, sender)
 	var total time.Duration
@@ -351,9 +351,9 @@ func TestDeliveryRefusesPrivateDestinations(t *testing.T) {
 	if _, err := db.Webhooks.QueueTestDelivery(ctx, hook.ID, map[string]string{"x": "y"}); err != nil {
 		t.Fatal(err)
 	}
-	sender := webhook.NewSender(db, false, nil)
-	sched := jobs.New(db, nil)
-	sched.Handle(sqldb.JobWebhookDelivery, sender.Handle)
+	sender := webhook.NewSender(db.Webhooks, false, nil)
+	sched := jobs.New(db.Jobs, nil)
+	sched.Handle(folio.JobWebhookDelivery, sender.Handle)
 	if n, err := sched.RunDue(ctx); n != 1 || err != nil {
 		t.Fatalf("ran %d, %v", n, err)
 	}
@@ -387,10 +387,10 @@ func TestDeliveryTimeoutIsRetried(t *testing.T) {
 	if err := db.Webhooks.Emit(ctx, folio.Event{Type: folio.EventMediaUploaded, Data: map[string]string{"url": "x"}}); err != nil {
 		t.Fatal(err)
 	}
-	sender := webhook.NewSender(db, true, nil)
-	sender.Timeout = 50 * time.Millisecond // the contract's 10 s, shortened; the outcome does not depend on it
-	sched := jobs.New(db, nil)
-	sched.Handle(sqldb.JobWebhookDelivery, sender.Handle)
+	sender := webhook.NewSender(db.Webhooks, true, nil)
+	sender.Timeout = 50 * time.Millisecond // the documented 10 s, shortened; the outcome does not depend on it
+	sched := jobs.New(db.Jobs, nil)
+	sched.Handle(folio.JobWebhookDelivery, sender.Handle)
 	if n, err := sched.RunDue(ctx); n != 1 || err != nil {
 		t.Fatalf("ran %d, %v", n, err)
 	}
@@ -431,8 +431,8 @@ func TestDeliveriesSurviveARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.Close()
-	sched := jobs.New(second, nil)
-	sched.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(second, true, nil).Handle)
+	sched := jobs.New(second.Jobs, nil)
+	sched.Handle(folio.JobWebhookDelivery, webhook.NewSender(second.Webhooks, true, nil).Handle)
 	if n, err := sched.RunDue(ctx); n != 3 || err != nil {
 		t.Fatalf("after the restart: ran %d, %v", n, err)
 	}
@@ -478,8 +478,8 @@ func TestDeliveredOnceAcrossInstances(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := jobs.New(db, nil) // its own owner name, like another instance
-			s.Handle(sqldb.JobWebhookDelivery, webhook.NewSender(db, true, nil).Handle)
+			s := jobs.New(db.Jobs, nil) // its own owner name, like another instance
+			s.Handle(folio.JobWebhookDelivery, webhook.NewSender(db.Webhooks, true, nil).Handle)
 			ran[i], _ = s.RunDue(ctx)
 		}()
 	}
@@ -511,9 +511,9 @@ func TestPrunerTrimsSettledDeliveries(t *testing.T) {
 		if err := db.Webhooks.CreateWebhook(ctx, hook, webhook.NewSecret()); err != nil {
 			t.Fatal(err)
 		}
-		sender := webhook.NewSender(db, true, nil)
+		sender := webhook.NewSender(db.Webhooks, true, nil)
 		sender.Now = clk.Now
-		pruner := &webhook.Pruner{DB: db, Now: clk.Now}
+		pruner := &webhook.Pruner{Queue: db.Jobs, Deliveries: db.Webhooks, Now: clk.Now}
 		sched := newScheduler(db, clk, sender)
 		sched.Handle(webhook.PruneJob, pruner.Handle)
 		emit := func() {
@@ -545,11 +545,11 @@ func TestPrunerTrimsSettledDeliveries(t *testing.T) {
 		if total != 2 || ds[0].Status != folio.DeliveryPending || ds[1].Status != folio.DeliveryPending {
 			t.Fatalf("after pruning, want the two pending deliveries only: %+v", ds)
 		}
-		if js, _ := db.Jobs.JobsOfKind(ctx, sqldb.JobWebhookDelivery); len(js) != 2 {
+		if js, _ := db.Jobs.JobsOfKind(ctx, folio.JobWebhookDelivery); len(js) != 2 {
 			t.Fatalf("the delivered message's job was not pruned: %d jobs", len(js))
 		}
 		js, _ := db.Jobs.JobsOfKind(ctx, webhook.PruneJob)
-		if len(js) != 2 || js[1].Status != sqldb.JobPending {
+		if len(js) != 2 || js[1].Status != folio.JobPending {
 			t.Fatalf("prune jobs: %+v", js)
 		}
 	})
