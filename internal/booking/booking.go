@@ -308,19 +308,19 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	}
 
 	// Phase 1: reserve.
-	b := &sqldb.Booking{
+	b := &folio.Booking{
 		ID: folio.NewID(), Start: start.UTC(), End: end.UTC(), DurationMinutes: req.DurationMinutes,
 		TimeZone: visitorLoc.String(), Summary: req.EventSummary(), Description: strings.TrimSpace(req.Description),
 		AttendeeName: strings.TrimSpace(req.AttendeeName), AttendeeEmail: req.AttendeeEmail, Provider: s.Provider,
 		IdempotencyKey: key, RequestHash: hash, CreatedAt: now, ManageToken: newToken(), TypeSlug: mt.Slug,
 	}
 	dayStart, dayEnd := ownerDay(s.Config.Location, start)
-	lim := sqldb.ReserveLimits{Buffer: buf, StaleBefore: now.Add(-s.pendingTTL()), MaxPerDay: mt.MaxPerDay, DayStart: dayStart, DayEnd: dayEnd,
+	lim := folio.ReserveLimits{Buffer: buf, StaleBefore: now.Add(-s.pendingTTL()), MaxPerDay: mt.MaxPerDay, DayStart: dayStart, DayEnd: dayEnd,
 		MaxPerEmail: s.MaxPerEmailPerDay, EmailSince: now.Add(-24 * time.Hour)}
 	switch err := s.DB.Bookings.ReserveBookingLimited(ctx, b, lim); {
-	case errors.Is(err, sqldb.ErrEmailLimit):
+	case errors.Is(err, folio.ErrEmailLimit):
 		return Answer{}, s.emailLimitError(ctx, b.AttendeeEmail, now)
-	case errors.Is(err, sqldb.ErrIdempotencyKeyUsed):
+	case errors.Is(err, folio.ErrIdempotencyKeyUsed):
 		// A request with the same key reserved first, between our lookup and our insert.
 		if a, done, err := s.replay(ctx, key, hash); done || err != nil {
 			return a, err
@@ -358,7 +358,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	}
 	created.ManageURL = s.manageURL(b.ManageToken)
 	items := s.confirmationItems(created, b, visitorLoc, now)
-	err = s.DB.Bookings.ConfirmBooking(cctx, b.ID, sqldb.BookingConfirmation{
+	err = s.DB.Bookings.ConfirmBooking(cctx, b.ID, folio.BookingConfirmation{
 		ProviderEventID: created.ID, MeetLink: created.MeetLink, EventLink: created.EventLink,
 		ResponseStatus: 200, ResponseBody: body, ConfirmedAt: now,
 	}, func(tx *sql.Tx) error {
@@ -391,7 +391,7 @@ func (s *Service) replay(ctx context.Context, key, hash string) (Answer, bool, e
 		return Answer{}, true, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "This Idempotency-Key was already used with a different request.",
 			Details: []folio.FieldError{{Field: "Idempotency-Key", Message: "was used with a different request body; use a new key for a new booking"}}}
 	}
-	if prev.Status == sqldb.BookingConfirmed && prev.ResponseStatus != 0 {
+	if prev.Status == folio.BookingConfirmed && prev.ResponseStatus != 0 {
 		return Answer{Status: prev.ResponseStatus, Body: prev.ResponseBody, Replayed: true}, true, nil
 	}
 	if prev.CreatedAt.Before(s.now().Add(-s.pendingTTL())) {
@@ -431,7 +431,7 @@ func requestHash(req folio.BookingRequest) string {
 
 // confirmationItems renders the visitor's and the owner's confirmation with the invite
 // attached. A mail that cannot be built is logged and left out: mail never fails a booking.
-func (s *Service) confirmationItems(ev folio.CalendarEvent, b *sqldb.Booking, visitorLoc *time.Location, now time.Time) []mail.OutboxItem {
+func (s *Service) confirmationItems(ev folio.CalendarEvent, b *folio.Booking, visitorLoc *time.Location, now time.Time) []mail.OutboxItem {
 	ev.ID = b.ID // the invite's UID is the booking's, as on the CalDAV and local calendars
 	return s.bookingMails(invite.Booked, ev, b, visitorLoc, now, invite.Extras{}, true)
 }
@@ -444,6 +444,6 @@ func (s *Service) EventICS(ctx context.Context, token string) ([]byte, error) {
 		return nil, err
 	}
 	ev := s.eventOf(b)
-	ev.Cancelled = b.Status == sqldb.BookingCancelled
+	ev.Cancelled = b.Status == folio.BookingCancelled
 	return invite.InviteICS(ev, "PUBLISH", b.ConfirmedAt)
 }

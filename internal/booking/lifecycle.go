@@ -306,7 +306,7 @@ func (s *Service) Overrides(ctx context.Context, from, to string) ([]folio.Avail
 
 // --- manage view, cancel, reschedule ---
 
-func (s *Service) eventOf(b *sqldb.Booking) folio.CalendarEvent {
+func (s *Service) eventOf(b *folio.Booking) folio.CalendarEvent {
 	return folio.CalendarEvent{
 		ID: b.ID, Summary: b.Summary, Description: b.Description, Start: b.Start, End: b.End, TimeZone: b.TimeZone,
 		Organizer: s.Owner, Attendee: folio.Participant{Name: b.AttendeeName, Email: b.AttendeeEmail},
@@ -314,7 +314,7 @@ func (s *Service) eventOf(b *sqldb.Booking) folio.CalendarEvent {
 	}
 }
 
-func (s *Service) byToken(ctx context.Context, token string) (*sqldb.Booking, error) {
+func (s *Service) byToken(ctx context.Context, token string) (*folio.Booking, error) {
 	if !ValidToken(token) {
 		return nil, folio.Errorf(folio.ENOTFOUND, "No booking has this link.")
 	}
@@ -326,12 +326,12 @@ func (s *Service) byToken(ctx context.Context, token string) (*sqldb.Booking, er
 }
 
 // Status renders b as GET /api/schedule/bookings/{token} answers it.
-func (s *Service) Status(b *sqldb.Booking) folio.BookingStatus {
+func (s *Service) Status(b *folio.Booking) folio.BookingStatus {
 	loc, err := folio.LoadZone(b.TimeZone)
 	if err != nil {
 		loc = s.Config.Location
 	}
-	open := b.Status == sqldb.BookingConfirmed && s.now().Before(b.Start)
+	open := b.Status == folio.BookingConfirmed && s.now().Before(b.Start)
 	return folio.BookingStatus{ID: b.ID, Status: b.Status, StartTime: b.Start.In(loc).Format(time.RFC3339), EndTime: b.End.In(loc).Format(time.RFC3339),
 		TimeZone: b.TimeZone, Type: b.TypeSlug, Name: b.AttendeeName, ProviderMeetLink: b.MeetLink, CanCancel: open, CanReschedule: open}
 }
@@ -389,9 +389,9 @@ func (s *Service) cancel(ctx context.Context, id string, in folio.CancelInput, b
 	}
 	now := s.now()
 	stale := now.Add(-s.pendingTTL())
-	b, err := s.DB.Bookings.BeginBookingChange(ctx, id, now, sqldb.ReserveLimits{StaleBefore: stale}, nil, func(b *sqldb.Booking) error {
+	b, err := s.DB.Bookings.BeginBookingChange(ctx, id, now, folio.ReserveLimits{StaleBefore: stale}, nil, func(b *folio.Booking) error {
 		switch {
-		case b.Status == sqldb.BookingCancelled:
+		case b.Status == folio.BookingCancelled:
 			return errAlreadyCancelled
 		case !now.Before(b.Start):
 			return errStarted()
@@ -405,7 +405,7 @@ func (s *Service) cancel(ctx context.Context, id string, in folio.CancelInput, b
 			return folio.BookingStatus{}, err
 		}
 		return s.Status(cur), nil
-	case errors.Is(err, sqldb.ErrChangeInProgress):
+	case errors.Is(err, folio.ErrChangeInProgress):
 		return folio.BookingStatus{}, errBusyChanging()
 	case err != nil:
 		return folio.BookingStatus{}, err
@@ -469,7 +469,7 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 	}
 	now := s.now()
 	switch {
-	case b.Status == sqldb.BookingCancelled:
+	case b.Status == folio.BookingCancelled:
 		return folio.BookingStatus{}, errCancelled()
 	case !now.Before(b.Start):
 		return folio.BookingStatus{}, errStarted()
@@ -506,11 +506,11 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 	}
 	stale := now.Add(-s.pendingTTL())
 	ds, de := ownerDay(s.Config.Location, start)
-	hold := &sqldb.Booking{ID: folio.NewID(), Start: start.UTC(), End: end.UTC(), DurationMinutes: mt.DurationMinutes, TimeZone: visitorLoc.String()}
-	lim := sqldb.ReserveLimits{Buffer: buf, StaleBefore: stale, MaxPerDay: mt.MaxPerDay, DayStart: ds, DayEnd: de}
-	b, err = s.DB.Bookings.BeginBookingChange(ctx, b.ID, now, lim, hold, func(cur *sqldb.Booking) error {
+	hold := &folio.Booking{ID: folio.NewID(), Start: start.UTC(), End: end.UTC(), DurationMinutes: mt.DurationMinutes, TimeZone: visitorLoc.String()}
+	lim := folio.ReserveLimits{Buffer: buf, StaleBefore: stale, MaxPerDay: mt.MaxPerDay, DayStart: ds, DayEnd: de}
+	b, err = s.DB.Bookings.BeginBookingChange(ctx, b.ID, now, lim, hold, func(cur *folio.Booking) error {
 		switch {
-		case cur.Status == sqldb.BookingCancelled:
+		case cur.Status == folio.BookingCancelled:
 			return errCancelled()
 		case !now.Before(cur.Start):
 			return errStarted()
@@ -518,7 +518,7 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 		return nil
 	})
 	switch {
-	case errors.Is(err, sqldb.ErrChangeInProgress):
+	case errors.Is(err, folio.ErrChangeInProgress):
 		return folio.BookingStatus{}, errBusyChanging()
 	case err != nil:
 		return folio.BookingStatus{}, err
@@ -538,7 +538,7 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 	moving := *b
 	moving.Start, moving.End, moving.TimeZone = ev.Start, ev.End, ev.TimeZone
 	items := s.bookingMails(invite.Rescheduled, ev, &moving, visitorLoc, now, invite.Extras{OldStart: b.Start, OldEnd: b.End}, true)
-	err = s.DB.Bookings.FinishReschedule(cctx, b.ID, sqldb.Reschedule{Start: ev.Start, End: ev.End, TimeZone: ev.TimeZone, Sequence: ev.Sequence,
+	err = s.DB.Bookings.FinishReschedule(cctx, b.ID, folio.Reschedule{Start: ev.Start, End: ev.End, TimeZone: ev.TimeZone, Sequence: ev.Sequence,
 		MeetLink: moved.MeetLink, EventLink: moved.EventLink}, func(tx *sql.Tx) error {
 		if err := s.insertMails(cctx, tx, items); err != nil {
 			return err
@@ -565,7 +565,7 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 
 // typeOf returns the meeting type a booking was made with (its stored type when it still
 // exists, else its own duration with the global buffer).
-func (s *Service) typeOf(ctx context.Context, b *sqldb.Booking) (folio.MeetingType, error) {
+func (s *Service) typeOf(ctx context.Context, b *folio.Booking) (folio.MeetingType, error) {
 	ts, err := s.Types(ctx)
 	if err != nil {
 		return folio.MeetingType{}, err
@@ -604,10 +604,10 @@ func subtract(busy []folio.Interval, iv folio.Interval) []folio.Interval {
 }
 
 // List lists bookings for the admin route.
-func (s *Service) List(ctx context.Context, status, from, to string, page, limit int) ([]sqldb.BookingListItem, int, error) {
-	var f sqldb.BookingFilter
+func (s *Service) List(ctx context.Context, status, from, to string, page, limit int) ([]folio.BookingListItem, int, error) {
+	var f folio.BookingFilter
 	switch status {
-	case "", sqldb.BookingConfirmed, sqldb.BookingCancelled:
+	case "", folio.BookingConfirmed, folio.BookingCancelled:
 		f.Status = status
 	default:
 		return nil, 0, folio.BadRequest("status", "must be confirmed or cancelled")
@@ -631,7 +631,7 @@ func (s *Service) List(ctx context.Context, status, from, to string, page, limit
 // bookingMails renders the visitor's and (when toOwner) the owner's mail of kind. The visitor
 // gets the requester-free view (invite.ForVisitor) in both the text and the invite. A mail that
 // cannot be built is logged and left out.
-func (s *Service) bookingMails(kind invite.Kind, ev folio.CalendarEvent, b *sqldb.Booking, visitorLoc *time.Location, now time.Time, x invite.Extras, toOwner bool) []mail.OutboxItem {
+func (s *Service) bookingMails(kind invite.Kind, ev folio.CalendarEvent, b *folio.Booking, visitorLoc *time.Location, now time.Time, x invite.Extras, toOwner bool) []mail.OutboxItem {
 	if s.Mail == nil || s.Outbox == nil {
 		return nil
 	}
@@ -735,7 +735,7 @@ func (s *Service) ReminderHandler() func(ctx context.Context, j sqldb.Job) error
 		if err != nil {
 			return err
 		}
-		if b.Status != sqldb.BookingConfirmed || !b.Start.Equal(pl.Start) || !s.now().Before(b.Start) {
+		if b.Status != folio.BookingConfirmed || !b.Start.Equal(pl.Start) || !s.now().Before(b.Start) {
 			return nil
 		}
 		loc, _ := folio.LoadZone(b.TimeZone)

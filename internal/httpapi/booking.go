@@ -8,7 +8,6 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/calendar/local"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // Documentation types of the booking routes (the handlers write the folio and bookings types,
@@ -202,7 +201,7 @@ func (s *Server) recordBookingOutcome(r *http.Request, err error) {
 }
 
 type bookingList struct {
-	Bookings   []sqldb.BookingListItem `json:"bookings"`
+	Bookings   []folio.BookingListItem `json:"bookings"`
 	Pagination pagination              `json:"pagination"`
 }
 

@@ -10,78 +10,22 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// Booking statuses, as stored.
-const (
-	// BookingPending is a reservation: the slot is held while the calendar provider creates the
-	// event. It counts as busy time until it is confirmed, deleted, or older than the pending
-	// TTL the caller passes (a crash between the two steps must not hold a slot forever).
-	BookingPending = "pending"
-	// BookingConfirmed is a booked meeting whose event exists at the provider.
-	BookingConfirmed = "confirmed"
-	// BookingCancelled is a meeting cancelled by the visitor or the owner: it holds no time.
-	BookingCancelled = "cancelled"
-)
-
 // bookingLockID is the PostgreSQL advisory transaction lock that serialises reservations
 // across every instance sharing the database (see ReserveBooking).
 const bookingLockID = 7_346_501_008
-
-// ErrIdempotencyKeyUsed is returned by ReserveBooking when another booking already carries the
-// reservation's idempotency key; the caller reads that booking with BookingByIdempotencyKey.
-var ErrIdempotencyKeyUsed = errors.New("sqldb: idempotency key already used")
-
-// Booking is one row of the bookings table: a pending reservation or a confirmed meeting.
-type Booking struct {
-	ID              string
-	Status          string
-	Start, End      time.Time
-	DurationMinutes int
-	// TimeZone is the visitor's IANA zone.
-	TimeZone        string
-	Summary         string
-	Description     string
-	AttendeeName    string
-	AttendeeEmail   string
-	Provider        string // google, caldav or local
-	ProviderEventID string
-	MeetLink        string
-	EventLink       string
-	// ICSToken is the unguessable token of the local provider's event link; empty otherwise.
-	ICSToken string
-	// IdempotencyKey is the request's Idempotency-Key header (empty: none); RequestHash is the
-	// SHA-256 of the request it came with; ResponseStatus and ResponseBody are the answer given,
-	// replayed to a retry with the same key.
-	IdempotencyKey string
-	RequestHash    string
-	ResponseStatus int
-	ResponseBody   []byte
-	CreatedAt      time.Time
-	ConfirmedAt    time.Time // zero while pending
-	// ManageToken is the visitor's manage link token (contract §7).
-	ManageToken string
-	// Sequence is the iCalendar SEQUENCE of the last invite sent for the booking.
-	Sequence int
-	// TypeSlug is the meeting type booked ("" for a plain duration).
-	TypeSlug     string
-	CancelledAt  time.Time // zero unless cancelled
-	CancelReason string
-	CancelledBy  string // visitor or owner
-	// MovesBookingID is set on a pending row that holds the new time of a reschedule.
-	MovesBookingID string
-}
 
 const bookingColumns = `id, status, start_at, end_at, duration_minutes, time_zone, summary, description,
 	attendee_name, attendee_email, provider, provider_event_id, meet_link, event_link, ics_token,
 	idempotency_key, request_hash, response_status, response_body, created_at, confirmed_at,
 	manage_token, sequence, type_slug, cancelled_at, cancel_reason, cancelled_by, moves_booking_id`
 
-func scanBooking(row interface{ Scan(...any) error }) (*Booking, error) {
+func scanBooking(row interface{ Scan(...any) error }) (*folio.Booking, error) {
 	return scanBookingExtra(row)
 }
 
 // scanBookingExtra scans bookingColumns followed by extra columns into extra.
-func scanBookingExtra(row interface{ Scan(...any) error }, extra ...any) (*Booking, error) {
-	var b Booking
+func scanBookingExtra(row interface{ Scan(...any) error }, extra ...any) (*folio.Booking, error) {
+	var b folio.Booking
 	var start, end, created, confirmed, cancelled Time
 	var token, key, manage, moves sql.NullString
 	var body string
@@ -108,26 +52,6 @@ func nullIfEmpty(s string) any {
 	return s
 }
 
-// ReserveLimits are the extra rules ReserveBooking checks inside its lock.
-type ReserveLimits struct {
-	// Buffer is free time required around the reservation.
-	Buffer time.Duration
-	// StaleBefore: pending rows created before it no longer hold time and are deleted.
-	StaleBefore time.Time
-	// MaxPerDay > 0 caps the active bookings of b.TypeSlug whose start lies in [DayStart, DayEnd).
-	MaxPerDay int
-	DayStart  time.Time
-	DayEnd    time.Time
-	// MaxPerEmail > 0 caps the active bookings of b.AttendeeEmail (case-insensitive) created at or
-	// after EmailSince; over it ReserveBooking returns ErrEmailLimit.
-	MaxPerEmail int
-	EmailSince  time.Time
-}
-
-// ErrEmailLimit is returned by ReserveBooking when the visitor's address has booked
-// ReserveLimits.MaxPerEmail meetings already.
-var ErrEmailLimit = errors.New("sqldb: booking limit per email address reached")
-
 // activeBooking is the condition of a row that holds its time: confirmed, or pending and fresh
 // ($stale is the placeholder of the stale-before time).
 func activeBooking(stale string) string {
@@ -141,10 +65,10 @@ func activeBooking(stale string) string {
 // takes pg_advisory_xact_lock on a fixed key first; on SQLite the single writer connection and
 // the DSN's _txlock=immediate take the database's write lock at BEGIN.
 //
-// It returns ECONFLICT when the slot is taken and ErrIdempotencyKeyUsed when another booking
+// It returns ECONFLICT when the slot is taken and folio.ErrIdempotencyKeyUsed when another booking
 // carries b.IdempotencyKey.
-func (s *BookingStore) ReserveBooking(ctx context.Context, b *Booking, buffer time.Duration, staleBefore time.Time) error {
-	return s.ReserveBookingLimited(ctx, b, ReserveLimits{Buffer: buffer, StaleBefore: staleBefore})
+func (s *BookingStore) ReserveBooking(ctx context.Context, b *folio.Booking, buffer time.Duration, staleBefore time.Time) error {
+	return s.ReserveBookingLimited(ctx, b, folio.ReserveLimits{Buffer: buffer, StaleBefore: staleBefore})
 }
 
 // lockBookings takes the reservation lock of PostgreSQL (SQLite's writer lock is taken at BEGIN)
@@ -171,7 +95,7 @@ func (db *DB) overlapping(ctx context.Context, tx *sql.Tx, start, end, staleBefo
 // ReserveBookingLimited is ReserveBooking with the per-type and per-address limits checked in
 // the same locked transaction: over MaxPerDay it returns ECONFLICT, over MaxPerEmail
 // ErrEmailLimit.
-func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *Booking, lim ReserveLimits) error {
+func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *folio.Booking, lim folio.ReserveLimits) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if err := s.lockBookings(ctx, tx, lim.StaleBefore); err != nil {
 			return err
@@ -182,7 +106,7 @@ func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *Booking, li
 				return err
 			}
 			if n > 0 {
-				return ErrIdempotencyKeyUsed
+				return folio.ErrIdempotencyKeyUsed
 			}
 		}
 		taken, err := s.overlapping(ctx, tx, b.Start.Add(-lim.Buffer), b.End.Add(lim.Buffer), lim.StaleBefore, b.MovesBookingID)
@@ -211,7 +135,7 @@ func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *Booking, li
 				return err
 			}
 			if n >= lim.MaxPerEmail {
-				return ErrEmailLimit
+				return folio.ErrEmailLimit
 			}
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO bookings (`+bookingColumns+`) VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7,
@@ -220,36 +144,26 @@ func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *Booking, li
 			b.AttendeeName, b.AttendeeEmail, b.Provider, nullIfEmpty(b.IdempotencyKey), b.RequestHash, s.ts(b.CreatedAt),
 			nullIfEmpty(b.ManageToken), b.Sequence, b.TypeSlug, nullIfEmpty(b.MovesBookingID))
 		if isUniqueViolation(err) {
-			return ErrIdempotencyKeyUsed // the id and token are fresh; only the key can collide
+			return folio.ErrIdempotencyKeyUsed // the id and token are fresh; only the key can collide
 		}
 		return err
 	})
 	if err == nil {
-		b.Status = BookingPending
+		b.Status = folio.BookingPending
 		return nil
 	}
 	var fe *folio.Error
-	if errors.As(err, &fe) || errors.Is(err, ErrIdempotencyKeyUsed) || errors.Is(err, ErrEmailLimit) {
+	if errors.As(err, &fe) || errors.Is(err, folio.ErrIdempotencyKeyUsed) || errors.Is(err, folio.ErrEmailLimit) {
 		return err
 	}
 	return fmt.Errorf("sqldb.ReserveBooking: %w", err)
-}
-
-// BookingConfirmation is what ConfirmBooking records.
-type BookingConfirmation struct {
-	ProviderEventID string
-	MeetLink        string
-	EventLink       string
-	ResponseStatus  int
-	ResponseBody    []byte
-	ConfirmedAt     time.Time
 }
 
 // ConfirmBooking marks the pending booking id confirmed with the provider's event, and runs
 // also (when not nil) in the same transaction, so what it writes (the confirmation mails'
 // outbox items) exists exactly when the booking is confirmed. It returns ENOTFOUND when no
 // pending booking has the id (it went stale and was deleted).
-func (s *BookingStore) ConfirmBooking(ctx context.Context, id string, c BookingConfirmation, also func(tx *sql.Tx) error) error {
+func (s *BookingStore) ConfirmBooking(ctx context.Context, id string, c folio.BookingConfirmation, also func(tx *sql.Tx) error) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE bookings SET status = 'confirmed', provider_event_id = $1, meet_link = $2,
 			event_link = $3, response_status = $4, response_body = $5, confirmed_at = $6 WHERE id = $7 AND status = 'pending'`,
@@ -266,7 +180,7 @@ func (s *BookingStore) ConfirmBooking(ctx context.Context, id string, c BookingC
 		if err != nil {
 			return err
 		}
-		if err := s.Webhooks.EmitTx(ctx, tx, BookingEvent(folio.EventBookingCreated, b)); err != nil {
+		if err := s.Webhooks.EmitTx(ctx, tx, b.Event(folio.EventBookingCreated)); err != nil {
 			return err
 		}
 		if also != nil {
@@ -291,27 +205,27 @@ func (s *BookingStore) DeleteBooking(ctx context.Context, id string) error {
 }
 
 // Booking returns the booking id, or ENOTFOUND.
-func (s *BookingStore) Booking(ctx context.Context, id string) (*Booking, error) {
+func (s *BookingStore) Booking(ctx context.Context, id string) (*folio.Booking, error) {
 	return s.bookingWhere(ctx, "Booking", `id = $1`, id)
 }
 
 // BookingByIdempotencyKey returns the booking that carries key, or ENOTFOUND.
-func (s *BookingStore) BookingByIdempotencyKey(ctx context.Context, key string) (*Booking, error) {
+func (s *BookingStore) BookingByIdempotencyKey(ctx context.Context, key string) (*folio.Booking, error) {
 	return s.bookingWhere(ctx, "Booking with this idempotency key", `idempotency_key = $1`, key)
 }
 
 // BookingByICSToken returns the booking (confirmed or cancelled) whose event link carries token, or ENOTFOUND.
-func (s *BookingStore) BookingByICSToken(ctx context.Context, token string) (*Booking, error) {
+func (s *BookingStore) BookingByICSToken(ctx context.Context, token string) (*folio.Booking, error) {
 	return s.bookingWhere(ctx, "Event", `ics_token = $1 AND status IN ('confirmed', 'cancelled')`, token)
 }
 
-func (db *DB) bookingWhere(ctx context.Context, what, where string, arg string) (*Booking, error) {
+func (db *DB) bookingWhere(ctx context.Context, what, where string, arg string) (*folio.Booking, error) {
 	b, err := scanBooking(db.R.QueryRowContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE `+where, arg))
 	if err == sql.ErrNoRows {
 		return nil, notFound(what, arg)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.Booking: %w", err)
+		return nil, fmt.Errorf("folio.Booking: %w", err)
 	}
 	return b, nil
 }

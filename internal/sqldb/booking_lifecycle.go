@@ -14,13 +14,9 @@ import (
 
 // BookingByManageToken returns the booking (confirmed or cancelled) whose manage link carries
 // token, or ENOTFOUND.
-func (s *BookingStore) BookingByManageToken(ctx context.Context, token string) (*Booking, error) {
+func (s *BookingStore) BookingByManageToken(ctx context.Context, token string) (*folio.Booking, error) {
 	return s.bookingWhere(ctx, "Booking", `manage_token = $1 AND status IN ('confirmed', 'cancelled')`, token)
 }
-
-// ErrChangeInProgress is returned by BeginBookingChange while another cancel or reschedule of
-// the same booking is running (on any instance).
-var ErrChangeInProgress = errors.New("sqldb: another change of this booking is in progress")
 
 // BeginBookingChange starts a cancel (hold nil) or a reschedule (hold: the pending row that
 // holds the new time, with MovesBookingID = id) of booking id, in one transaction under the
@@ -29,8 +25,8 @@ var ErrChangeInProgress = errors.New("sqldb: another change of this booking is i
 // returned as is), reserves hold like ReserveBookingLimited, and marks the change started at
 // now. Exactly one of several concurrent changes of a booking begins; of several reschedules
 // onto one time, exactly one gets it (the others ECONFLICT).
-func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now time.Time, lim ReserveLimits, hold *Booking, check func(*Booking) error) (*Booking, error) {
-	var b *Booking
+func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now time.Time, lim folio.ReserveLimits, hold *folio.Booking, check func(*folio.Booking) error) (*folio.Booking, error) {
+	var b *folio.Booking
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if err := s.lockBookings(ctx, tx, lim.StaleBefore); err != nil {
 			return err
@@ -46,7 +42,7 @@ func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now ti
 			return err
 		}
 		if !op.IsZero() && !op.Before(lim.StaleBefore) {
-			return ErrChangeInProgress
+			return folio.ErrChangeInProgress
 		}
 		if err := check(b); err != nil {
 			return err
@@ -86,7 +82,7 @@ func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now ti
 	})
 	if err != nil {
 		var fe *folio.Error
-		if errors.As(err, &fe) || errors.Is(err, ErrChangeInProgress) {
+		if errors.As(err, &fe) || errors.Is(err, folio.ErrChangeInProgress) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("sqldb.BeginBookingChange: %w", err)
@@ -94,7 +90,7 @@ func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now ti
 	return b, nil
 }
 
-func scanBookingWith(row *sql.Row, op *Time) (*Booking, error) {
+func scanBookingWith(row *sql.Row, op *Time) (*folio.Booking, error) {
 	return scanBookingExtra(row, op)
 }
 
@@ -114,18 +110,9 @@ func (s *BookingStore) AbortBookingChange(ctx context.Context, id string) error 
 	return nil
 }
 
-// Reschedule is what FinishReschedule records.
-type Reschedule struct {
-	Start, End time.Time
-	TimeZone   string
-	Sequence   int
-	MeetLink   string
-	EventLink  string
-}
-
 // FinishReschedule moves booking id to r's time, deletes its hold row and ends the change, and
 // runs also (when not nil) in the same transaction (the mails and reminder jobs).
-func (s *BookingStore) FinishReschedule(ctx context.Context, id string, r Reschedule, also func(tx *sql.Tx) error) error {
+func (s *BookingStore) FinishReschedule(ctx context.Context, id string, r folio.Reschedule, also func(tx *sql.Tx) error) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM bookings WHERE moves_booking_id = $1 AND status = 'pending'`, id); err != nil {
 			return err
@@ -190,7 +177,7 @@ func (db *DB) emitBooking(ctx context.Context, tx *sql.Tx, typ, id string) error
 	if err != nil {
 		return err
 	}
-	return db.Webhooks.EmitTx(ctx, tx, BookingEvent(typ, b))
+	return db.Webhooks.EmitTx(ctx, tx, b.Event(typ))
 }
 
 // EnqueueJobTx is EnqueueJob inside the caller's transaction.
@@ -229,37 +216,8 @@ func (s *BookingStore) RecordReminder(ctx context.Context, key string, at time.T
 	return sent, nil
 }
 
-// BookingListItem is a booking as the owner's dashboard lists it.
-type BookingListItem struct {
-	ID              string     `json:"id"`
-	Status          string     `json:"status" doc:"confirmed or cancelled"`
-	Start           time.Time  `json:"start"`
-	End             time.Time  `json:"end"`
-	DurationMinutes int        `json:"durationMinutes"`
-	TimeZone        string     `json:"timeZone"`
-	Type            string     `json:"type,omitempty" doc:"meeting type slug"`
-	Summary         string     `json:"summary"`
-	Description     string     `json:"description,omitempty"`
-	AttendeeName    string     `json:"attendeeName"`
-	AttendeeEmail   string     `json:"attendeeEmail"`
-	Provider        string     `json:"provider"`
-	MeetLink        string     `json:"meetLink,omitempty"`
-	EventLink       string     `json:"eventLink,omitempty"`
-	CreatedAt       time.Time  `json:"createdAt"`
-	CancelledAt     *time.Time `json:"cancelledAt,omitempty"`
-	CancelReason    string     `json:"cancelReason,omitempty"`
-	CancelledBy     string     `json:"cancelledBy,omitempty" doc:"visitor or owner"`
-}
-
-// BookingFilter selects bookings for ListBookings: Status "" means confirmed and cancelled;
-// the booking's end must be at or after From and its start before To (zero: unbounded).
-type BookingFilter struct {
-	Status   string
-	From, To time.Time
-}
-
 // ListBookings lists confirmed and/or cancelled bookings, soonest first, with the total count.
-func (s *BookingStore) ListBookings(ctx context.Context, f BookingFilter, page, limit int) ([]BookingListItem, int, error) {
+func (s *BookingStore) ListBookings(ctx context.Context, f folio.BookingFilter, page, limit int) ([]folio.BookingListItem, int, error) {
 	where := []string{`status IN ('confirmed', 'cancelled')`}
 	var args []any
 	add := func(cond string, v any) {
@@ -287,13 +245,13 @@ func (s *BookingStore) ListBookings(ctx context.Context, f BookingFilter, page, 
 		return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
 	}
 	defer rows.Close()
-	out := []BookingListItem{}
+	out := []folio.BookingListItem{}
 	for rows.Next() {
 		b, err := scanBooking(rows)
 		if err != nil {
 			return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
 		}
-		it := BookingListItem{ID: b.ID, Status: b.Status, Start: b.Start, End: b.End, DurationMinutes: b.DurationMinutes, TimeZone: b.TimeZone,
+		it := folio.BookingListItem{ID: b.ID, Status: b.Status, Start: b.Start, End: b.End, DurationMinutes: b.DurationMinutes, TimeZone: b.TimeZone,
 			Type: b.TypeSlug, Summary: b.Summary, Description: b.Description, AttendeeName: b.AttendeeName, AttendeeEmail: b.AttendeeEmail,
 			Provider: b.Provider, MeetLink: b.MeetLink, EventLink: b.EventLink, CreatedAt: b.CreatedAt,
 			CancelReason: b.CancelReason, CancelledBy: b.CancelledBy}
