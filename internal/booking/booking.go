@@ -42,7 +42,6 @@ import (
 	"github.com/foliohq/folio/internal/slots"
 
 	"github.com/foliohq/folio/internal/mail"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // Defaults of Service.PendingTTL and Service.CreateTimeout.
@@ -54,20 +53,11 @@ const (
 // MaxIdempotencyKeyLen bounds the Idempotency-Key header.
 const MaxIdempotencyKeyLen = 255
 
-// MailQueue turns a message into an outbox item without storing it (*mail.Outbox does).
-type MailQueue interface {
-	NewItem(m *folio.MailMessage) (mail.OutboxItem, error)
-}
-
-// OutboxTx stores an outbox item inside a transaction (*sqldb.DB does).
-type OutboxTx interface {
-	InsertOutboxTx(ctx context.Context, tx *sql.Tx, item mail.OutboxItem) error
-}
-
 // Service coordinates booking. Set the exported fields, then use it; it is safe for
 // concurrent use.
 type Service struct {
-	DB       *sqldb.DB
+	Store    Store
+	Jobs     JobsTx
 	Calendar folio.Calendar
 	Config   folio.BookingConfig
 	// Provider names the calendar provider in each booking's record (google, caldav, local).
@@ -98,15 +88,16 @@ type Service struct {
 	MaxPerEmailPerDay int
 }
 
-// New returns a Service after checking cfg.
-func New(db *sqldb.DB, cal folio.Calendar, cfg folio.BookingConfig, provider string) (*Service, error) {
+// New returns a Service after checking cfg. store keeps the bookings; jobs queues the
+// reminders in the transactions that change them.
+func New(store Store, jobs JobsTx, cal folio.Calendar, cfg folio.BookingConfig, provider string) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if db == nil || cal == nil {
-		return nil, errors.New("booking: a database and a calendar are required")
+	if store == nil || jobs == nil || cal == nil {
+		return nil, errors.New("booking: a store, a job queue and a calendar are required")
 	}
-	return &Service{DB: db, Calendar: cal, Config: cfg, Provider: provider}, nil
+	return &Service{Store: store, Jobs: jobs, Calendar: cal, Config: cfg, Provider: provider}, nil
 }
 
 func (s *Service) now() time.Time {
@@ -136,7 +127,7 @@ func (s *Service) busy(ctx context.Context, start, end time.Time) ([]folio.Inter
 	if err != nil {
 		return nil, asUpstream(err)
 	}
-	held, err := s.DB.Bookings.BookingBusy(ctx, start, end, s.now().Add(-s.pendingTTL()))
+	held, err := s.Store.BookingBusy(ctx, start, end, s.now().Add(-s.pendingTTL()))
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +308,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	dayStart, dayEnd := ownerDay(s.Config.Location, start)
 	lim := folio.ReserveLimits{Buffer: buf, StaleBefore: now.Add(-s.pendingTTL()), MaxPerDay: mt.MaxPerDay, DayStart: dayStart, DayEnd: dayEnd,
 		MaxPerEmail: s.MaxPerEmailPerDay, EmailSince: now.Add(-24 * time.Hour)}
-	switch err := s.DB.Bookings.ReserveBookingLimited(ctx, b, lim); {
+	switch err := s.Store.ReserveBookingLimited(ctx, b, lim); {
 	case errors.Is(err, folio.ErrEmailLimit):
 		return Answer{}, s.emailLimitError(ctx, b.AttendeeEmail, now)
 	case errors.Is(err, folio.ErrIdempotencyKeyUsed):
@@ -344,7 +335,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	}
 	created, err := s.Calendar.CreateEvent(cctx, ev)
 	if err != nil {
-		if derr := s.DB.Bookings.DeleteBooking(cctx, b.ID); derr != nil {
+		if derr := s.Store.DeleteBooking(cctx, b.ID); derr != nil {
 			// The row goes stale after PendingTTL and stops holding the slot then.
 			s.log().Error("booking: reservation not released after provider failure", "booking_id", b.ID, "error", derr.Error())
 		}
@@ -358,7 +349,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	}
 	created.ManageURL = s.manageURL(b.ManageToken)
 	items := s.confirmationItems(created, b, visitorLoc, now)
-	err = s.DB.Bookings.ConfirmBooking(cctx, b.ID, folio.BookingConfirmation{
+	err = s.Store.ConfirmBooking(cctx, b.ID, folio.BookingConfirmation{
 		ProviderEventID: created.ID, MeetLink: created.MeetLink, EventLink: created.EventLink,
 		ResponseStatus: 200, ResponseBody: body, ConfirmedAt: now,
 	}, func(tx *sql.Tx) error {
@@ -380,7 +371,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 
 // replay looks the key up: done is true when the answer (or error) is final.
 func (s *Service) replay(ctx context.Context, key, hash string) (Answer, bool, error) {
-	prev, err := s.DB.Bookings.BookingByIdempotencyKey(ctx, key)
+	prev, err := s.Store.BookingByIdempotencyKey(ctx, key)
 	if folio.IsNotFound(err) {
 		return Answer{}, false, nil
 	}
@@ -439,7 +430,7 @@ func (s *Service) confirmationItems(ev folio.CalendarEvent, b *folio.Booking, vi
 // EventICS returns the .ics of the booking (confirmed, or cancelled: STATUS:CANCELLED) whose event link carries token (the local
 // provider's event link), or ENOTFOUND.
 func (s *Service) EventICS(ctx context.Context, token string) ([]byte, error) {
-	b, err := s.DB.Bookings.BookingByICSToken(ctx, token)
+	b, err := s.Store.BookingByICSToken(ctx, token)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func testConfig(t testing.TB) folio.BookingConfig {
 // going into db's outbox.
 func newService(t testing.TB, db *sqldb.DB, cal folio.Calendar, provider string) *booking.Service {
 	t.Helper()
-	svc, err := booking.New(db, cal, testConfig(t), provider)
+	svc, err := booking.New(db.Bookings, db.Jobs, cal, testConfig(t), provider)
 	if err != nil {
 		t.Fatal(err)
 	}

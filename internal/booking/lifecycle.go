@@ -37,7 +37,6 @@ import (
 	"github.com/foliohq/folio/internal/invite"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/slots"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // JobReminder is the job kind of booking reminders.
@@ -88,7 +87,7 @@ func notOffered(field string) error {
 // counted booking leaves the 24-hour window.
 func (s *Service) emailLimitError(ctx context.Context, email string, now time.Time) error {
 	retry := 3600
-	if oldest, err := s.DB.Bookings.OldestBookingOfEmail(ctx, email, now.Add(-24*time.Hour), now.Add(-s.pendingTTL())); err == nil && !oldest.IsZero() {
+	if oldest, err := s.Store.OldestBookingOfEmail(ctx, email, now.Add(-24*time.Hour), now.Add(-s.pendingTTL())); err == nil && !oldest.IsZero() {
 		retry = max(int(oldest.Add(24*time.Hour).Sub(now)/time.Second)+1, 1)
 	}
 	return &folio.Error{Code: folio.ERATELIMIT, RetryAfter: retry,
@@ -116,7 +115,7 @@ func (s *Service) DefaultTypes() []folio.MeetingType {
 
 // Types returns the meeting types: the stored ones, or the defaults when none is stored.
 func (s *Service) Types(ctx context.Context) ([]folio.MeetingType, error) {
-	ts, err := s.DB.Bookings.MeetingTypes(ctx)
+	ts, err := s.Store.MeetingTypes(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -179,10 +178,16 @@ func (s *Service) SaveType(ctx context.Context, pathSlug string, in folio.Meetin
 	t := folio.MeetingType{Slug: in.Slug, Title: strings.TrimSpace(in.Title), Description: strings.TrimSpace(in.Description),
 		DurationMinutes: in.DurationMinutes, BufferMinutes: in.BufferMinutes, MaxPerDay: in.MaxPerDay}
 	if create {
-		return t, s.DB.Bookings.CreateMeetingType(ctx, t, s.now())
+		return t, s.Store.CreateMeetingType(ctx, t, s.now())
 	}
 	t.Slug = pathSlug
-	return t, s.DB.Bookings.UpdateMeetingType(ctx, pathSlug, t, s.now())
+	return t, s.Store.UpdateMeetingType(ctx, pathSlug, t, s.now())
+}
+
+// DeleteType deletes the stored meeting type slug (bookings keep its slug); ENOTFOUND when
+// there is none.
+func (s *Service) DeleteType(ctx context.Context, slug string) error {
+	return s.Store.DeleteMeetingType(ctx, slug)
 }
 
 func slugFrom(title string, duration int) string {
@@ -214,7 +219,7 @@ func (s *Service) configFor(ctx context.Context, t folio.MeetingType, from, to s
 	cfg := s.Config
 	cfg.DurationOptions = []int{t.DurationMinutes}
 	cfg.Buffer = time.Duration(t.BufferMinutes) * time.Minute
-	ovs, err := s.DB.Bookings.Overrides(ctx, from.String(), to.String())
+	ovs, err := s.Store.Overrides(ctx, from.String(), to.String())
 	if err != nil {
 		return cfg, err
 	}
@@ -241,7 +246,7 @@ func (s *Service) dayFull(ctx context.Context, t folio.MeetingType, start time.T
 		return false, nil
 	}
 	ds, de := ownerDay(s.Config.Location, start)
-	n, err := s.DB.Bookings.CountTypeBookings(ctx, t.Slug, ds, de, s.now().Add(-s.pendingTTL()))
+	n, err := s.Store.CountTypeBookings(ctx, t.Slug, ds, de, s.now().Add(-s.pendingTTL()))
 	return n >= t.MaxPerDay, err
 }
 
@@ -283,7 +288,12 @@ func (s *Service) PutOverride(ctx context.Context, date string, in folio.Overrid
 	if o.Hours == nil {
 		o.Hours = []folio.HoursRange{}
 	}
-	return o, s.DB.Bookings.PutOverride(ctx, o, s.now())
+	return o, s.Store.PutOverride(ctx, o, s.now())
+}
+
+// DeleteOverride deletes the override of date; ENOTFOUND when there is none.
+func (s *Service) DeleteOverride(ctx context.Context, date string) error {
+	return s.Store.DeleteOverride(ctx, date)
 }
 
 // Overrides lists the overrides of [from, to] (YYYY-MM-DD; default today … +365 days).
@@ -301,7 +311,7 @@ func (s *Service) Overrides(ctx context.Context, from, to string) ([]folio.Avail
 			return nil, folio.BadRequest("to", "must be a calendar date YYYY-MM-DD")
 		}
 	}
-	return s.DB.Bookings.Overrides(ctx, f.String(), t.String())
+	return s.Store.Overrides(ctx, f.String(), t.String())
 }
 
 // --- manage view, cancel, reschedule ---
@@ -318,7 +328,7 @@ func (s *Service) byToken(ctx context.Context, token string) (*folio.Booking, er
 	if !ValidToken(token) {
 		return nil, folio.Errorf(folio.ENOTFOUND, "No booking has this link.")
 	}
-	b, err := s.DB.Bookings.BookingByManageToken(ctx, token)
+	b, err := s.Store.BookingByManageToken(ctx, token)
 	if folio.IsNotFound(err) {
 		return nil, folio.Errorf(folio.ENOTFOUND, "No booking has this link.") // never echo the token
 	}
@@ -389,7 +399,7 @@ func (s *Service) cancel(ctx context.Context, id string, in folio.CancelInput, b
 	}
 	now := s.now()
 	stale := now.Add(-s.pendingTTL())
-	b, err := s.DB.Bookings.BeginBookingChange(ctx, id, now, folio.ReserveLimits{StaleBefore: stale}, nil, func(b *folio.Booking) error {
+	b, err := s.Store.BeginBookingChange(ctx, id, now, folio.ReserveLimits{StaleBefore: stale}, nil, func(b *folio.Booking) error {
 		switch {
 		case b.Status == folio.BookingCancelled:
 			return errAlreadyCancelled
@@ -400,7 +410,7 @@ func (s *Service) cancel(ctx context.Context, id string, in folio.CancelInput, b
 	})
 	switch {
 	case errors.Is(err, errAlreadyCancelled):
-		cur, err := s.DB.Bookings.Booking(ctx, id)
+		cur, err := s.Store.Booking(ctx, id)
 		if err != nil {
 			return folio.BookingStatus{}, err
 		}
@@ -422,11 +432,11 @@ func (s *Service) cancel(ctx context.Context, id string, in folio.CancelInput, b
 	ev.Cancelled = true
 	loc, _ := folio.LoadZone(b.TimeZone)
 	items := s.bookingMails(invite.Cancelled, ev, b, loc, now, invite.Extras{Reason: reason, By: by}, true)
-	err = s.DB.Bookings.FinishCancel(cctx, id, reason, by, now, ev.Sequence, func(tx *sql.Tx) error {
+	err = s.Store.FinishCancel(cctx, id, reason, by, now, ev.Sequence, func(tx *sql.Tx) error {
 		if err := s.insertMails(cctx, tx, items); err != nil {
 			return err
 		}
-		return s.DB.Jobs.DeletePendingJobsTx(cctx, tx, reminderPrefix(id))
+		return s.Jobs.DeletePendingJobsTx(cctx, tx, reminderPrefix(id))
 	})
 	if err != nil {
 		// NB: the provider event is gone but the row is not cancelled: the owner reconciles.
@@ -434,7 +444,7 @@ func (s *Service) cancel(ctx context.Context, id string, in folio.CancelInput, b
 		s.log().Error("booking: event deleted but cancel not recorded", "booking_id", id, "error", err.Error())
 		return folio.BookingStatus{}, fmt.Errorf("booking: record cancel of %s: %w", id, err)
 	}
-	cur, err := s.DB.Bookings.Booking(cctx, id)
+	cur, err := s.Store.Booking(cctx, id)
 	if err != nil {
 		return folio.BookingStatus{}, err
 	}
@@ -450,7 +460,7 @@ func (s *Service) changeContext(ctx context.Context) (context.Context, context.C
 }
 
 func (s *Service) abort(ctx context.Context, id string) {
-	if err := s.DB.Bookings.AbortBookingChange(ctx, id); err != nil {
+	if err := s.Store.AbortBookingChange(ctx, id); err != nil {
 		// The change goes stale after PendingTTL and stops blocking then.
 		s.log().Error("booking: change not ended", "booking_id", id, "error", err.Error())
 	}
@@ -508,7 +518,7 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 	ds, de := ownerDay(s.Config.Location, start)
 	hold := &folio.Booking{ID: folio.NewID(), Start: start.UTC(), End: end.UTC(), DurationMinutes: mt.DurationMinutes, TimeZone: visitorLoc.String()}
 	lim := folio.ReserveLimits{Buffer: buf, StaleBefore: stale, MaxPerDay: mt.MaxPerDay, DayStart: ds, DayEnd: de}
-	b, err = s.DB.Bookings.BeginBookingChange(ctx, b.ID, now, lim, hold, func(cur *folio.Booking) error {
+	b, err = s.Store.BeginBookingChange(ctx, b.ID, now, lim, hold, func(cur *folio.Booking) error {
 		switch {
 		case cur.Status == folio.BookingCancelled:
 			return errCancelled()
@@ -538,12 +548,12 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 	moving := *b
 	moving.Start, moving.End, moving.TimeZone = ev.Start, ev.End, ev.TimeZone
 	items := s.bookingMails(invite.Rescheduled, ev, &moving, visitorLoc, now, invite.Extras{OldStart: b.Start, OldEnd: b.End}, true)
-	err = s.DB.Bookings.FinishReschedule(cctx, b.ID, folio.Reschedule{Start: ev.Start, End: ev.End, TimeZone: ev.TimeZone, Sequence: ev.Sequence,
+	err = s.Store.FinishReschedule(cctx, b.ID, folio.Reschedule{Start: ev.Start, End: ev.End, TimeZone: ev.TimeZone, Sequence: ev.Sequence,
 		MeetLink: moved.MeetLink, EventLink: moved.EventLink}, func(tx *sql.Tx) error {
 		if err := s.insertMails(cctx, tx, items); err != nil {
 			return err
 		}
-		if err := s.DB.Jobs.DeletePendingJobsTx(cctx, tx, reminderPrefix(b.ID)); err != nil {
+		if err := s.Jobs.DeletePendingJobsTx(cctx, tx, reminderPrefix(b.ID)); err != nil {
 			return err
 		}
 		return s.planReminders(cctx, tx, b.ID, ev.Start, now)
@@ -556,7 +566,7 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 		s.abort(cctx, b.ID)
 		return folio.BookingStatus{}, fmt.Errorf("booking: record reschedule of %s: %w", b.ID, err)
 	}
-	cur, err := s.DB.Bookings.Booking(cctx, b.ID)
+	cur, err := s.Store.Booking(cctx, b.ID)
 	if err != nil {
 		return folio.BookingStatus{}, err
 	}
@@ -623,7 +633,7 @@ func (s *Service) List(ctx context.Context, status, from, to string, page, limit
 			return nil, 0, folio.BadRequest("to", "must be an RFC 3339 time such as 2026-01-31T00:00:00Z")
 		}
 	}
-	return s.DB.Bookings.ListBookings(ctx, f, page, limit)
+	return s.Store.ListBookings(ctx, f, page, limit)
 }
 
 // --- mails and reminders ---
@@ -712,37 +722,35 @@ func (s *Service) planReminders(ctx context.Context, tx *sql.Tx, id string, star
 		}
 		key := reminderPrefix(id) + strconv.FormatInt(start.Unix(), 10) + ":" + d.String()
 		pl, _ := json.Marshal(reminderPayload{BookingID: id, Start: start.UTC(), Before: d.String()})
-		if err := s.DB.Jobs.EnqueueJobTx(ctx, tx, JobReminder, key, string(pl), at); err != nil {
+		if err := s.Jobs.EnqueueJobTx(ctx, tx, JobReminder, key, string(pl), at); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// ReminderHandler returns the job handler of JobReminder (a jobs.Handler). It mails the
-// visitor once — the mail and a row keyed by the job's key are written in one transaction — and
-// does nothing for a booking that was cancelled, moved away from the job's start, or started.
-func (s *Service) ReminderHandler() func(ctx context.Context, j sqldb.Job) error {
-	return func(ctx context.Context, j sqldb.Job) error {
-		var pl reminderPayload
-		if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.BookingID == "" {
-			return nil // a malformed payload cannot be retried into shape
-		}
-		b, err := s.DB.Bookings.Booking(ctx, pl.BookingID)
-		if folio.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if b.Status != folio.BookingConfirmed || !b.Start.Equal(pl.Start) || !s.now().Before(b.Start) {
-			return nil
-		}
-		loc, _ := folio.LoadZone(b.TimeZone)
-		items := s.bookingMails(invite.Reminder, s.eventOf(b), b, loc, s.now(), invite.Extras{}, false)
-		_, err = s.DB.Bookings.RecordReminder(ctx, j.Key, s.now(), func(tx *sql.Tx) error { return s.insertMails(ctx, tx, items) })
+// Remind runs the reminder job key with its payload (the job handler of JobReminder). It mails
+// the visitor once — the mail and a row keyed by the job's key are written in one transaction —
+// and does nothing for a booking that was cancelled, moved away from the job's start, or started.
+func (s *Service) Remind(ctx context.Context, key, payload string) error {
+	var pl reminderPayload
+	if err := json.Unmarshal([]byte(payload), &pl); err != nil || pl.BookingID == "" {
+		return nil // a malformed payload cannot be retried into shape
+	}
+	b, err := s.Store.Booking(ctx, pl.BookingID)
+	if folio.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
+	if b.Status != folio.BookingConfirmed || !b.Start.Equal(pl.Start) || !s.now().Before(b.Start) {
+		return nil
+	}
+	loc, _ := folio.LoadZone(b.TimeZone)
+	items := s.bookingMails(invite.Reminder, s.eventOf(b), b, loc, s.now(), invite.Extras{}, false)
+	_, err = s.Store.RecordReminder(ctx, key, s.now(), func(tx *sql.Tx) error { return s.insertMails(ctx, tx, items) })
+	return err
 }
 
 // DayAvailability is one date of GET /api/schedule/days.

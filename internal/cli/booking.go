@@ -48,7 +48,7 @@ func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox 
 	if err != nil {
 		return nil, fmt.Errorf("CALENDAR_PROVIDER=%s: %w", provider, err)
 	}
-	svc, err := booking.New(db, cal, folio.BookingConfig{
+	svc, err := booking.New(db.Bookings, db.Jobs, cal, folio.BookingConfig{
 		DurationOptions: cfg.BookingDurations, HoursStart: cfg.BookingHoursStart, HoursEnd: cfg.BookingHoursEnd,
 		BusinessDays: cfg.BookingDays, Location: cfg.BookingTimezone, AdvanceDays: cfg.BookingAdvanceDays,
 		MinNotice: time.Duration(cfg.BookingMinNoticeHours) * time.Hour,

@@ -236,10 +236,11 @@ func (s *Server) saveMeetingType(w http.ResponseWriter, r *http.Request, slug st
 }
 
 func (s *Server) deleteMeetingType(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.bookingService(); err != nil {
+	svc, err := s.bookingService()
+	if err != nil {
 		return err
 	}
-	if err := s.DB.Bookings.DeleteMeetingType(r.Context(), r.PathValue("slug")); err != nil {
+	if err := svc.DeleteType(r.Context(), r.PathValue("slug")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -276,10 +277,11 @@ func (s *Server) putOverride(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) deleteOverride(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.bookingService(); err != nil {
+	svc, err := s.bookingService()
+	if err != nil {
 		return err
 	}
-	if err := s.DB.Bookings.DeleteOverride(r.Context(), r.PathValue("date")); err != nil {
+	if err := svc.DeleteOverride(r.Context(), r.PathValue("date")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
