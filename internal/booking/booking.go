@@ -308,7 +308,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	dayStart, dayEnd := ownerDay(s.Config.Location, start)
 	lim := folio.ReserveLimits{Buffer: buf, StaleBefore: now.Add(-s.pendingTTL()), MaxPerDay: mt.MaxPerDay, DayStart: dayStart, DayEnd: dayEnd,
 		MaxPerEmail: s.MaxPerEmailPerDay, EmailSince: now.Add(-24 * time.Hour)}
-	switch err := s.Store.ReserveBookingLimited(ctx, b, lim); {
+	switch err := s.Store.ReserveBooking(ctx, b, lim); {
 	case errors.Is(err, folio.ErrEmailLimit):
 		return Answer{}, s.emailLimitError(ctx, b.AttendeeEmail, now)
 	case errors.Is(err, folio.ErrIdempotencyKeyUsed):
@@ -318,7 +318,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 		}
 		return Answer{}, errInFlight()
 	case err != nil:
-		return Answer{}, err
+		return Answer{}, refusal(err)
 	}
 
 	// Phase 2: create the event. It runs to the end even if the caller goes away, so the
@@ -393,6 +393,24 @@ func (s *Service) replay(ctx context.Context, key, hash string) (Answer, bool, e
 
 func errTaken() error {
 	return folio.Errorf(folio.ECONFLICT, "This time is no longer available; please choose another slot.")
+}
+
+func errDayFull() error {
+	return folio.Errorf(folio.ECONFLICT, "This day is fully booked for this meeting type; please choose another day.")
+}
+
+// refusal turns a store's reservation outcome into the answer the visitor gets (409); any other
+// error is returned as is.
+func refusal(err error) error {
+	switch {
+	case errors.Is(err, folio.ErrSlotTaken):
+		return errTaken()
+	case errors.Is(err, folio.ErrDayFull):
+		return errDayFull()
+	case errors.Is(err, folio.ErrChangeInProgress):
+		return errBusyChanging()
+	}
+	return err
 }
 
 func errInFlight() error {

@@ -386,7 +386,7 @@ func TestStalePendingReservationFreesTheSlot(t *testing.T) {
 		crashed := &folio.Booking{ID: folio.NewID(), Start: start, End: start.Add(30 * time.Minute), DurationMinutes: 30,
 			TimeZone: "UTC", Summary: "s", AttendeeName: "a", AttendeeEmail: "a@example.org", Provider: "fake",
 			CreatedAt: testNow.Add(-booking.DefaultPendingTTL - time.Minute)}
-		if err := db.Bookings.ReserveBooking(ctx, crashed, 0, time.Time{}); err != nil {
+		if err := db.Bookings.ReserveBooking(ctx, crashed, folio.ReserveLimits{}); err != nil {
 			t.Fatal(err)
 		}
 		if slots, _ := svc.Available(ctx, "2026-03-04", 30, "UTC"); !hasSlot(slots, "2026-03-04T15:00:00Z") {

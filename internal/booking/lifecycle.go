@@ -415,10 +415,8 @@ func (s *Service) cancel(ctx context.Context, id string, in folio.CancelInput, b
 			return folio.BookingStatus{}, err
 		}
 		return s.Status(cur), nil
-	case errors.Is(err, folio.ErrChangeInProgress):
-		return folio.BookingStatus{}, errBusyChanging()
 	case err != nil:
-		return folio.BookingStatus{}, err
+		return folio.BookingStatus{}, refusal(err)
 	}
 	cctx, cancel := s.changeContext(ctx)
 	defer cancel()
@@ -528,10 +526,8 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 		return nil
 	})
 	switch {
-	case errors.Is(err, folio.ErrChangeInProgress):
-		return folio.BookingStatus{}, errBusyChanging()
 	case err != nil:
-		return folio.BookingStatus{}, err
+		return folio.BookingStatus{}, refusal(err)
 	}
 	cctx, cancel := s.changeContext(ctx)
 	defer cancel()

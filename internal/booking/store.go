@@ -14,11 +14,11 @@ import (
 // reminder jobs) commits exactly with the change. bookingtest.TestStore checks an
 // implementation.
 type Store interface {
-	// ReserveBookingLimited inserts b as a pending reservation, in one transaction that no other
+	// ReserveBooking inserts b as a pending reservation, in one transaction that no other
 	// reservation can interleave with (on any instance), when lim allows it: else it returns
 	// folio.ErrSlotTaken, folio.ErrDayFull, folio.ErrEmailLimit or folio.ErrIdempotencyKeyUsed.
 	// Pending rows created before lim.StaleBefore are deleted on the way.
-	ReserveBookingLimited(ctx context.Context, b *folio.Booking, lim folio.ReserveLimits) error
+	ReserveBooking(ctx context.Context, b *folio.Booking, lim folio.ReserveLimits) error
 	// ConfirmBooking marks the pending booking id confirmed (ENOTFOUND when there is none) and
 	// queues the booking.created webhook event.
 	ConfirmBooking(ctx context.Context, id string, c folio.BookingConfirmation, also func(tx *sql.Tx) error) error

@@ -58,19 +58,6 @@ func activeBooking(stale string) string {
 	return `(status = 'confirmed' OR (status = 'pending' AND created_at >= ` + stale + `))`
 }
 
-// ReserveBooking inserts b as a pending reservation when no active booking overlaps
-// [b.Start−buffer, b.End+buffer): active means confirmed, or pending and created at or after
-// staleBefore. Stale pending rows are deleted on the way. The check and the insert run in one
-// transaction that no other reservation can interleave with, on any instance: on PostgreSQL it
-// takes pg_advisory_xact_lock on a fixed key first; on SQLite the single writer connection and
-// the DSN's _txlock=immediate take the database's write lock at BEGIN.
-//
-// It returns ECONFLICT when the slot is taken and folio.ErrIdempotencyKeyUsed when another booking
-// carries b.IdempotencyKey.
-func (s *BookingStore) ReserveBooking(ctx context.Context, b *folio.Booking, buffer time.Duration, staleBefore time.Time) error {
-	return s.ReserveBookingLimited(ctx, b, folio.ReserveLimits{Buffer: buffer, StaleBefore: staleBefore})
-}
-
 // lockBookings takes the reservation lock of PostgreSQL (SQLite's writer lock is taken at BEGIN)
 // and deletes stale pending rows.
 func (db *DB) lockBookings(ctx context.Context, tx *sql.Tx, staleBefore time.Time) error {
@@ -92,10 +79,18 @@ func (db *DB) overlapping(ctx context.Context, tx *sql.Tx, start, end, staleBefo
 	return n, err
 }
 
-// ReserveBookingLimited is ReserveBooking with the per-type and per-address limits checked in
-// the same locked transaction: over MaxPerDay it returns ECONFLICT, over MaxPerEmail
-// ErrEmailLimit.
-func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *folio.Booking, lim folio.ReserveLimits) error {
+// ReserveBooking inserts b as a pending reservation when the limits the booking service decided
+// allow it: no active booking overlaps [b.Start−lim.Buffer, b.End+lim.Buffer) (active means
+// confirmed, or pending and created at or after lim.StaleBefore), and the per-type and
+// per-address caps of lim are not reached. Stale pending rows are deleted on the way. The checks
+// and the insert run in one transaction that no other reservation can interleave with, on any
+// instance: on PostgreSQL it takes pg_advisory_xact_lock on a fixed key first; on SQLite the
+// single writer connection and the DSN's _txlock=immediate take the database's write lock at
+// BEGIN.
+//
+// It reports the outcome as folio.ErrSlotTaken, folio.ErrDayFull, folio.ErrEmailLimit or
+// folio.ErrIdempotencyKeyUsed (another booking carries b.IdempotencyKey).
+func (s *BookingStore) ReserveBooking(ctx context.Context, b *folio.Booking, lim folio.ReserveLimits) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if err := s.lockBookings(ctx, tx, lim.StaleBefore); err != nil {
 			return err
@@ -114,7 +109,7 @@ func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *folio.Booki
 			return err
 		}
 		if taken > 0 {
-			return folio.Errorf(folio.ECONFLICT, "This time is no longer available; please choose another slot.")
+			return folio.ErrSlotTaken
 		}
 		if lim.MaxPerDay > 0 && b.TypeSlug != "" {
 			var n int
@@ -124,7 +119,7 @@ func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *folio.Booki
 				return err
 			}
 			if n >= lim.MaxPerDay {
-				return folio.Errorf(folio.ECONFLICT, "This day is fully booked for this meeting type; please choose another day.")
+				return folio.ErrDayFull
 			}
 		}
 		if lim.MaxPerEmail > 0 {
@@ -152,11 +147,20 @@ func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *folio.Booki
 		b.Status = folio.BookingPending
 		return nil
 	}
-	var fe *folio.Error
-	if errors.As(err, &fe) || errors.Is(err, folio.ErrIdempotencyKeyUsed) || errors.Is(err, folio.ErrEmailLimit) {
+	if reserveOutcome(err) {
 		return err
 	}
 	return fmt.Errorf("sqldb.ReserveBooking: %w", err)
+}
+
+// reserveOutcome reports whether err is one of the outcomes a reservation reports as is.
+func reserveOutcome(err error) bool {
+	for _, o := range []error{folio.ErrSlotTaken, folio.ErrDayFull, folio.ErrEmailLimit, folio.ErrIdempotencyKeyUsed, folio.ErrChangeInProgress} {
+		if errors.Is(err, o) {
+			return true
+		}
+	}
+	return false
 }
 
 // ConfirmBooking marks the pending booking id confirmed with the provider's event, and runs

@@ -21,10 +21,11 @@ func (s *BookingStore) BookingByManageToken(ctx context.Context, token string) (
 // BeginBookingChange starts a cancel (hold nil) or a reschedule (hold: the pending row that
 // holds the new time, with MovesBookingID = id) of booking id, in one transaction under the
 // reservation lock: it reads the booking, refuses while another change of it runs (a change
-// older than lim.StaleBefore no longer counts), calls check with the booking (its error is
-// returned as is), reserves hold like ReserveBookingLimited, and marks the change started at
-// now. Exactly one of several concurrent changes of a booking begins; of several reschedules
-// onto one time, exactly one gets it (the others ECONFLICT).
+// older than lim.StaleBefore no longer counts: folio.ErrChangeInProgress), calls check with the
+// booking (its error is returned as is), reserves hold like ReserveBooking (folio.ErrSlotTaken,
+// folio.ErrDayFull), and marks the change started at now. Exactly one of several concurrent
+// changes of a booking begins; of several reschedules onto one time, exactly one gets it (the
+// others folio.ErrSlotTaken).
 func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now time.Time, lim folio.ReserveLimits, hold *folio.Booking, check func(*folio.Booking) error) (*folio.Booking, error) {
 	var b *folio.Booking
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -53,7 +54,7 @@ func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now ti
 				return err
 			}
 			if taken > 0 {
-				return folio.Errorf(folio.ECONFLICT, "This time is no longer available; please choose another slot.")
+				return folio.ErrSlotTaken
 			}
 			if lim.MaxPerDay > 0 && b.TypeSlug != "" {
 				var n int
@@ -63,7 +64,7 @@ func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now ti
 					return err
 				}
 				if n >= lim.MaxPerDay {
-					return folio.Errorf(folio.ECONFLICT, "This day is fully booked for this meeting type; please choose another day.")
+					return folio.ErrDayFull
 				}
 			}
 			// A stale hold of an earlier, abandoned attempt goes first.
@@ -82,7 +83,7 @@ func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now ti
 	})
 	if err != nil {
 		var fe *folio.Error
-		if errors.As(err, &fe) || errors.Is(err, folio.ErrChangeInProgress) {
+		if errors.As(err, &fe) || reserveOutcome(err) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("sqldb.BeginBookingChange: %w", err)
