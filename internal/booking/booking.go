@@ -33,15 +33,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/invite"
 	"github.com/foliohq/folio/internal/slots"
-
-	"github.com/foliohq/folio/internal/mail"
 )
 
 // Defaults of Service.PendingTTL and Service.CreateTimeout.
@@ -121,19 +118,6 @@ func (s *Service) pendingTTL() time.Duration {
 	return DefaultPendingTTL
 }
 
-// busy returns the provider's busy time and the active reservations overlapping [start, end).
-func (s *Service) busy(ctx context.Context, start, end time.Time) ([]folio.Interval, error) {
-	provider, err := s.Calendar.FreeBusy(ctx, start, end)
-	if err != nil {
-		return nil, asUpstream(err)
-	}
-	held, err := s.Store.BookingBusy(ctx, start, end, s.now().Add(-s.pendingTTL()))
-	if err != nil {
-		return nil, err
-	}
-	return append(provider, held...), nil
-}
-
 // asUpstream keeps an error that carries a *folio.Error and wraps anything else as
 // UPSTREAM_ERROR (a provider must not turn into a 500).
 func asUpstream(err error) error {
@@ -142,86 +126,6 @@ func asUpstream(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", &folio.Error{Code: folio.EUPSTREAM, Message: "The calendar provider failed; try again later."}, err)
-}
-
-// Available returns the free slots of duration minutes (0: the first option) on date
-// (YYYY-MM-DD) in the visitor's zone timezone (empty: the owner's), rendered in that zone.
-// A malformed date or an unknown zone is 400; a duration that is not an option is 422;
-// a provider failure is 502.
-func (s *Service) Available(ctx context.Context, date string, duration int, timezone string) ([]folio.Slot, error) {
-	return s.AvailableOfType(ctx, date, "", duration, timezone)
-}
-
-// AvailableOfType is Available for a meeting type (its duration, buffer, maxPerDay and the
-// availability overrides); typeSlug "" picks the type by duration.
-func (s *Service) AvailableOfType(ctx context.Context, date, typeSlug string, duration int, timezone string) ([]folio.Slot, error) {
-	if strings.TrimSpace(date) == "" {
-		return nil, folio.BadRequest("date", "is required (YYYY-MM-DD)")
-	}
-	d, err := slots.ParseDate(date)
-	if err != nil {
-		return nil, folio.BadRequest("date", "must be a calendar date YYYY-MM-DD")
-	}
-	loc := s.Config.Location
-	if timezone != "" {
-		if loc, err = folio.LoadZone(timezone); err != nil {
-			return nil, folio.BadRequest("timezone", "must be an IANA time zone name, like Europe/Berlin")
-		}
-	}
-	mt, err := s.resolveType(ctx, typeSlug, duration, "duration")
-	if err != nil {
-		return nil, err
-	}
-	now := s.now()
-	cfg, err := s.configFor(ctx, mt, d.AddDays(-2), d.AddDays(3))
-	if err != nil {
-		return nil, err
-	}
-	window := slots.BusyWindow(cfg, d)
-	// A date wholly before the notice or after the advance window has no slot: skip the provider.
-	if !window.End.After(now.Add(cfg.MinNotice)) ||
-		(cfg.AdvanceDays > 0 && window.Start.After(now.AddDate(0, 0, cfg.AdvanceDays+1))) {
-		return []folio.Slot{}, nil
-	}
-	busy, err := s.busy(ctx, window.Start, window.End)
-	if err != nil {
-		return nil, err
-	}
-	out := slots.Slots(cfg, d, loc, mt.DurationMinutes, now, busy)
-	if out, err = s.dropFullDays(ctx, mt, out); err != nil {
-		return nil, err
-	}
-	if out == nil {
-		out = []folio.Slot{}
-	}
-	return out, nil
-}
-
-func (s *Service) durationError(field string) error {
-	opts := make([]string, len(s.Config.DurationOptions))
-	for i, o := range s.Config.DurationOptions {
-		opts[i] = strconv.Itoa(o)
-	}
-	return &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
-		Details: []folio.FieldError{{Field: field, Message: "must be one of " + strings.Join(opts, ", ") + " (minutes)"}}}
-}
-
-// CheckConflict reports whether the interval of req (plus the buffer on both sides) overlaps
-// busy time: the provider's or another booking's. Missing or unparseable input is 400.
-func (s *Service) CheckConflict(ctx context.Context, req folio.ConflictRequest) (bool, error) {
-	if err := req.Validate(); err != nil {
-		return false, err
-	}
-	iv, err := req.Interval()
-	if err != nil {
-		return false, err
-	}
-	buf := s.Config.Buffer
-	busy, err := s.busy(ctx, iv.Start.Add(-buf), iv.End.Add(buf))
-	if err != nil {
-		return false, err
-	}
-	return slots.Conflicts(busy, iv.Start, iv.End, buf), nil
 }
 
 // BookResponse is the body of a successful POST /api/schedule/book.
@@ -241,11 +145,6 @@ type Answer struct {
 	Replayed bool
 }
 
-// Book books req (see the package documentation). idempotencyKey is the Idempotency-Key header
-// ("" for none). Errors: 400/422 VALIDATION_ERROR for bad input, a duration that is not an option
-// or a start that is not an offered slot (and for a key reused with a different request);
-// 409 CONFLICT when the slot is taken (or the key's first request is still running);
-// 502 UPSTREAM_ERROR when the provider fails, after which nothing is left behind.
 // Book books req (see the package documentation). idempotencyKey is the Idempotency-Key header
 // ("" for none). Errors: 400/422 VALIDATION_ERROR for bad input, a duration that is not an option
 // or a start that is not an offered slot (and for a key reused with a different request);
@@ -438,11 +337,20 @@ func requestHash(req folio.BookingRequest) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// confirmationItems renders the visitor's and the owner's confirmation with the invite
-// attached. A mail that cannot be built is logged and left out: mail never fails a booking.
-func (s *Service) confirmationItems(ev folio.CalendarEvent, b *folio.Booking, visitorLoc *time.Location, now time.Time) []mail.OutboxItem {
-	ev.ID = b.ID // the invite's UID is the booking's, as on the CalDAV and local calendars
-	return s.bookingMails(invite.Booked, ev, b, visitorLoc, now, invite.Extras{}, true)
+func notOffered(field string) error {
+	return &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+		Details: []folio.FieldError{{Field: field, Message: "is not an offered slot: pick a start listed by GET /api/schedule/available"}}}
+}
+
+// emailLimitError is the 429 of BOOKING_MAX_PER_EMAIL_PER_DAY, retryAfter when the oldest
+// counted booking leaves the 24-hour window.
+func (s *Service) emailLimitError(ctx context.Context, email string, now time.Time) error {
+	retry := 3600
+	if oldest, err := s.Store.OldestBookingOfEmail(ctx, email, now.Add(-24*time.Hour), now.Add(-s.pendingTTL())); err == nil && !oldest.IsZero() {
+		retry = max(int(oldest.Add(24*time.Hour).Sub(now)/time.Second)+1, 1)
+	}
+	return &folio.Error{Code: folio.ERATELIMIT, RetryAfter: retry,
+		Message: fmt.Sprintf("This email address has booked %d meetings in the last 24 hours, the most allowed; try again later or cancel one.", s.MaxPerEmailPerDay)}
 }
 
 // EventICS returns the .ics of the booking (confirmed, or cancelled: STATUS:CANCELLED) whose event link carries token (the local

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
@@ -284,4 +285,75 @@ func (db *DB) bookingBusy(ctx context.Context, query string, args ...any) ([]fol
 		return nil, fmt.Errorf("sqldb.BookingBusy: %w", err)
 	}
 	return out, nil
+}
+
+// ListBookings lists confirmed and/or cancelled bookings, soonest first, with the total count.
+func (s *BookingStore) ListBookings(ctx context.Context, f folio.BookingFilter, page, limit int) ([]folio.BookingListItem, int, error) {
+	where := []string{`status IN ('confirmed', 'cancelled')`}
+	var args []any
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
+	}
+	if f.Status != "" {
+		add(`status = ?`, f.Status)
+	}
+	if !f.From.IsZero() {
+		add(`end_at >= ?`, s.ts(f.From))
+	}
+	if !f.To.IsZero() {
+		add(`start_at < ?`, s.ts(f.To))
+	}
+	w := strings.Join(where, " AND ")
+	var total int
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE `+w, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
+	}
+	args = append(args, limit, (page-1)*limit)
+	rows, err := s.R.QueryContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE `+w+
+		fmt.Sprintf(` ORDER BY start_at, id LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
+	}
+	defer rows.Close()
+	out := []folio.BookingListItem{}
+	for rows.Next() {
+		b, err := scanBooking(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
+		}
+		it := folio.BookingListItem{ID: b.ID, Status: b.Status, Start: b.Start, End: b.End, DurationMinutes: b.DurationMinutes, TimeZone: b.TimeZone,
+			Type: b.TypeSlug, Summary: b.Summary, Description: b.Description, AttendeeName: b.AttendeeName, AttendeeEmail: b.AttendeeEmail,
+			Provider: b.Provider, MeetLink: b.MeetLink, EventLink: b.EventLink, CreatedAt: b.CreatedAt,
+			CancelReason: b.CancelReason, CancelledBy: b.CancelledBy}
+		if !b.CancelledAt.IsZero() {
+			t := b.CancelledAt
+			it.CancelledAt = &t
+		}
+		out = append(out, it)
+	}
+	return out, total, rows.Err()
+}
+
+// CountTypeBookings counts the active bookings of type slug starting in [start, end).
+func (s *BookingStore) CountTypeBookings(ctx context.Context, slug string, start, end, staleBefore time.Time) (int, error) {
+	var n int
+	err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE type_slug = $1 AND start_at >= $2 AND start_at < $3
+		AND `+activeBooking("$4")+` AND moves_booking_id IS NULL`, slug, s.ts(start), s.ts(end), s.ts(staleBefore)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("sqldb.CountTypeBookings: %w", err)
+	}
+	return n, nil
+}
+
+// OldestBookingOfEmail returns when the oldest active booking of email (case-insensitive) created
+// at or after since was made (zero when there is none): when the per-address cap frees a place.
+func (s *BookingStore) OldestBookingOfEmail(ctx context.Context, email string, since, staleBefore time.Time) (time.Time, error) {
+	var t Time
+	err := s.R.QueryRowContext(ctx, `SELECT MIN(created_at) FROM bookings WHERE LOWER(attendee_email) = LOWER($1) AND created_at >= $2
+		AND `+activeBooking("$3")+` AND moves_booking_id IS NULL`, email, s.ts(since), s.ts(staleBefore)).Scan(&t)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("sqldb.OldestBookingOfEmail: %w", err)
+	}
+	return t.Time, nil
 }
