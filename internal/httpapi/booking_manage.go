@@ -9,8 +9,8 @@ import (
 	"github.com/foliohq/folio/internal/booking"
 )
 
-// Booking lifecycle routes (contract §7): the visitor's manage link, cancel and reschedule, the
-// owner's cancel, meeting types and availability overrides.
+// The booking routes of the visitor's manage link (cancel, reschedule), the owner's cancel,
+// meeting types and availability overrides (docs/api.md, "Booking lifecycle").
 
 type (
 	cancelAnswer struct {
@@ -27,53 +27,7 @@ type (
 	}
 )
 
-func (s *Server) bookingLifecycleRoutes() []route {
-	return []route{
-		{Method: "GET", Pattern: "/api/schedule/bookings/{token}", Handle: s.manageGet, Limit: limitHelperIP,
-			Tag: "Booking", Summary: "The booking of a manage link (public: the token is the credential)",
-			Status: http.StatusOK, Resp: folio.BookingStatus{}, Errors: []int{404, 503}},
-		{Method: "POST", Pattern: "/api/schedule/bookings/{token}/cancel", Handle: s.manageCancel, Limit: limitHelperIP,
-			Tag: "Booking", Summary: "Cancel the booking of a manage link (repeating it gives the same answer; after the start 409)",
-			Body: folio.CancelInput{}, Status: http.StatusOK, Resp: cancelAnswer{}, Errors: []int{404, 409, 413, 422, 502, 503}},
-		{Method: "POST", Pattern: "/api/schedule/bookings/{token}/reschedule", Handle: s.manageReschedule, Limit: limitHelperIP,
-			Tag: "Booking", Summary: "Move the booking of a manage link to another offered slot (the same provider event moves; cancelled or started → 409)",
-			Body: folio.RescheduleInput{}, Status: http.StatusOK, Resp: folio.BookingStatus{}, Errors: []int{404, 409, 413, 422, 502, 503}},
-		{Method: "POST", Pattern: "/api/schedule/bookings/id/{id}/cancel", Handle: s.adminCancelBooking, Level: folio.LevelAdmin,
-			Tag: "Booking", Summary: "Cancel a booking as the owner (the same effects as the visitor's cancel)",
-			Body: folio.CancelInput{}, Status: http.StatusOK, Resp: cancelAnswer{}, Errors: []int{404, 409, 413, 422, 502, 503}},
-		{Method: "GET", Pattern: "/api/schedule/days", Handle: s.scheduleDays,
-			Tag: "Booking", Summary: "How many free slots each date of a range has (the /book month view), in the visitor's zone",
-			Query: []param{{Name: "from", Type: "string", Required: true, Doc: "YYYY-MM-DD"},
-				{Name: "to", Type: "string", Required: true, Doc: "YYYY-MM-DD, at most 61 days after from"},
-				{Name: "type", Type: "string", Doc: "meeting type slug"},
-				{Name: "duration", Type: "integer", Doc: "minutes, when no type is given"},
-				{Name: "timezone", Type: "string", Doc: "the visitor's IANA zone (default the owner's)"}},
-			Status: http.StatusOK, Resp: dayList{}, Errors: []int{422, 502, 503}},
-		{Method: "GET", Pattern: "/api/schedule/types", Handle: s.listMeetingTypes,
-			Tag: "Booking", Summary: "Meeting types offered on /book (without any defined: one per BOOKING_DURATION_OPTIONS entry, slug <n>min)",
-			Status: http.StatusOK, Resp: meetingTypeList{}, Errors: []int{503}},
-		{Method: "POST", Pattern: "/api/schedule/types", Handle: s.createMeetingType, Level: folio.LevelAdmin,
-			Tag: "Booking", Summary: "Define a meeting type (the first one defined replaces the defaults)",
-			Body: folio.MeetingTypeInput{}, Status: http.StatusCreated, Resp: folio.MeetingType{}, Errors: []int{409, 413, 422, 503}},
-		{Method: "PUT", Pattern: "/api/schedule/types/{slug}", Handle: s.updateMeetingType, Level: folio.LevelAdmin,
-			Tag: "Booking", Summary: "Replace a meeting type's fields (the slug stays)",
-			Body: folio.MeetingTypeInput{}, Status: http.StatusOK, Resp: folio.MeetingType{}, Errors: []int{404, 413, 422, 503}},
-		{Method: "DELETE", Pattern: "/api/schedule/types/{slug}", Handle: s.deleteMeetingType, Level: folio.LevelAdmin,
-			Tag: "Booking", Summary: "Delete a meeting type (its bookings stay)", Status: http.StatusNoContent, Errors: []int{404, 503}},
-		{Method: "GET", Pattern: "/api/schedule/overrides", Handle: s.listOverrides, Level: folio.LevelAdmin,
-			Tag: "Booking", Summary: "Availability overrides (days off, special hours) of a date range",
-			Query: []param{{Name: "from", Type: "string", Doc: "YYYY-MM-DD (default today in the owner's zone)"},
-				{Name: "to", Type: "string", Doc: "YYYY-MM-DD (default from + 365 days)"}},
-			Status: http.StatusOK, Resp: overrideList{}, Errors: []int{503}},
-		{Method: "PUT", Pattern: "/api/schedule/overrides/{date}", Handle: s.putOverride, Level: folio.LevelAdmin,
-			Tag: "Booking", Summary: "Close a date ({closed:true}) or give it its own hours ({hours:[{start,end}]}) in the owner's zone",
-			Body: folio.OverrideInput{}, Status: http.StatusOK, Resp: folio.AvailabilityOverride{}, Errors: []int{413, 422, 503}},
-		{Method: "DELETE", Pattern: "/api/schedule/overrides/{date}", Handle: s.deleteOverride, Level: folio.LevelAdmin,
-			Tag: "Booking", Summary: "Remove a date's override (business hours apply again)", Status: http.StatusNoContent, Errors: []int{404, 503}},
-	}
-}
-
-func (s *Server) manageGet(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) manageGet(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -94,7 +48,7 @@ func decodeOptionalJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	return decodeJSON(w, r, v)
 }
 
-func (s *Server) manageCancel(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) manageCancel(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -111,7 +65,7 @@ func (s *Server) manageCancel(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, cancelAnswer{Status: st.Status})
 }
 
-func (s *Server) manageReschedule(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) manageReschedule(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -129,7 +83,7 @@ func (s *Server) manageReschedule(w http.ResponseWriter, r *http.Request) error 
 	return writeJSON(w, http.StatusOK, st)
 }
 
-func (s *Server) adminCancelBooking(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) adminCancelBooking(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -147,7 +101,7 @@ func (s *Server) adminCancelBooking(w http.ResponseWriter, r *http.Request) erro
 
 // recordLifecycle records the outcome of a cancel or reschedule as the server-side analytics
 // event, like the book route (props.action names the step).
-func (s *Server) recordLifecycle(r *http.Request, action string, err error) {
+func (s bookingAPI) recordLifecycle(r *http.Request, action string, err error) {
 	if s.Analytics == nil {
 		return
 	}
@@ -169,7 +123,7 @@ func (s *Server) recordLifecycle(r *http.Request, action string, err error) {
 	}
 }
 
-func (s *Server) scheduleDays(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) scheduleDays(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -191,7 +145,7 @@ func (s *Server) scheduleDays(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, dayList{Days: days})
 }
 
-func (s *Server) listMeetingTypes(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) listMeetingTypes(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -203,11 +157,11 @@ func (s *Server) listMeetingTypes(w http.ResponseWriter, r *http.Request) error 
 	return writeJSON(w, http.StatusOK, meetingTypeList{Types: ts})
 }
 
-func (s *Server) createMeetingType(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) createMeetingType(w http.ResponseWriter, r *http.Request) error {
 	return s.saveMeetingType(w, r, "")
 }
 
-func (s *Server) updateMeetingType(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) updateMeetingType(w http.ResponseWriter, r *http.Request) error {
 	slug := r.PathValue("slug")
 	if !folio.ValidSlug(slug) {
 		return folio.Errorf(folio.ENOTFOUND, "No such meeting type.")
@@ -215,7 +169,7 @@ func (s *Server) updateMeetingType(w http.ResponseWriter, r *http.Request) error
 	return s.saveMeetingType(w, r, slug)
 }
 
-func (s *Server) saveMeetingType(w http.ResponseWriter, r *http.Request, slug string) error {
+func (s bookingAPI) saveMeetingType(w http.ResponseWriter, r *http.Request, slug string) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -235,7 +189,7 @@ func (s *Server) saveMeetingType(w http.ResponseWriter, r *http.Request, slug st
 	return writeJSON(w, status, t)
 }
 
-func (s *Server) deleteMeetingType(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) deleteMeetingType(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -247,7 +201,7 @@ func (s *Server) deleteMeetingType(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-func (s *Server) listOverrides(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) listOverrides(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -260,7 +214,7 @@ func (s *Server) listOverrides(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, overrideList{Overrides: os})
 }
 
-func (s *Server) putOverride(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) putOverride(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -276,7 +230,7 @@ func (s *Server) putOverride(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, o)
 }
 
-func (s *Server) deleteOverride(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) deleteOverride(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
