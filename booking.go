@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// BookingStatus answers GET /api/schedule/bookings/{token} (contract §7).
+// BookingStatus answers GET /api/schedule/bookings/{token} (docs/api.md, "Booking lifecycle").
 type BookingStatus struct {
 	ID               string `json:"id"`
 	Status           string `json:"status" doc:"confirmed or cancelled"`

@@ -8,7 +8,7 @@ import (
 )
 
 // Slot is one bookable meeting time offered to a visitor. Start and End are kept in the
-// visitor's location, and the JSON form carries the visitor's UTC offset (contract §5).
+// visitor's location, and the JSON form carries the visitor's UTC offset (docs/api.md, "Booking").
 type Slot struct {
 	Start    time.Time
 	End      time.Time
@@ -25,7 +25,7 @@ func (s Slot) MarshalJSON() ([]byte, error) {
 	}{s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), s.Duration})
 }
 
-// BookingConfig is the owner's booking configuration (spec §2). The zero SlotStep means 30
+// BookingConfig is the owner's booking configuration (the BOOKING_* settings of internal/config). The zero SlotStep means 30
 // minutes.
 type BookingConfig struct {
 	// DurationOptions lists the meeting lengths offered, in minutes; the first is the default.
@@ -153,7 +153,7 @@ func hhmm(s string) (int, error) {
 }
 
 // AvailabilityOverride replaces the business hours of one date in the owner's zone: closed, or
-// open during Hours only (contract §7).
+// open during Hours only (docs/api.md, "Availability overrides").
 type AvailabilityOverride struct {
 	Date   string       `json:"date" doc:"YYYY-MM-DD in the owner's zone"`
 	Closed bool         `json:"closed"`

@@ -54,13 +54,14 @@ type Calendar interface {
 	// It returns UPSTREAM_ERROR when the provider fails; NB: a timeout may leave the event
 	// created.
 	CreateEvent(ctx context.Context, ev CalendarEvent) (CalendarEvent, error)
-	// CalendarMover moves and deletes events (contract §7).
+	// CalendarMover moves and deletes events (docs/api.md, "Booking lifecycle").
 	CalendarMover
 }
 
-// CalendarMover is the part of a calendar provider that changes an existing event (contract §7).
-// Every provider implements it; ev.ID is always folio's booking id, from which each provider
-// derives its own event identity (Google event id, CalDAV resource name, the booking row).
+// CalendarMover is the part of a calendar provider that changes an existing event (docs/api.md,
+// "Booking lifecycle"). Every provider implements it; ev.ID is always folio's booking id, from
+// which each provider derives its own event identity (Google event id, CalDAV resource name, the
+// booking row).
 type CalendarMover interface {
 	// MoveEvent changes the time of the existing event ev.ID to ev.Start–ev.End (the same
 	// provider event: Google events.patch, a CalDAV PUT of the same resource) and returns it

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// MeetingType is one kind of meeting offered on /book (contract §7).
+// MeetingType is one kind of meeting offered on /book (docs/api.md, "Meeting types").
 type MeetingType struct {
 	Slug            string `json:"slug" doc:"URL-safe name, e.g. 30min"`
 	Title           string `json:"title"`

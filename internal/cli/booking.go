@@ -16,7 +16,7 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// calendarProvider picks the calendar provider as contract §5 says: CALENDAR_PROVIDER when set;
+// calendarProvider picks the calendar provider as docs/api.md ("Providers") says: CALENDAR_PROVIDER when set;
 // else google when any PROVIDER_* access setting is set; else the built-in local calendar.
 // NB: CALDAV_URL alone does not select caldav (wireBookings warns about it).
 func calendarProvider(cfg *config.Config) string {

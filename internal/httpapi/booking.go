@@ -221,7 +221,7 @@ func (s bookingAPI) scheduleEventICS(w http.ResponseWriter, r *http.Request) err
 
 // BookingOutcomeEvent is the analytics event the book route records for each answer it gives,
 // with props.result one of completed, conflict, validation, api_failure. It is not a funnel
-// step: the funnel's steps and error groups stay client-reported (spec §6), and a server event
+// step: the funnel's steps and error groups stay client-reported (docs/api.md, "Funnel"), and a server event
 // under the same names would count each visitor twice.
 const BookingOutcomeEvent = "booking_server_outcome"
 

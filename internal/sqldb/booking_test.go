@@ -19,3 +19,9 @@ func TestBookingStore(t *testing.T) {
 		})
 	})
 }
+
+func TestBookingStoreForTheLocalCalendar(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		bookingtest.TestCalendarStore(t, func(t *testing.T) bookingtest.CalendarStore { return db.Bookings })
+	})
+}

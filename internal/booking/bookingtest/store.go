@@ -10,6 +10,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/booking"
+	"github.com/foliohq/folio/internal/calendar/local"
 )
 
 // TestStore is the conformance suite of booking.Store: every implementation (the SQL stores on
@@ -350,4 +351,58 @@ func TestStore(t *testing.T, open func(t *testing.T) booking.Store) {
 			t.Fatalf("Overrides after delete = %+v, %v", os, err)
 		}
 	})
+}
+
+// CalendarStore is what the local calendar provider keeps (local.Store) beside the bookings it
+// reads them from.
+type CalendarStore interface {
+	booking.Store
+	local.Store
+}
+
+// TestCalendarStore is the conformance suite of local.Store: busy time is the confirmed
+// bookings only, and a booking's ICS token is given once.
+func TestCalendarStore(t *testing.T, open func(t *testing.T) CalendarStore) {
+	ctx := context.Background()
+	now := time.Date(2030, 3, 4, 9, 0, 0, 0, time.UTC)
+	day := time.Date(2030, 3, 5, 0, 0, 0, 0, time.UTC)
+	st := open(t)
+	lim := folio.ReserveLimits{StaleBefore: now.Add(-10 * time.Minute)}
+	for i, id := range []string{"confirmed", "pending", "cancelled"} {
+		start := day.Add(time.Duration(10+i) * time.Hour)
+		b := &folio.Booking{ID: id, Start: start, End: start.Add(30 * time.Minute), DurationMinutes: 30, TimeZone: "UTC",
+			AttendeeName: "Ada", AttendeeEmail: "ada@example.com", Provider: "local", CreatedAt: now, ManageToken: "manage-token-" + id}
+		if err := st.ReserveBooking(ctx, b, lim); err != nil {
+			t.Fatal(err)
+		}
+		if id == "pending" {
+			continue
+		}
+		if err := st.ConfirmBooking(ctx, id, folio.BookingConfirmation{ConfirmedAt: now}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.BeginBookingChange(ctx, "cancelled", now, lim, nil, func(*folio.Booking) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FinishCancel(ctx, "cancelled", "", "owner", now, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	busy, err := st.ConfirmedBookingBusy(ctx, day, day.Add(24*time.Hour))
+	if err != nil || len(busy) != 1 || !busy[0].Start.Equal(day.Add(10*time.Hour)) {
+		t.Fatalf("ConfirmedBookingBusy = %v, %v; want the confirmed booking only", busy, err)
+	}
+	tok, err := st.SetBookingICSToken(ctx, "confirmed", "first-token")
+	if err != nil || tok != "first-token" {
+		t.Fatalf("SetBookingICSToken = %q, %v", tok, err)
+	}
+	if tok, err := st.SetBookingICSToken(ctx, "confirmed", "second-token"); err != nil || tok != "first-token" {
+		t.Fatalf("second SetBookingICSToken = %q, %v; want the first token kept", tok, err)
+	}
+	if b, err := st.BookingByICSToken(ctx, "first-token"); err != nil || b.ID != "confirmed" {
+		t.Fatalf("BookingByICSToken = %+v, %v", b, err)
+	}
+	if _, err := st.SetBookingICSToken(ctx, "nope", "t"); !folio.IsNotFound(err) {
+		t.Fatalf("SetBookingICSToken of a missing booking: %v, want ENOTFOUND", err)
+	}
 }
