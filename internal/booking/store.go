@@ -40,9 +40,17 @@ type Store interface {
 	OldestBookingOfEmail(ctx context.Context, email string, since, staleBefore time.Time) (time.Time, error)
 
 	// BeginBookingChange starts a cancel (hold nil) or a reschedule (hold: the pending row of the
-	// new time) of booking id under the reservation lock; see sqldb.BookingStore.
+	// new time) of the confirmed or cancelled booking id, under the reservation lock: while
+	// another change of it runs (begun at or after lim.StaleBefore) it returns
+	// folio.ErrChangeInProgress; then check's error as is; then, for a hold, folio.ErrSlotTaken or
+	// folio.ErrDayFull as ReserveBooking would. Else the hold is stored, the change marked begun
+	// at now, and the booking returned. AbortBookingChange or a Finish call ends the change.
 	BeginBookingChange(ctx context.Context, id string, now time.Time, lim folio.ReserveLimits, hold *folio.Booking, check func(*folio.Booking) error) (*folio.Booking, error)
+	// AbortBookingChange drops the hold and ends the change; the booking stays as it was.
 	AbortBookingChange(ctx context.Context, id string) error
+	// FinishReschedule moves the confirmed booking id (ENOTFOUND: none) to r, drops the hold,
+	// ends the change and queues booking.rescheduled; FinishCancel cancels it (its time is free
+	// at once) and queues booking.cancelled.
 	FinishReschedule(ctx context.Context, id string, r folio.Reschedule, also func(tx *sql.Tx) error) error
 	FinishCancel(ctx context.Context, id, reason, by string, at time.Time, sequence int, also func(tx *sql.Tx) error) error
 	// RecordReminder records key as sent and runs also, once per key: sent is false the second
