@@ -201,3 +201,18 @@ func FuzzBookingRequestValidate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRescheduleInput: Validate and Start agree: a validated input always has a start and zone.
+func FuzzRescheduleInput(f *testing.F) {
+	f.Add("2026-03-04T10:00:00-05:00", "America/New_York")
+	f.Add("2026-03-04T10:00:00", "Mars/Olympus")
+	f.Fuzz(func(t *testing.T, start, zone string) {
+		in := RescheduleInput{StartTime: start, TimeZone: zone}
+		if in.Validate() != nil {
+			return
+		}
+		if _, loc, err := in.Start(); err != nil || loc == nil {
+			t.Fatalf("validated %q %q: Start fails: %v", start, zone, err)
+		}
+	})
+}

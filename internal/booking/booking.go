@@ -33,16 +33,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/invite"
 	"github.com/foliohq/folio/internal/slots"
-
-	"github.com/foliohq/folio/internal/mail"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // Defaults of Service.PendingTTL and Service.CreateTimeout.
@@ -54,20 +50,11 @@ const (
 // MaxIdempotencyKeyLen bounds the Idempotency-Key header.
 const MaxIdempotencyKeyLen = 255
 
-// MailQueue turns a message into an outbox item without storing it (*mail.Outbox does).
-type MailQueue interface {
-	NewItem(m *folio.MailMessage) (mail.OutboxItem, error)
-}
-
-// OutboxTx stores an outbox item inside a transaction (*sqldb.DB does).
-type OutboxTx interface {
-	InsertOutboxTx(ctx context.Context, tx *sql.Tx, item mail.OutboxItem) error
-}
-
 // Service coordinates booking. Set the exported fields, then use it; it is safe for
 // concurrent use.
 type Service struct {
-	DB       *sqldb.DB
+	Store    Store
+	Jobs     JobsTx
 	Calendar folio.Calendar
 	Config   folio.BookingConfig
 	// Provider names the calendar provider in each booking's record (google, caldav, local).
@@ -98,15 +85,16 @@ type Service struct {
 	MaxPerEmailPerDay int
 }
 
-// New returns a Service after checking cfg.
-func New(db *sqldb.DB, cal folio.Calendar, cfg folio.BookingConfig, provider string) (*Service, error) {
+// New returns a Service after checking cfg. store keeps the bookings; jobs queues the
+// reminders in the transactions that change them.
+func New(store Store, jobs JobsTx, cal folio.Calendar, cfg folio.BookingConfig, provider string) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if db == nil || cal == nil {
-		return nil, errors.New("booking: a database and a calendar are required")
+	if store == nil || jobs == nil || cal == nil {
+		return nil, errors.New("booking: a store, a job queue and a calendar are required")
 	}
-	return &Service{DB: db, Calendar: cal, Config: cfg, Provider: provider}, nil
+	return &Service{Store: store, Jobs: jobs, Calendar: cal, Config: cfg, Provider: provider}, nil
 }
 
 func (s *Service) now() time.Time {
@@ -130,19 +118,6 @@ func (s *Service) pendingTTL() time.Duration {
 	return DefaultPendingTTL
 }
 
-// busy returns the provider's busy time and the active reservations overlapping [start, end).
-func (s *Service) busy(ctx context.Context, start, end time.Time) ([]folio.Interval, error) {
-	provider, err := s.Calendar.FreeBusy(ctx, start, end)
-	if err != nil {
-		return nil, asUpstream(err)
-	}
-	held, err := s.DB.Bookings.BookingBusy(ctx, start, end, s.now().Add(-s.pendingTTL()))
-	if err != nil {
-		return nil, err
-	}
-	return append(provider, held...), nil
-}
-
 // asUpstream keeps an error that carries a *folio.Error and wraps anything else as
 // UPSTREAM_ERROR (a provider must not turn into a 500).
 func asUpstream(err error) error {
@@ -151,86 +126,6 @@ func asUpstream(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", &folio.Error{Code: folio.EUPSTREAM, Message: "The calendar provider failed; try again later."}, err)
-}
-
-// Available returns the free slots of duration minutes (0: the first option) on date
-// (YYYY-MM-DD) in the visitor's zone timezone (empty: the owner's), rendered in that zone.
-// A malformed date or an unknown zone is 400; a duration that is not an option is 422;
-// a provider failure is 502.
-func (s *Service) Available(ctx context.Context, date string, duration int, timezone string) ([]folio.Slot, error) {
-	return s.AvailableOfType(ctx, date, "", duration, timezone)
-}
-
-// AvailableOfType is Available for a meeting type (its duration, buffer, maxPerDay and the
-// availability overrides); typeSlug "" picks the type by duration.
-func (s *Service) AvailableOfType(ctx context.Context, date, typeSlug string, duration int, timezone string) ([]folio.Slot, error) {
-	if strings.TrimSpace(date) == "" {
-		return nil, folio.BadRequest("date", "is required (YYYY-MM-DD)")
-	}
-	d, err := slots.ParseDate(date)
-	if err != nil {
-		return nil, folio.BadRequest("date", "must be a calendar date YYYY-MM-DD")
-	}
-	loc := s.Config.Location
-	if timezone != "" {
-		if loc, err = folio.LoadZone(timezone); err != nil {
-			return nil, folio.BadRequest("timezone", "must be an IANA time zone name, like Europe/Berlin")
-		}
-	}
-	mt, err := s.resolveType(ctx, typeSlug, duration, "duration")
-	if err != nil {
-		return nil, err
-	}
-	now := s.now()
-	cfg, err := s.configFor(ctx, mt, d.AddDays(-2), d.AddDays(3))
-	if err != nil {
-		return nil, err
-	}
-	window := slots.BusyWindow(cfg, d)
-	// A date wholly before the notice or after the advance window has no slot: skip the provider.
-	if !window.End.After(now.Add(cfg.MinNotice)) ||
-		(cfg.AdvanceDays > 0 && window.Start.After(now.AddDate(0, 0, cfg.AdvanceDays+1))) {
-		return []folio.Slot{}, nil
-	}
-	busy, err := s.busy(ctx, window.Start, window.End)
-	if err != nil {
-		return nil, err
-	}
-	out := slots.Slots(cfg, d, loc, mt.DurationMinutes, now, busy)
-	if out, err = s.dropFullDays(ctx, mt, out); err != nil {
-		return nil, err
-	}
-	if out == nil {
-		out = []folio.Slot{}
-	}
-	return out, nil
-}
-
-func (s *Service) durationError(field string) error {
-	opts := make([]string, len(s.Config.DurationOptions))
-	for i, o := range s.Config.DurationOptions {
-		opts[i] = strconv.Itoa(o)
-	}
-	return &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
-		Details: []folio.FieldError{{Field: field, Message: "must be one of " + strings.Join(opts, ", ") + " (minutes)"}}}
-}
-
-// CheckConflict reports whether the interval of req (plus the buffer on both sides) overlaps
-// busy time: the provider's or another booking's. Missing or unparseable input is 400.
-func (s *Service) CheckConflict(ctx context.Context, req folio.ConflictRequest) (bool, error) {
-	if err := req.Validate(); err != nil {
-		return false, err
-	}
-	iv, err := req.Interval()
-	if err != nil {
-		return false, err
-	}
-	buf := s.Config.Buffer
-	busy, err := s.busy(ctx, iv.Start.Add(-buf), iv.End.Add(buf))
-	if err != nil {
-		return false, err
-	}
-	return slots.Conflicts(busy, iv.Start, iv.End, buf), nil
 }
 
 // BookResponse is the body of a successful POST /api/schedule/book.
@@ -250,11 +145,6 @@ type Answer struct {
 	Replayed bool
 }
 
-// Book books req (see the package documentation). idempotencyKey is the Idempotency-Key header
-// ("" for none). Errors: 400/422 VALIDATION_ERROR for bad input, a duration that is not an option
-// or a start that is not an offered slot (and for a key reused with a different request);
-// 409 CONFLICT when the slot is taken (or the key's first request is still running);
-// 502 UPSTREAM_ERROR when the provider fails, after which nothing is left behind.
 // Book books req (see the package documentation). idempotencyKey is the Idempotency-Key header
 // ("" for none). Errors: 400/422 VALIDATION_ERROR for bad input, a duration that is not an option
 // or a start that is not an offered slot (and for a key reused with a different request);
@@ -308,26 +198,26 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	}
 
 	// Phase 1: reserve.
-	b := &sqldb.Booking{
+	b := &folio.Booking{
 		ID: folio.NewID(), Start: start.UTC(), End: end.UTC(), DurationMinutes: req.DurationMinutes,
 		TimeZone: visitorLoc.String(), Summary: req.EventSummary(), Description: strings.TrimSpace(req.Description),
 		AttendeeName: strings.TrimSpace(req.AttendeeName), AttendeeEmail: req.AttendeeEmail, Provider: s.Provider,
 		IdempotencyKey: key, RequestHash: hash, CreatedAt: now, ManageToken: newToken(), TypeSlug: mt.Slug,
 	}
 	dayStart, dayEnd := ownerDay(s.Config.Location, start)
-	lim := sqldb.ReserveLimits{Buffer: buf, StaleBefore: now.Add(-s.pendingTTL()), MaxPerDay: mt.MaxPerDay, DayStart: dayStart, DayEnd: dayEnd,
+	lim := folio.ReserveLimits{Buffer: buf, StaleBefore: now.Add(-s.pendingTTL()), MaxPerDay: mt.MaxPerDay, DayStart: dayStart, DayEnd: dayEnd,
 		MaxPerEmail: s.MaxPerEmailPerDay, EmailSince: now.Add(-24 * time.Hour)}
-	switch err := s.DB.Bookings.ReserveBookingLimited(ctx, b, lim); {
-	case errors.Is(err, sqldb.ErrEmailLimit):
+	switch err := s.Store.ReserveBooking(ctx, b, lim); {
+	case errors.Is(err, folio.ErrEmailLimit):
 		return Answer{}, s.emailLimitError(ctx, b.AttendeeEmail, now)
-	case errors.Is(err, sqldb.ErrIdempotencyKeyUsed):
+	case errors.Is(err, folio.ErrIdempotencyKeyUsed):
 		// A request with the same key reserved first, between our lookup and our insert.
 		if a, done, err := s.replay(ctx, key, hash); done || err != nil {
 			return a, err
 		}
 		return Answer{}, errInFlight()
 	case err != nil:
-		return Answer{}, err
+		return Answer{}, refusal(err)
 	}
 
 	// Phase 2: create the event. It runs to the end even if the caller goes away, so the
@@ -344,7 +234,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	}
 	created, err := s.Calendar.CreateEvent(cctx, ev)
 	if err != nil {
-		if derr := s.DB.Bookings.DeleteBooking(cctx, b.ID); derr != nil {
+		if derr := s.Store.DeleteBooking(cctx, b.ID); derr != nil {
 			// The row goes stale after PendingTTL and stops holding the slot then.
 			s.log().Error("booking: reservation not released after provider failure", "booking_id", b.ID, "error", derr.Error())
 		}
@@ -358,7 +248,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	}
 	created.ManageURL = s.manageURL(b.ManageToken)
 	items := s.confirmationItems(created, b, visitorLoc, now)
-	err = s.DB.Bookings.ConfirmBooking(cctx, b.ID, sqldb.BookingConfirmation{
+	err = s.Store.ConfirmBooking(cctx, b.ID, folio.BookingConfirmation{
 		ProviderEventID: created.ID, MeetLink: created.MeetLink, EventLink: created.EventLink,
 		ResponseStatus: 200, ResponseBody: body, ConfirmedAt: now,
 	}, func(tx *sql.Tx) error {
@@ -380,7 +270,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 
 // replay looks the key up: done is true when the answer (or error) is final.
 func (s *Service) replay(ctx context.Context, key, hash string) (Answer, bool, error) {
-	prev, err := s.DB.Bookings.BookingByIdempotencyKey(ctx, key)
+	prev, err := s.Store.BookingByIdempotencyKey(ctx, key)
 	if folio.IsNotFound(err) {
 		return Answer{}, false, nil
 	}
@@ -391,7 +281,7 @@ func (s *Service) replay(ctx context.Context, key, hash string) (Answer, bool, e
 		return Answer{}, true, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "This Idempotency-Key was already used with a different request.",
 			Details: []folio.FieldError{{Field: "Idempotency-Key", Message: "was used with a different request body; use a new key for a new booking"}}}
 	}
-	if prev.Status == sqldb.BookingConfirmed && prev.ResponseStatus != 0 {
+	if prev.Status == folio.BookingConfirmed && prev.ResponseStatus != 0 {
 		return Answer{Status: prev.ResponseStatus, Body: prev.ResponseBody, Replayed: true}, true, nil
 	}
 	if prev.CreatedAt.Before(s.now().Add(-s.pendingTTL())) {
@@ -402,6 +292,24 @@ func (s *Service) replay(ctx context.Context, key, hash string) (Answer, bool, e
 
 func errTaken() error {
 	return folio.Errorf(folio.ECONFLICT, "This time is no longer available; please choose another slot.")
+}
+
+func errDayFull() error {
+	return folio.Errorf(folio.ECONFLICT, "This day is fully booked for this meeting type; please choose another day.")
+}
+
+// refusal turns a store's reservation outcome into the answer the visitor gets (409); any other
+// error is returned as is.
+func refusal(err error) error {
+	switch {
+	case errors.Is(err, folio.ErrSlotTaken):
+		return errTaken()
+	case errors.Is(err, folio.ErrDayFull):
+		return errDayFull()
+	case errors.Is(err, folio.ErrChangeInProgress):
+		return errBusyChanging()
+	}
+	return err
 }
 
 func errInFlight() error {
@@ -429,21 +337,30 @@ func requestHash(req folio.BookingRequest) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// confirmationItems renders the visitor's and the owner's confirmation with the invite
-// attached. A mail that cannot be built is logged and left out: mail never fails a booking.
-func (s *Service) confirmationItems(ev folio.CalendarEvent, b *sqldb.Booking, visitorLoc *time.Location, now time.Time) []mail.OutboxItem {
-	ev.ID = b.ID // the invite's UID is the booking's, as on the CalDAV and local calendars
-	return s.bookingMails(invite.Booked, ev, b, visitorLoc, now, invite.Extras{}, true)
+func notOffered(field string) error {
+	return &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+		Details: []folio.FieldError{{Field: field, Message: "is not an offered slot: pick a start listed by GET /api/schedule/available"}}}
+}
+
+// emailLimitError is the 429 of BOOKING_MAX_PER_EMAIL_PER_DAY, retryAfter when the oldest
+// counted booking leaves the 24-hour window.
+func (s *Service) emailLimitError(ctx context.Context, email string, now time.Time) error {
+	retry := 3600
+	if oldest, err := s.Store.OldestBookingOfEmail(ctx, email, now.Add(-24*time.Hour), now.Add(-s.pendingTTL())); err == nil && !oldest.IsZero() {
+		retry = max(int(oldest.Add(24*time.Hour).Sub(now)/time.Second)+1, 1)
+	}
+	return &folio.Error{Code: folio.ERATELIMIT, RetryAfter: retry,
+		Message: fmt.Sprintf("This email address has booked %d meetings in the last 24 hours, the most allowed; try again later or cancel one.", s.MaxPerEmailPerDay)}
 }
 
 // EventICS returns the .ics of the booking (confirmed, or cancelled: STATUS:CANCELLED) whose event link carries token (the local
 // provider's event link), or ENOTFOUND.
 func (s *Service) EventICS(ctx context.Context, token string) ([]byte, error) {
-	b, err := s.DB.Bookings.BookingByICSToken(ctx, token)
+	b, err := s.Store.BookingByICSToken(ctx, token)
 	if err != nil {
 		return nil, err
 	}
 	ev := s.eventOf(b)
-	ev.Cancelled = b.Status == sqldb.BookingCancelled
+	ev.Cancelled = b.Status == folio.BookingCancelled
 	return invite.InviteICS(ev, "PUBLISH", b.ConfirmedAt)
 }

@@ -45,7 +45,7 @@ func testConfig(t testing.TB) folio.BookingConfig {
 // going into db's outbox.
 func newService(t testing.TB, db *sqldb.DB, cal folio.Calendar, provider string) *booking.Service {
 	t.Helper()
-	svc, err := booking.New(db, cal, testConfig(t), provider)
+	svc, err := booking.New(db.Bookings, db.Jobs, cal, testConfig(t), provider)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestBookConfirmsAndQueuesMails(t *testing.T) {
 			t.Errorf("event %+v", ev)
 		}
 		b, err := db.Bookings.Booking(ctx, ev.ID)
-		if err != nil || b.Status != sqldb.BookingConfirmed || b.ProviderEventID != ev.ID || b.Provider != "fake" {
+		if err != nil || b.Status != folio.BookingConfirmed || b.ProviderEventID != ev.ID || b.Provider != "fake" {
 			t.Fatalf("booking %+v (%v)", b, err)
 		}
 
@@ -164,7 +164,7 @@ func TestBookConfirmsAndQueuesMails(t *testing.T) {
 }
 
 // checkInvite parses the invite with an independent iCalendar parser.
-func checkInvite(t *testing.T, data []byte, b *sqldb.Booking, meet string) {
+func checkInvite(t *testing.T, data []byte, b *folio.Booking, meet string) {
 	t.Helper()
 	if !bytes.Contains(data, []byte("\r\n")) || bytes.Contains(bytes.ReplaceAll(data, []byte("\r\n"), nil), []byte("\n")) {
 		t.Error("invite lines do not all end in CRLF")
@@ -383,10 +383,10 @@ func TestStalePendingReservationFreesTheSlot(t *testing.T) {
 		svc := newService(t, db, cal, "fake")
 		ctx := context.Background()
 		start := time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC)
-		crashed := &sqldb.Booking{ID: folio.NewID(), Start: start, End: start.Add(30 * time.Minute), DurationMinutes: 30,
+		crashed := &folio.Booking{ID: folio.NewID(), Start: start, End: start.Add(30 * time.Minute), DurationMinutes: 30,
 			TimeZone: "UTC", Summary: "s", AttendeeName: "a", AttendeeEmail: "a@example.org", Provider: "fake",
 			CreatedAt: testNow.Add(-booking.DefaultPendingTTL - time.Minute)}
-		if err := db.Bookings.ReserveBooking(ctx, crashed, 0, time.Time{}); err != nil {
+		if err := db.Bookings.ReserveBooking(ctx, crashed, folio.ReserveLimits{}); err != nil {
 			t.Fatal(err)
 		}
 		if slots, _ := svc.Available(ctx, "2026-03-04", 30, "UTC"); !hasSlot(slots, "2026-03-04T15:00:00Z") {

@@ -16,7 +16,7 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// calendarProvider picks the calendar provider as contract §5 says: CALENDAR_PROVIDER when set;
+// calendarProvider picks the calendar provider as docs/api.md ("Providers") says: CALENDAR_PROVIDER when set;
 // else google when any PROVIDER_* access setting is set; else the built-in local calendar.
 // NB: CALDAV_URL alone does not select caldav (wireBookings warns about it).
 func calendarProvider(cfg *config.Config) string {
@@ -48,7 +48,7 @@ func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox 
 	if err != nil {
 		return nil, fmt.Errorf("CALENDAR_PROVIDER=%s: %w", provider, err)
 	}
-	svc, err := booking.New(db, cal, folio.BookingConfig{
+	svc, err := booking.New(db.Bookings, db.Jobs, cal, folio.BookingConfig{
 		DurationOptions: cfg.BookingDurations, HoursStart: cfg.BookingHoursStart, HoursEnd: cfg.BookingHoursEnd,
 		BusinessDays: cfg.BookingDays, Location: cfg.BookingTimezone, AdvanceDays: cfg.BookingAdvanceDays,
 		MinNotice: time.Duration(cfg.BookingMinNoticeHours) * time.Hour,

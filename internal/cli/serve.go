@@ -173,7 +173,8 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	sched.Handle(folio.JobPublishPost, jobs.PublishPost(db.Content, extblogW.ArticlePublisher(), log))
 	// Booking: reminder mails before meetings (BOOKING_REMINDERS), once across instances.
 	if srv.Bookings != nil {
-		sched.Handle(booking.JobReminder, srv.Bookings.ReminderHandler())
+		remind := srv.Bookings.Remind
+		sched.Handle(booking.JobReminder, func(ctx context.Context, j folio.Job) error { return remind(ctx, j.Key, j.Payload) })
 	}
 	// Outgoing webhooks: deliveries queued with the writes that caused them (internal/webhook).
 	sched.Handle(folio.JobWebhookDelivery, webhook.NewSender(db.Webhooks, cfg.WebhookAllowPrivate, log).Handle)

@@ -8,7 +8,6 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/calendar/local"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // Documentation types of the booking routes (the handlers write the folio and bookings types,
@@ -42,7 +41,12 @@ type (
 	}
 )
 
-func (s *Server) bookingRoutes() []route {
+// bookingAPI serves the booking routes: slots, booking, the visitor's manage link, the owner's
+// list, meeting types and availability overrides (booking_manage.go). Without a booking service
+// they answer 503.
+type bookingAPI struct{ *Server }
+
+func (s bookingAPI) routes() []route {
 	return []route{
 		{Method: "GET", Pattern: "/api/schedule/available", Handle: s.scheduleAvailable,
 			Tag: "Booking", Summary: "Free meeting slots on a date, in the visitor's time zone",
@@ -68,17 +72,59 @@ func (s *Server) bookingRoutes() []route {
 		{Method: "GET", Pattern: "/api/schedule/events/{file}", Handle: s.scheduleEventICS,
 			Tag: "Booking", Summary: "A booking's .ics (the local provider's event link: {file} is <token>.ics)",
 			Status: http.StatusOK, RespType: "text/calendar", Errors: []int{404, 503}},
+		// The manage link, the owner's cancel, meeting types and overrides (booking_manage.go).
+		{Method: "GET", Pattern: "/api/schedule/bookings/{token}", Handle: s.manageGet, Limit: limitHelperIP,
+			Tag: "Booking", Summary: "The booking of a manage link (public: the token is the credential)",
+			Status: http.StatusOK, Resp: folio.BookingStatus{}, Errors: []int{404, 503}},
+		{Method: "POST", Pattern: "/api/schedule/bookings/{token}/cancel", Handle: s.manageCancel, Limit: limitHelperIP,
+			Tag: "Booking", Summary: "Cancel the booking of a manage link (repeating it gives the same answer; after the start 409)",
+			Body: folio.CancelInput{}, Status: http.StatusOK, Resp: cancelAnswer{}, Errors: []int{404, 409, 413, 422, 502, 503}},
+		{Method: "POST", Pattern: "/api/schedule/bookings/{token}/reschedule", Handle: s.manageReschedule, Limit: limitHelperIP,
+			Tag: "Booking", Summary: "Move the booking of a manage link to another offered slot (the same provider event moves; cancelled or started → 409)",
+			Body: folio.RescheduleInput{}, Status: http.StatusOK, Resp: folio.BookingStatus{}, Errors: []int{404, 409, 413, 422, 502, 503}},
+		{Method: "POST", Pattern: "/api/schedule/bookings/id/{id}/cancel", Handle: s.adminCancelBooking, Level: folio.LevelAdmin,
+			Tag: "Booking", Summary: "Cancel a booking as the owner (the same effects as the visitor's cancel)",
+			Body: folio.CancelInput{}, Status: http.StatusOK, Resp: cancelAnswer{}, Errors: []int{404, 409, 413, 422, 502, 503}},
+		{Method: "GET", Pattern: "/api/schedule/days", Handle: s.scheduleDays,
+			Tag: "Booking", Summary: "How many free slots each date of a range has (the /book month view), in the visitor's zone",
+			Query: []param{{Name: "from", Type: "string", Required: true, Doc: "YYYY-MM-DD"},
+				{Name: "to", Type: "string", Required: true, Doc: "YYYY-MM-DD, at most 61 days after from"},
+				{Name: "type", Type: "string", Doc: "meeting type slug"},
+				{Name: "duration", Type: "integer", Doc: "minutes, when no type is given"},
+				{Name: "timezone", Type: "string", Doc: "the visitor's IANA zone (default the owner's)"}},
+			Status: http.StatusOK, Resp: dayList{}, Errors: []int{422, 502, 503}},
+		{Method: "GET", Pattern: "/api/schedule/types", Handle: s.listMeetingTypes,
+			Tag: "Booking", Summary: "Meeting types offered on /book (without any defined: one per BOOKING_DURATION_OPTIONS entry, slug <n>min)",
+			Status: http.StatusOK, Resp: meetingTypeList{}, Errors: []int{503}},
+		{Method: "POST", Pattern: "/api/schedule/types", Handle: s.createMeetingType, Level: folio.LevelAdmin,
+			Tag: "Booking", Summary: "Define a meeting type (the first one defined replaces the defaults)",
+			Body: folio.MeetingTypeInput{}, Status: http.StatusCreated, Resp: folio.MeetingType{}, Errors: []int{409, 413, 422, 503}},
+		{Method: "PUT", Pattern: "/api/schedule/types/{slug}", Handle: s.updateMeetingType, Level: folio.LevelAdmin,
+			Tag: "Booking", Summary: "Replace a meeting type's fields (the slug stays)",
+			Body: folio.MeetingTypeInput{}, Status: http.StatusOK, Resp: folio.MeetingType{}, Errors: []int{404, 413, 422, 503}},
+		{Method: "DELETE", Pattern: "/api/schedule/types/{slug}", Handle: s.deleteMeetingType, Level: folio.LevelAdmin,
+			Tag: "Booking", Summary: "Delete a meeting type (its bookings stay)", Status: http.StatusNoContent, Errors: []int{404, 503}},
+		{Method: "GET", Pattern: "/api/schedule/overrides", Handle: s.listOverrides, Level: folio.LevelAdmin,
+			Tag: "Booking", Summary: "Availability overrides (days off, special hours) of a date range",
+			Query: []param{{Name: "from", Type: "string", Doc: "YYYY-MM-DD (default today in the owner's zone)"},
+				{Name: "to", Type: "string", Doc: "YYYY-MM-DD (default from + 365 days)"}},
+			Status: http.StatusOK, Resp: overrideList{}, Errors: []int{503}},
+		{Method: "PUT", Pattern: "/api/schedule/overrides/{date}", Handle: s.putOverride, Level: folio.LevelAdmin,
+			Tag: "Booking", Summary: "Close a date ({closed:true}) or give it its own hours ({hours:[{start,end}]}) in the owner's zone",
+			Body: folio.OverrideInput{}, Status: http.StatusOK, Resp: folio.AvailabilityOverride{}, Errors: []int{413, 422, 503}},
+		{Method: "DELETE", Pattern: "/api/schedule/overrides/{date}", Handle: s.deleteOverride, Level: folio.LevelAdmin,
+			Tag: "Booking", Summary: "Remove a date's override (business hours apply again)", Status: http.StatusNoContent, Errors: []int{404, 503}},
 	}
 }
 
-func (s *Server) bookingService() (*booking.Service, error) {
+func (s bookingAPI) bookingService() (*booking.Service, error) {
 	if s.Bookings == nil {
 		return nil, folio.Errorf(folio.EUNAVAILABLE, "Booking is not configured on this server.")
 	}
 	return s.Bookings, nil
 }
 
-func (s *Server) scheduleAvailable(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) scheduleAvailable(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -99,7 +145,7 @@ func (s *Server) scheduleAvailable(w http.ResponseWriter, r *http.Request) error
 	}{slots})
 }
 
-func (s *Server) scheduleCheckConflict(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) scheduleCheckConflict(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -115,7 +161,7 @@ func (s *Server) scheduleCheckConflict(w http.ResponseWriter, r *http.Request) e
 	return writeJSON(w, http.StatusOK, conflictAnswer{HasConflict: conflict})
 }
 
-func (s *Server) scheduleBook(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) scheduleBook(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -146,7 +192,7 @@ func (s *Server) scheduleBook(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-func (s *Server) scheduleEventICS(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) scheduleEventICS(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err
@@ -175,11 +221,11 @@ func (s *Server) scheduleEventICS(w http.ResponseWriter, r *http.Request) error 
 
 // BookingOutcomeEvent is the analytics event the book route records for each answer it gives,
 // with props.result one of completed, conflict, validation, api_failure. It is not a funnel
-// step: the funnel's steps and error groups stay client-reported (spec §6), and a server event
+// step: the funnel's steps and error groups stay client-reported (docs/api.md, "Funnel"), and a server event
 // under the same names would count each visitor twice.
 const BookingOutcomeEvent = "booking_server_outcome"
 
-func (s *Server) recordBookingOutcome(r *http.Request, err error) {
+func (s bookingAPI) recordBookingOutcome(r *http.Request, err error) {
 	if s.Analytics == nil {
 		return
 	}
@@ -202,11 +248,11 @@ func (s *Server) recordBookingOutcome(r *http.Request, err error) {
 }
 
 type bookingList struct {
-	Bookings   []sqldb.BookingListItem `json:"bookings"`
+	Bookings   []folio.BookingListItem `json:"bookings"`
 	Pagination pagination              `json:"pagination"`
 }
 
-func (s *Server) scheduleBookings(w http.ResponseWriter, r *http.Request) error {
+func (s bookingAPI) scheduleBookings(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.bookingService()
 	if err != nil {
 		return err

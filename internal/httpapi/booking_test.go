@@ -47,7 +47,7 @@ func newBookingService(t testing.TB, db *sqldb.DB, cal folio.Calendar, tweak ...
 	for _, f := range tweak {
 		f(&cfg)
 	}
-	svc, err := booking.New(db, cal, cfg, "test")
+	svc, err := booking.New(db.Bookings, db.Jobs, cal, cfg, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-// Package slots holds the slot arithmetic of spec §4 as pure functions: which meeting slots are
+// Package slots holds the slot arithmetic as pure functions: which meeting slots are
 // offered to a visitor on a date and whether a time conflicts with busy time. Nothing here does
 // I/O or reads the clock; callers pass "now" and the busy intervals they got from the calendar
 // provider. (The invite and mail text live in internal/invite; the use case in internal/booking.)

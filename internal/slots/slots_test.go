@@ -41,7 +41,7 @@ func mustDate(t testing.TB, s string) Date {
 var weekdays = []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday}
 var everyDay = []time.Weekday{0, 1, 2, 3, 4, 5, 6}
 
-// specDefaults is spec §2's default configuration in the owner's zone.
+// specDefaults is the default configuration (internal/config's BOOKING_* defaults) in the owner's zone.
 func specDefaults(loc *time.Location) folio.BookingConfig {
 	return folio.BookingConfig{
 		DurationOptions: []int{30, 60},

@@ -5,83 +5,28 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
-)
-
-// Booking statuses, as stored.
-const (
-	// BookingPending is a reservation: the slot is held while the calendar provider creates the
-	// event. It counts as busy time until it is confirmed, deleted, or older than the pending
-	// TTL the caller passes (a crash between the two steps must not hold a slot forever).
-	BookingPending = "pending"
-	// BookingConfirmed is a booked meeting whose event exists at the provider.
-	BookingConfirmed = "confirmed"
-	// BookingCancelled is a meeting cancelled by the visitor or the owner: it holds no time.
-	BookingCancelled = "cancelled"
 )
 
 // bookingLockID is the PostgreSQL advisory transaction lock that serialises reservations
 // across every instance sharing the database (see ReserveBooking).
 const bookingLockID = 7_346_501_008
 
-// ErrIdempotencyKeyUsed is returned by ReserveBooking when another booking already carries the
-// reservation's idempotency key; the caller reads that booking with BookingByIdempotencyKey.
-var ErrIdempotencyKeyUsed = errors.New("sqldb: idempotency key already used")
-
-// Booking is one row of the bookings table: a pending reservation or a confirmed meeting.
-type Booking struct {
-	ID              string
-	Status          string
-	Start, End      time.Time
-	DurationMinutes int
-	// TimeZone is the visitor's IANA zone.
-	TimeZone        string
-	Summary         string
-	Description     string
-	AttendeeName    string
-	AttendeeEmail   string
-	Provider        string // google, caldav or local
-	ProviderEventID string
-	MeetLink        string
-	EventLink       string
-	// ICSToken is the unguessable token of the local provider's event link; empty otherwise.
-	ICSToken string
-	// IdempotencyKey is the request's Idempotency-Key header (empty: none); RequestHash is the
-	// SHA-256 of the request it came with; ResponseStatus and ResponseBody are the answer given,
-	// replayed to a retry with the same key.
-	IdempotencyKey string
-	RequestHash    string
-	ResponseStatus int
-	ResponseBody   []byte
-	CreatedAt      time.Time
-	ConfirmedAt    time.Time // zero while pending
-	// ManageToken is the visitor's manage link token (contract §7).
-	ManageToken string
-	// Sequence is the iCalendar SEQUENCE of the last invite sent for the booking.
-	Sequence int
-	// TypeSlug is the meeting type booked ("" for a plain duration).
-	TypeSlug     string
-	CancelledAt  time.Time // zero unless cancelled
-	CancelReason string
-	CancelledBy  string // visitor or owner
-	// MovesBookingID is set on a pending row that holds the new time of a reschedule.
-	MovesBookingID string
-}
-
 const bookingColumns = `id, status, start_at, end_at, duration_minutes, time_zone, summary, description,
 	attendee_name, attendee_email, provider, provider_event_id, meet_link, event_link, ics_token,
 	idempotency_key, request_hash, response_status, response_body, created_at, confirmed_at,
 	manage_token, sequence, type_slug, cancelled_at, cancel_reason, cancelled_by, moves_booking_id`
 
-func scanBooking(row interface{ Scan(...any) error }) (*Booking, error) {
+func scanBooking(row interface{ Scan(...any) error }) (*folio.Booking, error) {
 	return scanBookingExtra(row)
 }
 
 // scanBookingExtra scans bookingColumns followed by extra columns into extra.
-func scanBookingExtra(row interface{ Scan(...any) error }, extra ...any) (*Booking, error) {
-	var b Booking
+func scanBookingExtra(row interface{ Scan(...any) error }, extra ...any) (*folio.Booking, error) {
+	var b folio.Booking
 	var start, end, created, confirmed, cancelled Time
 	var token, key, manage, moves sql.NullString
 	var body string
@@ -108,43 +53,10 @@ func nullIfEmpty(s string) any {
 	return s
 }
 
-// ReserveLimits are the extra rules ReserveBooking checks inside its lock.
-type ReserveLimits struct {
-	// Buffer is free time required around the reservation.
-	Buffer time.Duration
-	// StaleBefore: pending rows created before it no longer hold time and are deleted.
-	StaleBefore time.Time
-	// MaxPerDay > 0 caps the active bookings of b.TypeSlug whose start lies in [DayStart, DayEnd).
-	MaxPerDay int
-	DayStart  time.Time
-	DayEnd    time.Time
-	// MaxPerEmail > 0 caps the active bookings of b.AttendeeEmail (case-insensitive) created at or
-	// after EmailSince; over it ReserveBooking returns ErrEmailLimit.
-	MaxPerEmail int
-	EmailSince  time.Time
-}
-
-// ErrEmailLimit is returned by ReserveBooking when the visitor's address has booked
-// ReserveLimits.MaxPerEmail meetings already.
-var ErrEmailLimit = errors.New("sqldb: booking limit per email address reached")
-
 // activeBooking is the condition of a row that holds its time: confirmed, or pending and fresh
 // ($stale is the placeholder of the stale-before time).
 func activeBooking(stale string) string {
 	return `(status = 'confirmed' OR (status = 'pending' AND created_at >= ` + stale + `))`
-}
-
-// ReserveBooking inserts b as a pending reservation when no active booking overlaps
-// [b.Start−buffer, b.End+buffer): active means confirmed, or pending and created at or after
-// staleBefore. Stale pending rows are deleted on the way. The check and the insert run in one
-// transaction that no other reservation can interleave with, on any instance: on PostgreSQL it
-// takes pg_advisory_xact_lock on a fixed key first; on SQLite the single writer connection and
-// the DSN's _txlock=immediate take the database's write lock at BEGIN.
-//
-// It returns ECONFLICT when the slot is taken and ErrIdempotencyKeyUsed when another booking
-// carries b.IdempotencyKey.
-func (s *BookingStore) ReserveBooking(ctx context.Context, b *Booking, buffer time.Duration, staleBefore time.Time) error {
-	return s.ReserveBookingLimited(ctx, b, ReserveLimits{Buffer: buffer, StaleBefore: staleBefore})
 }
 
 // lockBookings takes the reservation lock of PostgreSQL (SQLite's writer lock is taken at BEGIN)
@@ -168,10 +80,18 @@ func (db *DB) overlapping(ctx context.Context, tx *sql.Tx, start, end, staleBefo
 	return n, err
 }
 
-// ReserveBookingLimited is ReserveBooking with the per-type and per-address limits checked in
-// the same locked transaction: over MaxPerDay it returns ECONFLICT, over MaxPerEmail
-// ErrEmailLimit.
-func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *Booking, lim ReserveLimits) error {
+// ReserveBooking inserts b as a pending reservation when the limits the booking service decided
+// allow it: no active booking overlaps [b.Start−lim.Buffer, b.End+lim.Buffer) (active means
+// confirmed, or pending and created at or after lim.StaleBefore), and the per-type and
+// per-address caps of lim are not reached. Stale pending rows are deleted on the way. The checks
+// and the insert run in one transaction that no other reservation can interleave with, on any
+// instance: on PostgreSQL it takes pg_advisory_xact_lock on a fixed key first; on SQLite the
+// single writer connection and the DSN's _txlock=immediate take the database's write lock at
+// BEGIN.
+//
+// It reports the outcome as folio.ErrSlotTaken, folio.ErrDayFull, folio.ErrEmailLimit or
+// folio.ErrIdempotencyKeyUsed (another booking carries b.IdempotencyKey).
+func (s *BookingStore) ReserveBooking(ctx context.Context, b *folio.Booking, lim folio.ReserveLimits) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if err := s.lockBookings(ctx, tx, lim.StaleBefore); err != nil {
 			return err
@@ -182,7 +102,7 @@ func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *Booking, li
 				return err
 			}
 			if n > 0 {
-				return ErrIdempotencyKeyUsed
+				return folio.ErrIdempotencyKeyUsed
 			}
 		}
 		taken, err := s.overlapping(ctx, tx, b.Start.Add(-lim.Buffer), b.End.Add(lim.Buffer), lim.StaleBefore, b.MovesBookingID)
@@ -190,7 +110,7 @@ func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *Booking, li
 			return err
 		}
 		if taken > 0 {
-			return folio.Errorf(folio.ECONFLICT, "This time is no longer available; please choose another slot.")
+			return folio.ErrSlotTaken
 		}
 		if lim.MaxPerDay > 0 && b.TypeSlug != "" {
 			var n int
@@ -200,7 +120,7 @@ func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *Booking, li
 				return err
 			}
 			if n >= lim.MaxPerDay {
-				return folio.Errorf(folio.ECONFLICT, "This day is fully booked for this meeting type; please choose another day.")
+				return folio.ErrDayFull
 			}
 		}
 		if lim.MaxPerEmail > 0 {
@@ -211,7 +131,7 @@ func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *Booking, li
 				return err
 			}
 			if n >= lim.MaxPerEmail {
-				return ErrEmailLimit
+				return folio.ErrEmailLimit
 			}
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO bookings (`+bookingColumns+`) VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7,
@@ -220,36 +140,35 @@ func (s *BookingStore) ReserveBookingLimited(ctx context.Context, b *Booking, li
 			b.AttendeeName, b.AttendeeEmail, b.Provider, nullIfEmpty(b.IdempotencyKey), b.RequestHash, s.ts(b.CreatedAt),
 			nullIfEmpty(b.ManageToken), b.Sequence, b.TypeSlug, nullIfEmpty(b.MovesBookingID))
 		if isUniqueViolation(err) {
-			return ErrIdempotencyKeyUsed // the id and token are fresh; only the key can collide
+			return folio.ErrIdempotencyKeyUsed // the id and token are fresh; only the key can collide
 		}
 		return err
 	})
 	if err == nil {
-		b.Status = BookingPending
+		b.Status = folio.BookingPending
 		return nil
 	}
-	var fe *folio.Error
-	if errors.As(err, &fe) || errors.Is(err, ErrIdempotencyKeyUsed) || errors.Is(err, ErrEmailLimit) {
+	if reserveOutcome(err) {
 		return err
 	}
 	return fmt.Errorf("sqldb.ReserveBooking: %w", err)
 }
 
-// BookingConfirmation is what ConfirmBooking records.
-type BookingConfirmation struct {
-	ProviderEventID string
-	MeetLink        string
-	EventLink       string
-	ResponseStatus  int
-	ResponseBody    []byte
-	ConfirmedAt     time.Time
+// reserveOutcome reports whether err is one of the outcomes a reservation reports as is.
+func reserveOutcome(err error) bool {
+	for _, o := range []error{folio.ErrSlotTaken, folio.ErrDayFull, folio.ErrEmailLimit, folio.ErrIdempotencyKeyUsed, folio.ErrChangeInProgress} {
+		if errors.Is(err, o) {
+			return true
+		}
+	}
+	return false
 }
 
 // ConfirmBooking marks the pending booking id confirmed with the provider's event, and runs
 // also (when not nil) in the same transaction, so what it writes (the confirmation mails'
 // outbox items) exists exactly when the booking is confirmed. It returns ENOTFOUND when no
 // pending booking has the id (it went stale and was deleted).
-func (s *BookingStore) ConfirmBooking(ctx context.Context, id string, c BookingConfirmation, also func(tx *sql.Tx) error) error {
+func (s *BookingStore) ConfirmBooking(ctx context.Context, id string, c folio.BookingConfirmation, also func(tx *sql.Tx) error) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE bookings SET status = 'confirmed', provider_event_id = $1, meet_link = $2,
 			event_link = $3, response_status = $4, response_body = $5, confirmed_at = $6 WHERE id = $7 AND status = 'pending'`,
@@ -266,7 +185,7 @@ func (s *BookingStore) ConfirmBooking(ctx context.Context, id string, c BookingC
 		if err != nil {
 			return err
 		}
-		if err := s.Webhooks.EmitTx(ctx, tx, BookingEvent(folio.EventBookingCreated, b)); err != nil {
+		if err := s.Webhooks.EmitTx(ctx, tx, b.Event(folio.EventBookingCreated)); err != nil {
 			return err
 		}
 		if also != nil {
@@ -291,27 +210,27 @@ func (s *BookingStore) DeleteBooking(ctx context.Context, id string) error {
 }
 
 // Booking returns the booking id, or ENOTFOUND.
-func (s *BookingStore) Booking(ctx context.Context, id string) (*Booking, error) {
+func (s *BookingStore) Booking(ctx context.Context, id string) (*folio.Booking, error) {
 	return s.bookingWhere(ctx, "Booking", `id = $1`, id)
 }
 
 // BookingByIdempotencyKey returns the booking that carries key, or ENOTFOUND.
-func (s *BookingStore) BookingByIdempotencyKey(ctx context.Context, key string) (*Booking, error) {
+func (s *BookingStore) BookingByIdempotencyKey(ctx context.Context, key string) (*folio.Booking, error) {
 	return s.bookingWhere(ctx, "Booking with this idempotency key", `idempotency_key = $1`, key)
 }
 
 // BookingByICSToken returns the booking (confirmed or cancelled) whose event link carries token, or ENOTFOUND.
-func (s *BookingStore) BookingByICSToken(ctx context.Context, token string) (*Booking, error) {
+func (s *BookingStore) BookingByICSToken(ctx context.Context, token string) (*folio.Booking, error) {
 	return s.bookingWhere(ctx, "Event", `ics_token = $1 AND status IN ('confirmed', 'cancelled')`, token)
 }
 
-func (db *DB) bookingWhere(ctx context.Context, what, where string, arg string) (*Booking, error) {
+func (db *DB) bookingWhere(ctx context.Context, what, where string, arg string) (*folio.Booking, error) {
 	b, err := scanBooking(db.R.QueryRowContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE `+where, arg))
 	if err == sql.ErrNoRows {
 		return nil, notFound(what, arg)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.Booking: %w", err)
+		return nil, fmt.Errorf("folio.Booking: %w", err)
 	}
 	return b, nil
 }
@@ -366,4 +285,75 @@ func (db *DB) bookingBusy(ctx context.Context, query string, args ...any) ([]fol
 		return nil, fmt.Errorf("sqldb.BookingBusy: %w", err)
 	}
 	return out, nil
+}
+
+// ListBookings lists confirmed and/or cancelled bookings, soonest first, with the total count.
+func (s *BookingStore) ListBookings(ctx context.Context, f folio.BookingFilter, page, limit int) ([]folio.BookingListItem, int, error) {
+	where := []string{`status IN ('confirmed', 'cancelled')`}
+	var args []any
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
+	}
+	if f.Status != "" {
+		add(`status = ?`, f.Status)
+	}
+	if !f.From.IsZero() {
+		add(`end_at >= ?`, s.ts(f.From))
+	}
+	if !f.To.IsZero() {
+		add(`start_at < ?`, s.ts(f.To))
+	}
+	w := strings.Join(where, " AND ")
+	var total int
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE `+w, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
+	}
+	args = append(args, limit, (page-1)*limit)
+	rows, err := s.R.QueryContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE `+w+
+		fmt.Sprintf(` ORDER BY start_at, id LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
+	}
+	defer rows.Close()
+	out := []folio.BookingListItem{}
+	for rows.Next() {
+		b, err := scanBooking(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
+		}
+		it := folio.BookingListItem{ID: b.ID, Status: b.Status, Start: b.Start, End: b.End, DurationMinutes: b.DurationMinutes, TimeZone: b.TimeZone,
+			Type: b.TypeSlug, Summary: b.Summary, Description: b.Description, AttendeeName: b.AttendeeName, AttendeeEmail: b.AttendeeEmail,
+			Provider: b.Provider, MeetLink: b.MeetLink, EventLink: b.EventLink, CreatedAt: b.CreatedAt,
+			CancelReason: b.CancelReason, CancelledBy: b.CancelledBy}
+		if !b.CancelledAt.IsZero() {
+			t := b.CancelledAt
+			it.CancelledAt = &t
+		}
+		out = append(out, it)
+	}
+	return out, total, rows.Err()
+}
+
+// CountTypeBookings counts the active bookings of type slug starting in [start, end).
+func (s *BookingStore) CountTypeBookings(ctx context.Context, slug string, start, end, staleBefore time.Time) (int, error) {
+	var n int
+	err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE type_slug = $1 AND start_at >= $2 AND start_at < $3
+		AND `+activeBooking("$4")+` AND moves_booking_id IS NULL`, slug, s.ts(start), s.ts(end), s.ts(staleBefore)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("sqldb.CountTypeBookings: %w", err)
+	}
+	return n, nil
+}
+
+// OldestBookingOfEmail returns when the oldest active booking of email (case-insensitive) created
+// at or after since was made (zero when there is none): when the per-address cap frees a place.
+func (s *BookingStore) OldestBookingOfEmail(ctx context.Context, email string, since, staleBefore time.Time) (time.Time, error) {
+	var t Time
+	err := s.R.QueryRowContext(ctx, `SELECT MIN(created_at) FROM bookings WHERE LOWER(attendee_email) = LOWER($1) AND created_at >= $2
+		AND `+activeBooking("$3")+` AND moves_booking_id IS NULL`, email, s.ts(since), s.ts(staleBefore)).Scan(&t)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("sqldb.OldestBookingOfEmail: %w", err)
+	}
+	return t.Time, nil
 }

@@ -361,28 +361,6 @@ func (db *DB) emitPostTransition(ctx context.Context, tx *sql.Tx, before string,
 	return nil
 }
 
-// BookingEventData is the data of booking.created (and, with Status, of booking.cancelled and
-// booking.rescheduled). The visitor's free text stays out: receivers are often chat rooms.
-type BookingEventData struct {
-	ID              string    `json:"id"`
-	Status          string    `json:"status"`
-	StartTime       time.Time `json:"startTime"`
-	EndTime         time.Time `json:"endTime"`
-	DurationMinutes int       `json:"durationMinutes"`
-	TimeZone        string    `json:"timezone"`
-	Name            string    `json:"name"`
-	Email           string    `json:"email"`
-	Summary         string    `json:"summary,omitempty"`
-	MeetLink        string    `json:"providerMeetLink,omitempty"`
-}
-
-// BookingEvent builds a booking event of the given type from a stored booking.
-func BookingEvent(typ string, b *Booking) folio.Event {
-	return folio.Event{Type: typ, Data: BookingEventData{ID: b.ID, Status: b.Status, StartTime: b.Start.UTC(), EndTime: b.End.UTC(),
-		DurationMinutes: b.DurationMinutes, TimeZone: b.TimeZone, Name: b.AttendeeName, Email: b.AttendeeEmail,
-		Summary: b.Summary, MeetLink: b.MeetLink}}
-}
-
 // PruneWebhookDeliveries deletes settled deliveries (succeeded or failed) created before before,
 // with their finished jobs, so the log and the jobs table do not grow without end. It returns
 // how many deliveries it deleted.

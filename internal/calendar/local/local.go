@@ -24,7 +24,8 @@ const DefaultMeetingURLTemplate = "https://meet.jit.si/folio-{id}"
 // and ".ics" follow it.
 const EventPathPrefix = "/api/schedule/events/"
 
-// Store is the part of the database the provider uses (*sqldb.DB implements it).
+// Store is the part of the database the provider uses (*sqldb.BookingStore implements it;
+// bookingtest.TestCalendarStore checks an implementation).
 type Store interface {
 	// ConfirmedBookingBusy returns the intervals of confirmed bookings overlapping [start, end).
 	ConfirmedBookingBusy(ctx context.Context, start, end time.Time) ([]folio.Interval, error)

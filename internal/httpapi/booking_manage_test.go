@@ -309,7 +309,7 @@ func TestRescheduleRaceTwoInstances(t *testing.T) {
 }
 
 // TestConflictDoesNotUseHelperBudget: with a helper limit of 2, two lost races (409) leave the
-// visitor's budget intact; only successful or invalid requests count (issue 16).
+// visitor's budget intact; only successful or invalid requests count (docs/api.md, "Authentication and permissions", rate limits).
 func TestConflictDoesNotUseHelperBudget(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
 	svc := newBookingService(t, db, &bookingtest.Calendar{})

@@ -129,7 +129,7 @@ func TestLifecycleOnLocal(t *testing.T) {
 		svc := newService(t, db, cal, "local")
 		id := rescheduleThenCancel(t, svc, cal, "2026-03-04")
 		b, err := db.Bookings.Booking(context.Background(), id)
-		if err != nil || b.Status != sqldb.BookingCancelled || b.ICSToken == "" {
+		if err != nil || b.Status != folio.BookingCancelled || b.ICSToken == "" {
 			t.Fatalf("local booking %+v %v", b, err)
 		}
 		// The event link still answers, now with the cancelled event.

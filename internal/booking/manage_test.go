@@ -400,7 +400,7 @@ func TestRemindersOnceAndNeverWhenCancelled(t *testing.T) {
 		for i := range scheds {
 			scheds[i] = jobs.New(db.Jobs, nil)
 			scheds[i].Now = clock.Now
-			scheds[i].Handle(booking.JobReminder, svc.ReminderHandler())
+			scheds[i].Handle(booking.JobReminder, func(ctx context.Context, j folio.Job) error { return svc.Remind(ctx, j.Key, j.Payload) })
 		}
 		clock.Advance(50*time.Hour + 30*time.Minute) // 30 minutes before the kept booking: past both reminder times
 		var wg sync.WaitGroup

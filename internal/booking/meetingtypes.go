@@ -1,0 +1,136 @@
+package booking
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foliohq/folio"
+)
+
+// DefaultTypes returns the types that exist while none is stored: one per duration option.
+func (s *Service) DefaultTypes() []folio.MeetingType {
+	out := make([]folio.MeetingType, 0, len(s.Config.DurationOptions))
+	for _, d := range s.Config.DurationOptions {
+		out = append(out, folio.MeetingType{Slug: strconv.Itoa(d) + "min", Title: strconv.Itoa(d) + " minute meeting",
+			DurationMinutes: d, BufferMinutes: int(s.Config.Buffer / time.Minute)})
+	}
+	return out
+}
+
+// Types returns the meeting types: the stored ones, or the defaults when none is stored.
+func (s *Service) Types(ctx context.Context) ([]folio.MeetingType, error) {
+	ts, err := s.Store.MeetingTypes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) == 0 {
+		return s.DefaultTypes(), nil
+	}
+	return ts, nil
+}
+
+// resolveType picks the meeting type of a request: by slug (unknown: 422 on "type"; a duration
+// given beside it must match), else by duration (0: the first option), which must be one of
+// the options or a type's duration. A duration without a type of its own books a plain meeting
+// (empty slug) with the global buffer.
+func (s *Service) resolveType(ctx context.Context, slug string, duration int, durationField string) (folio.MeetingType, error) {
+	ts, err := s.Types(ctx)
+	if err != nil {
+		return folio.MeetingType{}, err
+	}
+	if slug != "" {
+		for _, t := range ts {
+			if t.Slug == slug {
+				if duration != 0 && duration != t.DurationMinutes {
+					return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+						Details: []folio.FieldError{{Field: durationField, Message: fmt.Sprintf("must be %d (the duration of type %s) or absent", t.DurationMinutes, slug)}}}
+				}
+				return t, nil
+			}
+		}
+		slugs := make([]string, len(ts))
+		for i, t := range ts {
+			slugs[i] = t.Slug
+		}
+		return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+			Details: []folio.FieldError{{Field: "type", Message: "must be one of " + strings.Join(slugs, ", ")}}}
+	}
+	if duration == 0 {
+		duration = s.Config.DefaultDuration()
+	}
+	for _, t := range ts {
+		if t.DurationMinutes == duration {
+			return t, nil
+		}
+	}
+	if !s.Config.AllowsDuration(duration) {
+		return folio.MeetingType{}, s.durationError(durationField)
+	}
+	return folio.MeetingType{DurationMinutes: duration, BufferMinutes: int(s.Config.Buffer / time.Minute)}, nil
+}
+
+// SaveType creates (slug "" in the path: POST) or replaces (PUT) a stored meeting type. The
+// first stored type replaces the defaults.
+func (s *Service) SaveType(ctx context.Context, pathSlug string, in folio.MeetingTypeInput) (folio.MeetingType, error) {
+	create := pathSlug == ""
+	if create && in.Slug == "" {
+		in.Slug = slugFrom(in.Title, in.DurationMinutes)
+	}
+	if err := in.Validate(create); err != nil {
+		return folio.MeetingType{}, err
+	}
+	t := folio.MeetingType{Slug: in.Slug, Title: strings.TrimSpace(in.Title), Description: strings.TrimSpace(in.Description),
+		DurationMinutes: in.DurationMinutes, BufferMinutes: in.BufferMinutes, MaxPerDay: in.MaxPerDay}
+	if create {
+		return t, s.Store.CreateMeetingType(ctx, t, s.now())
+	}
+	t.Slug = pathSlug
+	return t, s.Store.UpdateMeetingType(ctx, pathSlug, t, s.now())
+}
+
+// DeleteType deletes the stored meeting type slug (bookings keep its slug); ENOTFOUND when
+// there is none.
+func (s *Service) DeleteType(ctx context.Context, slug string) error {
+	return s.Store.DeleteMeetingType(ctx, slug)
+}
+
+func slugFrom(title string, duration int) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if len(out) > 60 {
+		out = strings.Trim(out[:60], "-")
+	}
+	if out == "" {
+		out = strconv.Itoa(duration) + "min"
+	}
+	return out
+}
+
+// typeOf returns the meeting type a booking was made with (its stored type when it still
+// exists, else its own duration with the global buffer).
+func (s *Service) typeOf(ctx context.Context, b *folio.Booking) (folio.MeetingType, error) {
+	ts, err := s.Types(ctx)
+	if err != nil {
+		return folio.MeetingType{}, err
+	}
+	for _, t := range ts {
+		if t.Slug == b.TypeSlug && b.TypeSlug != "" && t.DurationMinutes == b.DurationMinutes {
+			return t, nil
+		}
+	}
+	return folio.MeetingType{Slug: b.TypeSlug, DurationMinutes: b.DurationMinutes, BufferMinutes: int(s.Config.Buffer / time.Minute)}, nil
+}

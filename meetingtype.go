@@ -1,0 +1,60 @@
+package folio
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// MeetingType is one kind of meeting offered on /book (docs/api.md, "Meeting types").
+type MeetingType struct {
+	Slug            string `json:"slug" doc:"URL-safe name, e.g. 30min"`
+	Title           string `json:"title"`
+	Description     string `json:"description"`
+	DurationMinutes int    `json:"durationMinutes"`
+	BufferMinutes   int    `json:"bufferMinutes" doc:"free time kept before and after the meeting"`
+	MaxPerDay       int    `json:"maxPerDay" doc:"confirmed bookings of this type per owner-local day; 0 = no cap"`
+}
+
+// MeetingTypeInput is the body of POST/PUT /api/schedule/types.
+type MeetingTypeInput struct {
+	Slug            string `json:"slug,omitempty" doc:"POST only: a-z, 0-9 and -, 1-64 characters; default from the title"`
+	Title           string `json:"title"`
+	Description     string `json:"description,omitempty"`
+	DurationMinutes int    `json:"durationMinutes" doc:"5-1440"`
+	BufferMinutes   int    `json:"bufferMinutes,omitempty" doc:"0-240"`
+	MaxPerDay       int    `json:"maxPerDay,omitempty" doc:"0-100; 0 = no cap"`
+}
+
+// Validate checks the input: a missing title or duration is 400, a rule broken 422.
+func (in MeetingTypeInput) Validate(needSlug bool) error {
+	var v Validation
+	if strings.TrimSpace(in.Title) == "" {
+		v.Missing("title")
+	}
+	if in.DurationMinutes == 0 {
+		v.Missing("durationMinutes")
+	}
+	if needSlug && in.Slug == "" {
+		v.Missing("slug")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if in.Slug != "" && (!ValidSlug(in.Slug) || len(in.Slug) > 64) {
+		v.Invalid("slug", "must be 1-64 characters of a-z, 0-9 and single hyphens")
+	}
+	bookingLine(&v, "title", in.Title, 120)
+	if !utf8.ValidString(in.Description) || utf8.RuneCountInString(in.Description) > 2000 {
+		v.Invalid("description", "must be valid text of at most 2000 characters")
+	}
+	if in.DurationMinutes < 5 || in.DurationMinutes > 24*60 {
+		v.Invalid("durationMinutes", "must be between 5 and 1440")
+	}
+	if in.BufferMinutes < 0 || in.BufferMinutes > 240 {
+		v.Invalid("bufferMinutes", "must be between 0 and 240")
+	}
+	if in.MaxPerDay < 0 || in.MaxPerDay > 100 {
+		v.Invalid("maxPerDay", "must be between 0 and 100 (0: no cap)")
+	}
+	return v.Err()
+}
