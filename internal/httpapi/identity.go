@@ -158,7 +158,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	out := sessionResponse{}
 	if s.Identity != nil && folio.ActorFrom(r.Context()).Session {
-		if u, claims, ok := s.Identity.sessionUser(r.Context(), s.Identity.sessionToken(r)); ok {
+		if u, claims, ok := s.Identity.sessionUser(r); ok {
 			exp := time.Unix(claims.Exp, 0).UTC()
 			out = sessionResponse{User: &sessionUser{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role)}, Expires: &exp}
 		}
@@ -188,7 +188,7 @@ func (s *Server) updateProfile(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if s.Identity != nil {
-		s.Identity.forgetUser(userID)
+		s.Identity.ForgetUser(userID)
 	}
 	return writeJSON(w, http.StatusOK, u)
 }
@@ -201,7 +201,7 @@ func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
 	out := apiKeyList{Keys: make([]apiKeyView, 0, len(keys))}
 	for _, k := range keys {
 		if s.Identity != nil {
-			s.Identity.lastUsed(k)
+			s.Identity.LastUsed(k)
 		}
 		out.Keys = append(out.Keys, viewAPIKey(k))
 	}
@@ -234,7 +234,7 @@ func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if s.Identity != nil { // at once here, whether or not the change hook is wired
-		s.Identity.forgetKey(r.PathValue("id"))
+		s.Identity.ForgetKey(r.PathValue("id"))
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -78,7 +78,7 @@ func (s *Server) revokeSessions(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.DB.Identity.RevokeSessions(r.Context(), actor.UserID); err != nil {
 		return err
 	}
-	id.forgetUser(actor.UserID)
+	id.ForgetUser(actor.UserID)
 	if actor.Session {
 		id.clearSession(w, r)
 	}
@@ -118,11 +118,11 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Every other session ends with the revocation; the caller's own token is spared by its jti,
 	// so it keeps working as it is (a token without a jti gets a fresh cookie instead).
-	_, claims, _ := id.sessionUser(r.Context(), id.sessionToken(r))
+	_, claims, _ := id.sessionUser(r)
 	if u.SessionsRevokedAt, err = s.DB.Identity.ChangePassword(r.Context(), u.ID, hash, claims.Jti); err != nil {
 		return err
 	}
-	id.forgetUser(u.ID)
+	id.ForgetUser(u.ID)
 	if claims.Jti == "" {
 		if _, err := id.issueSession(w, u); err != nil {
 			return err

@@ -571,24 +571,3 @@ func TestAuditActionNames(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkRevocationCheck is the per-request work the revocation check adds after the token is
-// decrypted: finding the token's user in the instance's cache and comparing iat with the user's
-// revocation time (bench/sessions puts it beside the whole authentication).
-func BenchmarkRevocationCheck(b *testing.B) {
-	db := foliotest.MustOpenSQLite(b)
-	u := mustCreateUserTB(b, db, "bench@example.com", "Bench", folio.RoleOwner)
-	id, err := NewIdentity(db, IdentityConfig{Secret: testSessionSecret, UserCacheTTL: time.Hour})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, now := context.Background(), time.Now()
-	iat := now.Unix()
-	b.ReportAllocs()
-	for b.Loop() {
-		got, err := id.user(ctx, u.ID, u.Email, now)
-		if err != nil || !got.SessionValid(iat, "") {
-			b.Fatal("session refused")
-		}
-	}
-}
