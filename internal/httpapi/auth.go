@@ -1,194 +1,457 @@
 package httpapi
 
 import (
-	"errors"
-	"fmt"
-	"log/slog"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"io"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/auth"
-	"github.com/foliohq/folio/internal/identity"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// Session cookie names (contract §2): next-auth v4's, so a Next.js front end sharing
-// NEXTAUTH_SECRET and folio read each other's sessions. The __Secure- form is used when
-// NEXTAUTH_URL is https, as next-auth does.
-const (
-	SessionCookieName       = "next-auth.session-token"
-	SecureSessionCookieName = "__Secure-next-auth.session-token"
-)
+// authAPI serves every /api/auth route: sign-in with a password and a second factor, sessions,
+// their revocation, the password and TOTP (docs/api.md, "Authentication and permissions").
+type authAPI struct{ *Server }
 
-// Defaults of IdentityConfig (the identity service's).
-const (
-	DefaultSessionMaxAge = identity.DefaultSessionMaxAge
-	DefaultUserCacheTTL  = identity.DefaultUserCacheTTL
-	DefaultUsageFlush    = identity.DefaultUsageFlush
-)
-
-// IdentityConfig configures an Identity.
-type IdentityConfig struct {
-	// Secret is NEXTAUTH_SECRET, the key material of session tokens. Required.
-	Secret string
-	// BaseURL is NEXTAUTH_URL. When it is https, the cookie is __Secure-… and marked Secure. Its
-	// origin passes the Origin check of cookie-authenticated unsafe requests.
-	BaseURL string
-	// AllowedOrigins (CORS_ALLOWED_ORIGINS) also pass the Origin check.
-	AllowedOrigins []string
-	// SessionMaxAge is how long a login lasts (default 30 days).
-	SessionMaxAge time.Duration
-	// UserCacheTTL is how long a session's user, once read, is trusted without reading it again
-	// (default 5 s): a deleted or demoted user loses access within this time on every instance.
-	UserCacheTTL time.Duration
-	// Now is the clock (default time.Now).
-	Now func() time.Time
-	// Logger receives flush failures (default: discard).
-	Logger *slog.Logger
-}
-
-// Identity is folio's Authenticator: the HTTP side of the identity service. It reads a bearer
-// API key or a session cookie from a request and lets the service turn it into an actor, sets
-// and clears session cookies, and applies the Origin check to cookie-authenticated requests. It
-// is safe for concurrent use.
-type Identity struct {
-	*identity.Service
-	cfg        IdentityConfig
-	cookieName string
-	secure     bool
-	origins    *http.CrossOriginProtection
-}
-
-// NewIdentity returns an Identity over store. It fails when the secret is empty or an origin is
-// not a valid origin.
-func NewIdentity(store identity.Store, cfg IdentityConfig) (*Identity, error) {
-	if cfg.Secret == "" {
-		return nil, errors.New("httpapi: NEXTAUTH_SECRET is empty")
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	svc := identity.New(store, identity.Config{Secret: cfg.Secret, SessionMaxAge: cfg.SessionMaxAge,
-		UserCacheTTL: cfg.UserCacheTTL, Now: cfg.Now, Logger: cfg.Logger})
-	id := &Identity{Service: svc, cfg: cfg, cookieName: SessionCookieName, origins: http.NewCrossOriginProtection()}
-	trusted := append([]string{}, cfg.AllowedOrigins...)
-	if cfg.BaseURL != "" {
-		u, err := url.Parse(cfg.BaseURL)
-		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("httpapi: NEXTAUTH_URL %q is not a URL", cfg.BaseURL)
-		}
-		if u.Scheme == "https" {
-			id.cookieName, id.secure = SecureSessionCookieName, true
-		}
-		trusted = append(trusted, u.Scheme+"://"+u.Host)
-	}
-	for _, o := range trusted {
-		if err := id.origins.AddTrustedOrigin(strings.TrimRight(o, "/")); err != nil {
-			return nil, fmt.Errorf("httpapi: trusted origin: %w", err)
-		}
-	}
-	return id, nil
-}
-
-// CookieName is the session cookie's name.
-func (id *Identity) CookieName() string { return id.cookieName }
-
-// Authenticate implements Authenticator. A bearer key wins over a cookie. An unknown, malformed,
-// revoked or expired key is EUNAUTHORIZED (all alike); an invalid, expired or foreign session
-// cookie, or one whose user no longer exists, counts as no credentials. A valid session on an
-// unsafe request that a browser sent from an origin other than this site, NEXTAUTH_URL or
-// CORS_ALLOWED_ORIGINS is EFORBIDDEN (CSRF protection; bearer requests are exempt because
-// browsers never attach them on their own).
-func (id *Identity) Authenticate(r *http.Request) (folio.Actor, error) {
-	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			return folio.Actor{}, identity.ErrBadKey
-		}
-		return id.AuthenticateKey(r.Context(), strings.TrimSpace(tok))
-	}
-	tok := id.sessionToken(r)
-	if tok == "" {
-		return folio.Actor{}, nil
-	}
-	u, _, ok := id.SessionUser(r.Context(), tok)
-	if !ok {
-		return folio.Actor{}, nil
-	}
-	if err := id.origins.Check(r); err != nil {
-		return folio.Actor{}, folio.Errorf(folio.EFORBIDDEN,
-			"Cross-origin request refused: a session cookie may only be used from this site, NEXTAUTH_URL or CORS_ALLOWED_ORIGINS.")
-	}
-	return u.SessionActor(), nil
-}
-
-// sessionToken returns the session cookie's value, joining next-auth's chunks (name.0, name.1, …)
-// when a front end had to split a large token.
-func (id *Identity) sessionToken(r *http.Request) string {
-	if c, err := r.Cookie(id.cookieName); err == nil {
-		return c.Value
-	}
-	var b strings.Builder
-	for i := 0; i < 16; i++ {
-		c, err := r.Cookie(id.cookieName + "." + strconv.Itoa(i))
-		if err != nil {
-			break
-		}
-		b.WriteString(c.Value)
-	}
-	return b.String()
-}
-
-// sessionUser is the session of the request's cookie: its user and claims.
-func (id *Identity) sessionUser(r *http.Request) (*folio.User, auth.SessionClaims, bool) {
-	return id.SessionUser(r.Context(), id.sessionToken(r))
-}
-
-// UserChanged is the change-notification hook: a scope of sqldb.ScopeUser (or "*", after the
-// listener reconnected) drops the cached user, so a revocation, role or password change or
-// removal takes effect on this instance as soon as it hears of it.
-func (id *Identity) UserChanged(scope string) {
-	if scope == "*" {
-		id.ForgetUser("*")
-	} else if uid, ok := strings.CutPrefix(scope, sqldb.ScopeUserPrefix); ok {
-		id.ForgetUser(uid)
+func (s authAPI) routes() []route {
+	return []route{
+		{Method: "POST", Pattern: "/api/auth/login", Handle: s.login, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login",
+			Tag: "Auth", Summary: "Sign in with email and password: sets the session cookie (HttpOnly, SameSite=Lax, 30 days) and returns the user; with TOTP on, answers {mfaRequired: true, ticket} and no cookie (continue at /api/auth/login/totp). Only failed attempts count toward the sign-in limit",
+			Body: folio.LoginInput{}, Status: http.StatusOK, Resp: loginResponse{}, Errors: []int{401, 403, 503}},
+		{Method: "POST", Pattern: "/api/auth/logout", Handle: s.logout, Audit: "auth.logout",
+			Tag: "Auth", Summary: "Sign out: expires this browser's session cookie (POST /api/auth/sessions/revoke ends every session)",
+			Status: http.StatusNoContent, Errors: []int{403}},
+		{Method: "GET", Pattern: "/api/auth/session", Handle: s.session,
+			Tag: "Auth", Summary: "The current cookie session, as NextAuth's /api/auth/session: {user, expires}, or {} when there is none",
+			Status: http.StatusOK, Resp: sessionResponse{}},
+		{Method: "POST", Pattern: "/api/auth/login/totp", Handle: s.loginTOTP, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login.totp",
+			Tag: "Auth", Summary: "Second sign-in step when TOTP is on: the ticket from /api/auth/login plus a current code or an unused recovery code; sets the session cookie",
+			Body: folio.TOTPLoginInput{}, Status: http.StatusOK, Resp: loginResponse{}, Errors: []int{401, 403, 503}},
+		{Method: "POST", Pattern: "/api/auth/sessions/revoke", Handle: s.revokeSessions, Level: folio.LevelRead, Audit: "auth.sessions.revoke",
+			Tag: "Auth", Summary: "Sign out everywhere: ends every session of the caller's user on every instance (front-end tokens included); API keys stay valid",
+			Status: http.StatusNoContent, Errors: []int{404, 503}},
+		{Method: "POST", Pattern: "/api/auth/password", Handle: s.changePassword, Level: folio.LevelRead, Limit: limitHelperLogin, Audit: "auth.password.change",
+			Tag: "Auth", Summary: "Change the password (session only): ends every other session of the user; the caller gets a fresh cookie",
+			Body: folio.PasswordChange{}, Status: http.StatusNoContent, Errors: []int{413, 422, 503}},
+		{Method: "GET", Pattern: "/api/auth/totp", Handle: s.totpStatus, Level: folio.LevelRead,
+			Tag: "Auth", Summary: "Whether two-factor sign-in is on for the caller's user, and how many recovery codes are left",
+			Status: http.StatusOK, Resp: totpStatus{}, Errors: []int{404}},
+		{Method: "POST", Pattern: "/api/auth/totp/setup", Handle: s.totpSetup, Level: folio.LevelRead, Audit: "auth.totp.setup",
+			Tag: "Auth", Summary: "Start TOTP enrolment (session only): a new secret, its otpauth:// URL and a QR code (PNG data URL); not in force until enabled",
+			Status: http.StatusOK, Resp: totpSetupResponse{}, Errors: []int{409, 503}},
+		{Method: "POST", Pattern: "/api/auth/totp/enable", Handle: s.totpEnable, Level: folio.LevelRead, Audit: "auth.totp.enable",
+			Tag: "Auth", Summary: "Turn TOTP on with a current code (session only); answers the 10 recovery codes, shown this once",
+			Body: folio.TOTPCodeInput{}, Status: http.StatusOK, Resp: totpEnableResponse{}, Errors: []int{409, 413, 422, 503}},
+		{Method: "POST", Pattern: "/api/auth/totp/disable", Handle: s.totpDisable, Level: folio.LevelRead, Audit: "auth.totp.disable",
+			Tag: "Auth", Summary: "Turn TOTP off (session only), proven by a current code or the password",
+			Body: folio.TOTPDisableInput{}, Status: http.StatusNoContent, Errors: []int{413, 422, 503}},
 	}
 }
 
-// issueSession writes a session cookie for u and returns when it expires.
-func (id *Identity) issueSession(w http.ResponseWriter, u *folio.User) (time.Time, error) {
-	tok, exp, err := id.NewSession(u)
+// loginResponse is {user} after a complete sign-in, or {mfaRequired: true, ticket} when the
+// user has TOTP on and the second step is still to come.
+type loginResponse struct {
+	User        *folio.User `json:"user,omitempty" doc:"the signed-in user (absent when mfaRequired)"`
+	MfaRequired bool        `json:"mfaRequired,omitempty" doc:"true: no session yet; send the ticket and a code to /api/auth/login/totp"`
+	Ticket      string      `json:"ticket,omitempty" doc:"proof of the password step, valid 5 minutes"`
+}
+
+type sessionUser struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Email string `json:"email"`
+	Role  string `json:"role"`
+}
+
+type sessionResponse struct {
+	User    *sessionUser `json:"user,omitempty"`
+	Expires *time.Time   `json:"expires,omitempty" doc:"when the session ends"`
+}
+
+func (s *Server) identity() (*Identity, error) {
+	if s.Identity == nil {
+		return nil, folio.Errorf(folio.EUNAVAILABLE, "Sessions are not configured on this server (NEXTAUTH_SECRET).")
+	}
+	return s.Identity, nil
+}
+
+var errBadLogin = folio.Errorf(folio.EUNAUTHORIZED, "The email or password is incorrect.")
+
+func (s authAPI) login(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.identity()
 	if err != nil {
-		return time.Time{}, err
+		return err
 	}
-	http.SetCookie(w, &http.Cookie{Name: id.cookieName, Value: tok, Path: "/", Expires: exp,
-		MaxAge: int(id.SessionMaxAge() / time.Second), HttpOnly: true, Secure: id.secure, SameSite: http.SameSiteLaxMode})
-	return exp, nil
-}
-
-// clearSession expires the session cookie (and any chunks the request carried).
-func (id *Identity) clearSession(w http.ResponseWriter, r *http.Request) {
-	names := []string{id.cookieName}
-	for _, c := range r.Cookies() {
-		if strings.HasPrefix(c.Name, id.cookieName+".") {
-			names = append(names, c.Name)
+	if err := id.checkOrigin(r); err != nil {
+		return err
+	}
+	var in folio.LoginInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if err := in.Validate(); err != nil {
+		return err
+	}
+	u, err := s.DB.Identity.UserByEmail(r.Context(), in.Email)
+	if folio.IsNotFound(err) {
+		// Same work as a wrong password, so the answer does not tell which emails have accounts.
+		auth.DummyCheckPassword(in.Password)
+		s.countFailedSignIn(r)
+		return errBadLogin
+	}
+	if err != nil {
+		return err
+	}
+	auditSubject(r, u.ID, "")
+	if !auth.CheckPassword(u.PasswordHash, in.Password) || !u.Role.Valid() {
+		s.countFailedSignIn(r)
+		return errBadLogin
+	}
+	if auth.NeedsRehash(u.PasswordHash) {
+		if h, err := auth.HashPassword(in.Password); err == nil {
+			if err := s.DB.Identity.SetPasswordHash(r.Context(), u.ID, h); err != nil {
+				s.log(r).Warn("could not store a rehashed password", "user_id", u.ID, "error", err.Error())
+			}
 		}
 	}
-	for _, n := range names {
-		http.SetCookie(w, &http.Cookie{Name: n, Value: "", Path: "/", MaxAge: -1, Expires: time.Unix(0, 0),
-			HttpOnly: true, Secure: id.secure, SameSite: http.SameSiteLaxMode})
+	w.Header().Set("Cache-Control", "no-store")
+	if u.TOTPEnabled {
+		ticket, err := auth.IssueTicket(id.cfg.Secret, u.ID, id.cfg.Now())
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, loginResponse{MfaRequired: true, Ticket: ticket})
 	}
+	if _, err := id.issueSession(w, u); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, loginResponse{User: u})
 }
 
-// checkOrigin applies the Origin check to a request that is about to set a session (login), so
-// another site cannot sign a visitor in to an account of its choosing.
-func (id *Identity) checkOrigin(r *http.Request) error {
-	if err := id.origins.Check(r); err != nil {
-		return folio.Errorf(folio.EFORBIDDEN, "Cross-origin sign-in refused: the request's origin is not this site, NEXTAUTH_URL or CORS_ALLOWED_ORIGINS.")
+func (s authAPI) logout(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.identity()
+	if err != nil {
+		return err
+	}
+	id.clearSession(w, r)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s authAPI) session(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
+	out := sessionResponse{}
+	if s.Identity != nil && folio.ActorFrom(r.Context()).Session {
+		if u, claims, ok := s.Identity.sessionUser(r); ok {
+			exp := time.Unix(claims.Exp, 0).UTC()
+			out = sessionResponse{User: &sessionUser{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role)}, Expires: &exp}
+		}
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+type totpStatus struct {
+	Enabled           bool `json:"enabled"`
+	RecoveryCodesLeft int  `json:"recoveryCodesLeft"`
+}
+
+type totpSetupResponse struct {
+	Secret     string `json:"secret" doc:"base32 secret, for typing into an authenticator app"`
+	OtpauthURL string `json:"otpauthUrl" doc:"otpauth://totp/… URL, what the QR code holds"`
+	QRCode     string `json:"qrCode" doc:"the otpauth URL as a QR code: a data:image/png;base64 URL"`
+}
+
+type totpEnableResponse struct {
+	RecoveryCodes []string `json:"recoveryCodes" doc:"10 single-use codes for when the phone is lost; shown this once"`
+}
+
+// sessionOnly refuses callers that are not a session: TOTP and the password belong to a person
+// at the dashboard, not to an API key.
+func sessionOnly(r *http.Request) error {
+	if !folio.ActorFrom(r.Context()).Session {
+		return folio.Errorf(folio.EFORBIDDEN, "This route needs a signed-in session; API keys cannot use it.")
 	}
 	return nil
+}
+
+// sessionUserOf reads the caller's user fresh from the database.
+func (s authAPI) sessionUserOf(r *http.Request) (*folio.User, error) {
+	if err := sessionOnly(r); err != nil {
+		return nil, err
+	}
+	return s.DB.Identity.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
+}
+
+func (s authAPI) revokeSessions(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.identity()
+	if err != nil {
+		return err
+	}
+	actor := folio.ActorFrom(r.Context())
+	if _, err := s.DB.Identity.RevokeSessions(r.Context(), actor.UserID); err != nil {
+		return err
+	}
+	id.ForgetUser(actor.UserID)
+	if actor.Session {
+		id.clearSession(w, r)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+var errWrongPassword = folio.Errorf(folio.EFORBIDDEN, "The current password is incorrect.")
+
+func (s authAPI) changePassword(w http.ResponseWriter, r *http.Request) error {
+	if err := sessionOnly(r); err != nil {
+		return err
+	}
+	id, err := s.identity()
+	if err != nil {
+		return err
+	}
+	var in folio.PasswordChange
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if err := in.Validate(); err != nil {
+		return err
+	}
+	u, err := s.sessionUserOf(r)
+	if err != nil {
+		return err
+	}
+	if !auth.CheckPassword(u.PasswordHash, in.CurrentPassword) {
+		s.countFailedSignIn(r)
+		return errWrongPassword
+	}
+	hash, err := auth.HashPassword(in.NewPassword)
+	if err != nil {
+		return err
+	}
+	// Every other session ends with the revocation; the caller's own token is spared by its jti,
+	// so it keeps working as it is (a token without a jti gets a fresh cookie instead).
+	_, claims, _ := id.sessionUser(r)
+	if u.SessionsRevokedAt, err = s.DB.Identity.ChangePassword(r.Context(), u.ID, hash, claims.Jti); err != nil {
+		return err
+	}
+	id.ForgetUser(u.ID)
+	if claims.Jti == "" {
+		if _, err := id.issueSession(w, u); err != nil {
+			return err
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s authAPI) totpStatus(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.DB.Identity.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
+	if err != nil {
+		return err
+	}
+	out := totpStatus{Enabled: u.TOTPEnabled}
+	if u.TOTPEnabled {
+		if out.RecoveryCodesLeft, err = s.DB.Identity.RecoveryCodesLeft(r.Context(), u.ID); err != nil {
+			return err
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s authAPI) totpSetup(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.sessionUserOf(r)
+	if err != nil {
+		return err
+	}
+	if u.TOTPEnabled {
+		return folio.Errorf(folio.ECONFLICT, "Two-factor sign-in is already on; turn it off before setting it up again.")
+	}
+	secret, url, png, err := auth.NewTOTPKey(u.Email)
+	if err != nil {
+		return err
+	}
+	if err := s.DB.Identity.SetTOTPSecret(r.Context(), u.ID, secret); err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, totpSetupResponse{Secret: secret, OtpauthURL: url,
+		QRCode: "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)})
+}
+
+func (s authAPI) totpEnable(w http.ResponseWriter, r *http.Request) error {
+	if err := sessionOnly(r); err != nil {
+		return err
+	}
+	var in folio.TOTPCodeInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if strings.TrimSpace(in.Code) == "" {
+		return folio.BadRequest("code", "is required")
+	}
+	u, err := s.sessionUserOf(r)
+	if err != nil {
+		return err
+	}
+	if u.TOTPEnabled {
+		return folio.Errorf(folio.ECONFLICT, "Two-factor sign-in is already on.")
+	}
+	if u.TOTPSecret == "" {
+		return folio.Errorf(folio.ECONFLICT, "Set up two-factor sign-in first (POST /api/auth/totp/setup).")
+	}
+	step, ok := auth.MatchTOTP(u.TOTPSecret, in.Code, s.now())
+	if !ok {
+		return wrongCode("code")
+	}
+	codes, hashes := auth.NewRecoveryCodes()
+	if err := s.DB.Identity.EnableTOTP(r.Context(), u.ID, step, hashes); err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, totpEnableResponse{RecoveryCodes: codes})
+}
+
+func wrongCode(field string) error {
+	var v folio.Validation
+	if field == "password" {
+		v.Invalid(field, "is incorrect")
+	} else {
+		v.Invalid(field, "is not the current code of your authenticator app (or was already used)")
+	}
+	return v.Err()
+}
+
+func (s authAPI) totpDisable(w http.ResponseWriter, r *http.Request) error {
+	if err := sessionOnly(r); err != nil {
+		return err
+	}
+	var in folio.TOTPDisableInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if strings.TrimSpace(in.Code) == "" && in.Password == "" {
+		return folio.BadRequest("code", "a current code or the password is required")
+	}
+	u, err := s.sessionUserOf(r)
+	if err != nil {
+		return err
+	}
+	switch {
+	case strings.TrimSpace(in.Code) != "":
+		if !u.TOTPEnabled {
+			break
+		}
+		step, ok := auth.MatchTOTP(u.TOTPSecret, in.Code, s.now())
+		if ok {
+			ok, err = s.DB.Identity.UseTOTPStep(r.Context(), u.ID, step)
+			if err != nil {
+				return err
+			}
+		}
+		if !ok {
+			return wrongCode("code")
+		}
+	default:
+		if !auth.CheckPassword(u.PasswordHash, in.Password) {
+			return wrongCode("password")
+		}
+	}
+	if err := s.DB.Identity.DisableTOTP(r.Context(), u.ID); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+var errBadSecondFactor = folio.Errorf(folio.EUNAUTHORIZED, "The code is incorrect or was already used, or the sign-in ticket has expired; sign in again.")
+
+func (s authAPI) loginTOTP(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.identity()
+	if err != nil {
+		return err
+	}
+	if err := id.checkOrigin(r); err != nil {
+		return err
+	}
+	var in folio.TOTPLoginInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if err := in.Validate(); err != nil {
+		return err
+	}
+	fail := func() error {
+		s.countFailedSignIn(r)
+		return errBadSecondFactor
+	}
+	t, err := auth.ParseTicket(id.cfg.Secret, strings.TrimSpace(in.Ticket), s.now())
+	if err != nil {
+		return fail()
+	}
+	auditSubject(r, t.UserID, "")
+	u, err := s.DB.Identity.User(r.Context(), t.UserID)
+	if folio.IsNotFound(err) {
+		return fail()
+	}
+	if err != nil {
+		return err
+	}
+	// A ticket from before a revocation (a password change, say) is as dead as a session.
+	if !u.TOTPEnabled || !u.Role.Valid() || !u.SessionValid(t.IssuedAt.Unix(), "") {
+		return fail()
+	}
+	var ok bool
+	if strings.TrimSpace(in.Code) != "" {
+		var step int64
+		if step, ok = auth.MatchTOTP(u.TOTPSecret, in.Code, s.now()); ok {
+			if ok, err = s.DB.Identity.UseTOTPStep(r.Context(), u.ID, step); err != nil {
+				return err
+			}
+		}
+	} else if _, valid := auth.NormalizeRecoveryCode(in.RecoveryCode); valid {
+		if ok, err = s.DB.Identity.UseRecoveryCode(r.Context(), u.ID, auth.HashRecoveryCode(in.RecoveryCode)); err != nil {
+			return err
+		}
+	}
+	if !ok {
+		return fail()
+	}
+	if _, err := id.issueSession(w, u); err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, loginResponse{User: u})
+}
+
+// loginLimitKey is the identifier of the login helper limit: the client IP plus the email being
+// tried (docs/api.md, "Authentication and permissions": per IP and email). It reads the email
+// from the body and puts the bytes back for the handler; a body it cannot read as JSON counts
+// under the IP with an empty email.
+func (s *Server) loginLimitKey(r *http.Request) string {
+	var email string
+	if r.Body != nil {
+		b, err := io.ReadAll(io.LimitReader(r.Body, maxJSONBody+1))
+		rest := r.Body
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(b), rest), rest}
+		if err == nil {
+			var in struct {
+				Email string `json:"email"`
+			}
+			if json.Unmarshal(b, &in) == nil {
+				email = folio.EmailKey(in.Email)
+			}
+		}
+	}
+	return s.limitIP(r) + "|" + email
 }
