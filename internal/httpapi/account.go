@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/auth"
+	"github.com/foliohq/folio/internal/identity"
 )
 
 // accountAPI serves the signed-in user's profile and the API keys (docs/api.md, "Authentication
@@ -55,7 +55,7 @@ func viewAPIKey(k *folio.APIKey) apiKeyView {
 }
 
 func (s accountAPI) getProfile(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.DB.Identity.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
+	u, err := s.accounts().Profile(r.Context(), folio.ActorFrom(r.Context()).UserID)
 	if err != nil {
 		return err
 	}
@@ -67,30 +67,20 @@ func (s accountAPI) updateProfile(w http.ResponseWriter, r *http.Request) error 
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	if err := in.Validate(); err != nil {
-		return err
-	}
-	userID := folio.ActorFrom(r.Context()).UserID
-	u, err := s.DB.Identity.UpdateProfile(r.Context(), userID, &in)
+	u, err := s.accounts().UpdateProfile(r.Context(), folio.ActorFrom(r.Context()).UserID, &in)
 	if err != nil {
 		return err
-	}
-	if s.Identity != nil {
-		s.Identity.ForgetUser(userID)
 	}
 	return writeJSON(w, http.StatusOK, u)
 }
 
 func (s accountAPI) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
-	keys, err := s.DB.Identity.APIKeys(r.Context(), false)
+	keys, err := s.accounts().APIKeys(r.Context())
 	if err != nil {
 		return err
 	}
 	out := apiKeyList{Keys: make([]apiKeyView, 0, len(keys))}
 	for _, k := range keys {
-		if s.Identity != nil {
-			s.Identity.LastUsed(k)
-		}
 		out.Keys = append(out.Keys, viewAPIKey(k))
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -102,14 +92,8 @@ func (s accountAPI) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	if err := in.Validate(s.now()); err != nil {
-		return err
-	}
-	actor := folio.ActorFrom(r.Context())
-	level, _ := folio.ParseLevel(in.Level)
-	secret, prefix, hash := auth.MintAPIKey()
-	k := &folio.APIKey{UserID: actor.UserID, Name: in.Name, Level: level, Prefix: prefix, ExpiresAt: in.Expiry()}
-	if err := s.DB.Identity.CreateAPIKey(r.Context(), k, hash); err != nil {
+	secret, k, err := s.accounts().CreateAPIKey(r.Context(), folio.ActorFrom(r.Context()).UserID, &in)
+	if err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -118,12 +102,18 @@ func (s accountAPI) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s accountAPI) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
-	if err := s.DB.Identity.RevokeAPIKey(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.accounts().RevokeAPIKey(r.Context(), r.PathValue("id")); err != nil {
 		return err
-	}
-	if s.Identity != nil { // at once here, whether or not the change hook is wired
-		s.Identity.ForgetKey(r.PathValue("id"))
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// accounts is the identity service: the Identity's, or, on a server without sessions, one over
+// the store alone (it then manages profiles, keys and TOTP but has no caches to share).
+func (s *Server) accounts() *identity.Service {
+	if s.Identity != nil {
+		return s.Identity.Service
+	}
+	return identity.New(s.DB.Identity, identity.Config{Now: s.now})
 }

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/auth"
+	"github.com/foliohq/folio/internal/identity"
 )
 
 // authAPI serves every /api/auth route: sign-in with a password and a second factor, sessions,
@@ -79,8 +79,6 @@ func (s *Server) identity() (*Identity, error) {
 	return s.Identity, nil
 }
 
-var errBadLogin = folio.Errorf(folio.EUNAUTHORIZED, "The email or password is incorrect.")
-
 func (s authAPI) login(w http.ResponseWriter, r *http.Request) error {
 	id, err := s.identity()
 	if err != nil {
@@ -93,37 +91,18 @@ func (s authAPI) login(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	if err := in.Validate(); err != nil {
-		return err
+	u, ticket, err := id.SignIn(r.Context(), &in)
+	if u != nil {
+		auditSubject(r, u.ID, "")
 	}
-	u, err := s.DB.Identity.UserByEmail(r.Context(), in.Email)
-	if folio.IsNotFound(err) {
-		// Same work as a wrong password, so the answer does not tell which emails have accounts.
-		auth.DummyCheckPassword(in.Password)
+	if errors.Is(err, identity.ErrBadLogin) {
 		s.countFailedSignIn(r)
-		return errBadLogin
 	}
 	if err != nil {
 		return err
 	}
-	auditSubject(r, u.ID, "")
-	if !auth.CheckPassword(u.PasswordHash, in.Password) || !u.Role.Valid() {
-		s.countFailedSignIn(r)
-		return errBadLogin
-	}
-	if auth.NeedsRehash(u.PasswordHash) {
-		if h, err := auth.HashPassword(in.Password); err == nil {
-			if err := s.DB.Identity.SetPasswordHash(r.Context(), u.ID, h); err != nil {
-				s.log(r).Warn("could not store a rehashed password", "user_id", u.ID, "error", err.Error())
-			}
-		}
-	}
 	w.Header().Set("Cache-Control", "no-store")
-	if u.TOTPEnabled {
-		ticket, err := auth.IssueTicket(id.cfg.Secret, u.ID, id.cfg.Now())
-		if err != nil {
-			return err
-		}
+	if ticket != "" {
 		return writeJSON(w, http.StatusOK, loginResponse{MfaRequired: true, Ticket: ticket})
 	}
 	if _, err := id.issueSession(w, u); err != nil {
@@ -179,24 +158,15 @@ func sessionOnly(r *http.Request) error {
 	return nil
 }
 
-// sessionUserOf reads the caller's user fresh from the database.
-func (s authAPI) sessionUserOf(r *http.Request) (*folio.User, error) {
-	if err := sessionOnly(r); err != nil {
-		return nil, err
-	}
-	return s.DB.Identity.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
-}
-
 func (s authAPI) revokeSessions(w http.ResponseWriter, r *http.Request) error {
 	id, err := s.identity()
 	if err != nil {
 		return err
 	}
 	actor := folio.ActorFrom(r.Context())
-	if _, err := s.DB.Identity.RevokeSessions(r.Context(), actor.UserID); err != nil {
+	if err := id.RevokeSessions(r.Context(), actor.UserID); err != nil {
 		return err
 	}
-	id.ForgetUser(actor.UserID)
 	if actor.Session {
 		id.clearSession(w, r)
 	}
@@ -204,8 +174,6 @@ func (s authAPI) revokeSessions(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
-
-var errWrongPassword = folio.Errorf(folio.EFORBIDDEN, "The current password is incorrect.")
 
 func (s authAPI) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err := sessionOnly(r); err != nil {
@@ -219,28 +187,16 @@ func (s authAPI) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	if err := in.Validate(); err != nil {
-		return err
-	}
-	u, err := s.sessionUserOf(r)
-	if err != nil {
-		return err
-	}
-	if !auth.CheckPassword(u.PasswordHash, in.CurrentPassword) {
-		s.countFailedSignIn(r)
-		return errWrongPassword
-	}
-	hash, err := auth.HashPassword(in.NewPassword)
-	if err != nil {
-		return err
-	}
 	// Every other session ends with the revocation; the caller's own token is spared by its jti,
 	// so it keeps working as it is (a token without a jti gets a fresh cookie instead).
 	_, claims, _ := id.sessionUser(r)
-	if u.SessionsRevokedAt, err = s.DB.Identity.ChangePassword(r.Context(), u.ID, hash, claims.Jti); err != nil {
+	u, err := id.ChangePassword(r.Context(), folio.ActorFrom(r.Context()).UserID, &in, claims.Jti)
+	if errors.Is(err, identity.ErrWrongPassword) {
+		s.countFailedSignIn(r)
+	}
+	if err != nil {
 		return err
 	}
-	id.ForgetUser(u.ID)
 	if claims.Jti == "" {
 		if _, err := id.issueSession(w, u); err != nil {
 			return err
@@ -252,33 +208,22 @@ func (s authAPI) changePassword(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s authAPI) totpStatus(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.DB.Identity.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
+	var out totpStatus
+	var err error
+	out.Enabled, out.RecoveryCodesLeft, err = s.accounts().TOTPStatus(r.Context(), folio.ActorFrom(r.Context()).UserID)
 	if err != nil {
 		return err
-	}
-	out := totpStatus{Enabled: u.TOTPEnabled}
-	if u.TOTPEnabled {
-		if out.RecoveryCodesLeft, err = s.DB.Identity.RecoveryCodesLeft(r.Context(), u.ID); err != nil {
-			return err
-		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	return writeJSON(w, http.StatusOK, out)
 }
 
 func (s authAPI) totpSetup(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.sessionUserOf(r)
-	if err != nil {
+	if err := sessionOnly(r); err != nil {
 		return err
 	}
-	if u.TOTPEnabled {
-		return folio.Errorf(folio.ECONFLICT, "Two-factor sign-in is already on; turn it off before setting it up again.")
-	}
-	secret, url, png, err := auth.NewTOTPKey(u.Email)
+	secret, url, png, err := s.accounts().SetupTOTP(r.Context(), folio.ActorFrom(r.Context()).UserID)
 	if err != nil {
-		return err
-	}
-	if err := s.DB.Identity.SetTOTPSecret(r.Context(), u.ID, secret); err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -294,39 +239,12 @@ func (s authAPI) totpEnable(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	if strings.TrimSpace(in.Code) == "" {
-		return folio.BadRequest("code", "is required")
-	}
-	u, err := s.sessionUserOf(r)
+	codes, err := s.accounts().EnableTOTP(r.Context(), folio.ActorFrom(r.Context()).UserID, in.Code)
 	if err != nil {
-		return err
-	}
-	if u.TOTPEnabled {
-		return folio.Errorf(folio.ECONFLICT, "Two-factor sign-in is already on.")
-	}
-	if u.TOTPSecret == "" {
-		return folio.Errorf(folio.ECONFLICT, "Set up two-factor sign-in first (POST /api/auth/totp/setup).")
-	}
-	step, ok := auth.MatchTOTP(u.TOTPSecret, in.Code, s.now())
-	if !ok {
-		return wrongCode("code")
-	}
-	codes, hashes := auth.NewRecoveryCodes()
-	if err := s.DB.Identity.EnableTOTP(r.Context(), u.ID, step, hashes); err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	return writeJSON(w, http.StatusOK, totpEnableResponse{RecoveryCodes: codes})
-}
-
-func wrongCode(field string) error {
-	var v folio.Validation
-	if field == "password" {
-		v.Invalid(field, "is incorrect")
-	} else {
-		v.Invalid(field, "is not the current code of your authenticator app (or was already used)")
-	}
-	return v.Err()
 }
 
 func (s authAPI) totpDisable(w http.ResponseWriter, r *http.Request) error {
@@ -337,41 +255,12 @@ func (s authAPI) totpDisable(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	if strings.TrimSpace(in.Code) == "" && in.Password == "" {
-		return folio.BadRequest("code", "a current code or the password is required")
-	}
-	u, err := s.sessionUserOf(r)
-	if err != nil {
-		return err
-	}
-	switch {
-	case strings.TrimSpace(in.Code) != "":
-		if !u.TOTPEnabled {
-			break
-		}
-		step, ok := auth.MatchTOTP(u.TOTPSecret, in.Code, s.now())
-		if ok {
-			ok, err = s.DB.Identity.UseTOTPStep(r.Context(), u.ID, step)
-			if err != nil {
-				return err
-			}
-		}
-		if !ok {
-			return wrongCode("code")
-		}
-	default:
-		if !auth.CheckPassword(u.PasswordHash, in.Password) {
-			return wrongCode("password")
-		}
-	}
-	if err := s.DB.Identity.DisableTOTP(r.Context(), u.ID); err != nil {
+	if err := s.accounts().DisableTOTP(r.Context(), folio.ActorFrom(r.Context()).UserID, &in); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
-
-var errBadSecondFactor = folio.Errorf(folio.EUNAUTHORIZED, "The code is incorrect or was already used, or the sign-in ticket has expired; sign in again.")
 
 func (s authAPI) loginTOTP(w http.ResponseWriter, r *http.Request) error {
 	id, err := s.identity()
@@ -385,44 +274,15 @@ func (s authAPI) loginTOTP(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	if err := in.Validate(); err != nil {
-		return err
+	userID, u, err := id.SignInSecondFactor(r.Context(), &in)
+	if userID != "" {
+		auditSubject(r, userID, "")
 	}
-	fail := func() error {
+	if errors.Is(err, identity.ErrBadSecondFactor) {
 		s.countFailedSignIn(r)
-		return errBadSecondFactor
-	}
-	t, err := auth.ParseTicket(id.cfg.Secret, strings.TrimSpace(in.Ticket), s.now())
-	if err != nil {
-		return fail()
-	}
-	auditSubject(r, t.UserID, "")
-	u, err := s.DB.Identity.User(r.Context(), t.UserID)
-	if folio.IsNotFound(err) {
-		return fail()
 	}
 	if err != nil {
 		return err
-	}
-	// A ticket from before a revocation (a password change, say) is as dead as a session.
-	if !u.TOTPEnabled || !u.Role.Valid() || !u.SessionValid(t.IssuedAt.Unix(), "") {
-		return fail()
-	}
-	var ok bool
-	if strings.TrimSpace(in.Code) != "" {
-		var step int64
-		if step, ok = auth.MatchTOTP(u.TOTPSecret, in.Code, s.now()); ok {
-			if ok, err = s.DB.Identity.UseTOTPStep(r.Context(), u.ID, step); err != nil {
-				return err
-			}
-		}
-	} else if _, valid := auth.NormalizeRecoveryCode(in.RecoveryCode); valid {
-		if ok, err = s.DB.Identity.UseRecoveryCode(r.Context(), u.ID, auth.HashRecoveryCode(in.RecoveryCode)); err != nil {
-			return err
-		}
-	}
-	if !ok {
-		return fail()
 	}
 	if _, err := id.issueSession(w, u); err != nil {
 		return err

@@ -30,6 +30,41 @@ type Store interface {
 	// TouchAPIKeys stores keys' last-use times, never moving one backwards; unknown ids are
 	// ignored.
 	TouchAPIKeys(ctx context.Context, uses map[string]time.Time) error
+	// APIKeys returns the keys, newest first, with their owners' emails; revoked ones only when
+	// includeRevoked.
+	APIKeys(ctx context.Context, includeRevoked bool) ([]*folio.APIKey, error)
+	// CreateAPIKey stores k (setting its ID and CreatedAt) with the hash of its secret; a key for
+	// an unknown user is ENOTFOUND.
+	CreateAPIKey(ctx context.Context, k *folio.APIKey, hash []byte) error
+	// RevokeAPIKey revokes a key that is not revoked yet, or answers ENOTFOUND.
+	RevokeAPIKey(ctx context.Context, id string) error
+
+	// UpdateProfile replaces the profile fields present in in and returns the user.
+	UpdateProfile(ctx context.Context, id string, in *folio.ProfileUpdate) (*folio.User, error)
+	// SetPasswordHash replaces a password's hash (a rehash; sessions stay valid).
+	SetPasswordHash(ctx context.Context, id, hash string) error
+	// ChangePassword stores a new password hash and revokes every session of the user but the
+	// one whose token id is keepJTI; it returns the new revocation time (Unix seconds).
+	ChangePassword(ctx context.Context, id, hash, keepJTI string) (int64, error)
+	// RevokeSessions revokes every session of the user and returns the revocation time.
+	RevokeSessions(ctx context.Context, id string) (int64, error)
+
+	// SetTOTPSecret stores a TOTP secret that is not in force yet; ECONFLICT when TOTP is on.
+	SetTOTPSecret(ctx context.Context, id, secret string) error
+	// EnableTOTP turns TOTP on, with step as the last used time step and the recovery codes'
+	// hashes replacing any earlier ones, in one transaction; ECONFLICT when TOTP is on already or
+	// no secret was set up.
+	EnableTOTP(ctx context.Context, id string, step int64, recoveryHashes []string) error
+	// DisableTOTP turns TOTP off and forgets its secret and recovery codes; turning off what is
+	// off is not an error.
+	DisableTOTP(ctx context.Context, id string) error
+	// UseTOTPStep records step as used; false when it (or a later one) already was, or TOTP is
+	// off. Two concurrent calls with one step cannot both succeed.
+	UseTOTPStep(ctx context.Context, id string, step int64) (bool, error)
+	// UseRecoveryCode uses up the unused recovery code with the given hash; false when none.
+	UseRecoveryCode(ctx context.Context, id, hash string) (bool, error)
+	// RecoveryCodesLeft counts the user's unused recovery codes.
+	RecoveryCodesLeft(ctx context.Context, id string) (int, error)
 }
 
 // Defaults of Config.
