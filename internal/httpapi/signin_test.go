@@ -296,9 +296,9 @@ func totpEnrol(t *testing.T, f *identityFixture) (string, []string) {
 	return setup.Secret, en.RecoveryCodes
 }
 
-// Ensure TOTP sign-in per contract §6: login answers {mfaRequired, ticket} without a cookie; the
-// second step takes a current code once, or a recovery code once; tickets last 5 minutes; the
-// helper limit applies; disable needs a code or the password.
+// Ensure TOTP sign-in as docs/api.md describes it: login answers {mfaRequired, ticket} without a
+// cookie; the second step takes a current code once, or a recovery code once; tickets last 5
+// minutes; the helper limit applies; disable needs a code or the password.
 func TestTOTPSignIn(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		// This test makes more than 5 failed attempts on purpose; TestTOTPSignInLimit checks the limit.
