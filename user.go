@@ -12,6 +12,12 @@ import (
 // acts at level write.
 type Role string
 
+// ScopeUserPrefix starts the change scope of one user ("user:<id>"): a store announces it after a
+// revocation, a password, role or TOTP change, or a removal, and every instance drops its cached
+// copy of the user when it hears it, so a revocation is in force everywhere as soon as the
+// notification arrives.
+const ScopeUserPrefix = "user:"
+
 // Roles.
 const (
 	RoleOwner  Role = "owner"

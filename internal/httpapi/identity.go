@@ -13,7 +13,6 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/auth"
 	"github.com/foliohq/folio/internal/identity"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // Session cookie names (docs/api.md, "Authentication and permissions"): next-auth v4's, so a
@@ -146,17 +145,6 @@ func (id *Identity) sessionToken(r *http.Request) string {
 // sessionUser is the session of the request's cookie: its user and claims.
 func (id *Identity) sessionUser(r *http.Request) (*folio.User, auth.SessionClaims, bool) {
 	return id.SessionUser(r.Context(), id.sessionToken(r))
-}
-
-// UserChanged is the change-notification hook: a scope of sqldb.ScopeUser (or "*", after the
-// listener reconnected) drops the cached user, so a revocation, role or password change or
-// removal takes effect on this instance as soon as it hears of it.
-func (id *Identity) UserChanged(scope string) {
-	if scope == "*" {
-		id.ForgetUser("*")
-	} else if uid, ok := strings.CutPrefix(scope, sqldb.ScopeUserPrefix); ok {
-		id.ForgetUser(uid)
-	}
 }
 
 // issueSession writes a session cookie for u and returns when it expires.

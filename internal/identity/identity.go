@@ -313,3 +313,14 @@ func (s *Service) CachedKeys() int {
 	defer s.mu.Unlock()
 	return len(s.keys)
 }
+
+// UserChanged is the change-notification hook: a scope of folio.ScopeUserPrefix (or "*", after
+// the listener reconnected) drops the cached user, so a revocation, role or password change or
+// removal takes effect on this instance as soon as it hears of it.
+func (s *Service) UserChanged(scope string) {
+	if scope == "*" {
+		s.ForgetUser("*")
+	} else if uid, ok := strings.CutPrefix(scope, folio.ScopeUserPrefix); ok {
+		s.ForgetUser(uid)
+	}
+}

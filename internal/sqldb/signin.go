@@ -9,11 +9,9 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// ScopeUserPrefix starts the change scope of one user ("user:<id>"): a revocation, password,
-// role or TOTP change, or removal. Every instance drops its cached copy of the user when it
-// hears it (through Changed here, through Listen elsewhere), so a revocation is in force
-// everywhere as soon as the notification arrives.
-const ScopeUserPrefix = "user:"
+// ScopeUserPrefix starts the change scope of one user (folio.ScopeUserPrefix), announced through
+// Changed here and through Listen elsewhere.
+const ScopeUserPrefix = folio.ScopeUserPrefix
 
 // ScopeUser is the change scope of the user with the given id.
 func ScopeUser(id string) string { return ScopeUserPrefix + id }
