@@ -13,8 +13,9 @@ type AuditActor struct {
 	KeyID  string `json:"keyId"`
 }
 
-// AuditEntry is one record of the audit log (contract §6). IP is truncated to its /24 (IPv4) or
-// /48 (IPv6) network, never the full address; no entry ever holds a secret.
+// AuditEntry is one record of the audit log (docs/api.md, "Authentication and permissions"). IP
+// is truncated to its /24 (IPv4) or /48 (IPv6) network, never the full address; no entry ever
+// holds a secret.
 type AuditEntry struct {
 	ID         string     `json:"id"`
 	At         time.Time  `json:"at"`

@@ -7,9 +7,16 @@ import (
 	"unicode/utf8"
 )
 
-// Role is a user's role (contract §2): an owner holds every permission and acts at level admin;
-// an editor holds manage:articles and manage:projects and acts at level write.
+// Role is a user's role (docs/api.md, "Authentication and permissions"): an owner holds every
+// permission and acts at level admin; an editor holds manage:articles and manage:projects and
+// acts at level write.
 type Role string
+
+// ScopeUserPrefix starts the change scope of one user ("user:<id>"): a store announces it after a
+// revocation, a password, role or TOTP change, or a removal, and every instance drops its cached
+// copy of the user when it hears it, so a revocation is in force everywhere as soon as the
+// notification arrives.
+const ScopeUserPrefix = "user:"
 
 // Roles.
 const (
@@ -31,8 +38,8 @@ func (r Role) Level() Level {
 	return LevelPublic
 }
 
-// User is a person who signs in to the dashboard. Its JSON form is the contract's profile
-// (§4): id, email, name, bio, location, website, role, createdAt, updatedAt.
+// User is a person who signs in to the dashboard. Its JSON form is the API's profile: id, email,
+// name, bio, location, website, role, createdAt, updatedAt.
 type User struct {
 	ID       string `json:"id"`
 	Email    string `json:"email"`
@@ -47,7 +54,7 @@ type User struct {
 	UpdatedAt    time.Time `json:"updatedAt"`
 
 	// SessionsRevokedAt (Unix seconds) ends every session issued before it: a session token whose
-	// iat is earlier is refused (contract §6). 0: never revoked.
+	// iat is earlier is refused (docs/api.md, "Authentication and permissions"). 0: never revoked.
 	SessionsRevokedAt int64 `json:"-"`
 	// SessionsKeptJTI is the jti of the one session the last revocation spared: the caller's
 	// own, when they changed their password ("ends every other session").
@@ -76,7 +83,7 @@ const (
 	MaxBioLen      = 2000
 	MaxLocationLen = 100
 	// MinPasswordLen applies to every password set from now on through a password change (the
-	// route and `folio user passwd`; contract §6). Creating a user still accepts
+	// route and `folio user passwd`). Creating a user still accepts
 	// MinLegacyPasswordLen, so existing setups (FOLIO_ADMIN_PASSWORD, scripts) keep starting;
 	// the CLI and the server warn below MinPasswordLen.
 	MinPasswordLen       = 12   // characters

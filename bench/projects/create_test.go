@@ -45,7 +45,7 @@ func BenchmarkCreateProject(b *testing.B) {
 			if err := db.Identity.CreateAPIKey(ctx, &folio.APIKey{UserID: u.ID, Name: "bench", Level: folio.LevelWrite, Prefix: prefix}, hash); err != nil {
 				b.Fatal(err)
 			}
-			id, err := httpapi.NewIdentity(db, httpapi.IdentityConfig{Secret: strings.Repeat("s", 32)})
+			id, err := httpapi.NewIdentity(db.Identity, httpapi.IdentityConfig{Secret: strings.Repeat("s", 32)})
 			if err != nil {
 				b.Fatal(err)
 			}

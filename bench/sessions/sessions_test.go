@@ -65,7 +65,7 @@ func BenchmarkSessionAuthenticate(b *testing.B) {
 		ttl  time.Duration
 	}{{"cached", time.Hour}, {"uncached", -1}} {
 		b.Run(tc.name, func(b *testing.B) {
-			id, err := httpapi.NewIdentity(db, httpapi.IdentityConfig{Secret: secret, UserCacheTTL: tc.ttl})
+			id, err := httpapi.NewIdentity(db.Identity, httpapi.IdentityConfig{Secret: secret, UserCacheTTL: tc.ttl})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -261,7 +261,7 @@ func wireIdentity(ctx context.Context, cfg *config.Config, db *sqldb.DB, srv *ht
 	if err := bootstrapOwner(ctx, cfg, db, log); err != nil {
 		return nil, err
 	}
-	id, err := httpapi.NewIdentity(db, httpapi.IdentityConfig{Secret: secret, BaseURL: cfg.NextAuthURL,
+	id, err := httpapi.NewIdentity(db.Identity, httpapi.IdentityConfig{Secret: secret, BaseURL: cfg.NextAuthURL,
 		AllowedOrigins: cfg.CORSAllowedOrigins, Logger: log})
 	if err != nil {
 		return nil, err

@@ -1,465 +1,317 @@
 package httpapi
 
 import (
-	"context"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
-	"fmt"
-	"log/slog"
+	"io"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/auth"
-	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/identity"
 )
 
-// Session cookie names (contract §2): next-auth v4's, so a Next.js front end sharing
-// NEXTAUTH_SECRET and folio read each other's sessions. The __Secure- form is used when
-// NEXTAUTH_URL is https, as next-auth does.
-const (
-	SessionCookieName       = "next-auth.session-token"
-	SecureSessionCookieName = "__Secure-next-auth.session-token"
-)
+// authAPI serves every /api/auth route: sign-in with a password and a second factor, sessions,
+// their revocation, the password and TOTP (docs/api.md, "Authentication and permissions").
+type authAPI struct{ *Server }
 
-// Defaults of IdentityConfig.
-const (
-	DefaultSessionMaxAge = 30 * 24 * time.Hour // next-auth's default session maxAge
-	DefaultUserCacheTTL  = 5 * time.Second
-	DefaultUsageFlush    = 30 * time.Second
-	maxCachedUsers       = 1024
-	maxCachedKeys        = 4096
-)
-
-// IdentityConfig configures an Identity.
-type IdentityConfig struct {
-	// Secret is NEXTAUTH_SECRET, the key material of session tokens. Required.
-	Secret string
-	// BaseURL is NEXTAUTH_URL. When it is https, the cookie is __Secure-… and marked Secure. Its
-	// origin passes the Origin check of cookie-authenticated unsafe requests.
-	BaseURL string
-	// AllowedOrigins (CORS_ALLOWED_ORIGINS) also pass the Origin check.
-	AllowedOrigins []string
-	// SessionMaxAge is how long a login lasts (default 30 days).
-	SessionMaxAge time.Duration
-	// UserCacheTTL is how long a session's user, once read, is trusted without reading it again
-	// (default 5 s): a deleted or demoted user loses access within this time on every instance.
-	UserCacheTTL time.Duration
-	// Now is the clock (default time.Now).
-	Now func() time.Time
-	// Logger receives flush failures (default: discard).
-	Logger *slog.Logger
+func (s authAPI) routes() []route {
+	return []route{
+		{Method: "POST", Pattern: "/api/auth/login", Handle: s.login, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login",
+			Tag: "Auth", Summary: "Sign in with email and password: sets the session cookie (HttpOnly, SameSite=Lax, 30 days) and returns the user; with TOTP on, answers {mfaRequired: true, ticket} and no cookie (continue at /api/auth/login/totp). Only failed attempts count toward the sign-in limit",
+			Body: folio.LoginInput{}, Status: http.StatusOK, Resp: loginResponse{}, Errors: []int{401, 403, 503}},
+		{Method: "POST", Pattern: "/api/auth/logout", Handle: s.logout, Audit: "auth.logout",
+			Tag: "Auth", Summary: "Sign out: expires this browser's session cookie (POST /api/auth/sessions/revoke ends every session)",
+			Status: http.StatusNoContent, Errors: []int{403}},
+		{Method: "GET", Pattern: "/api/auth/session", Handle: s.session,
+			Tag: "Auth", Summary: "The current cookie session, as NextAuth's /api/auth/session: {user, expires}, or {} when there is none",
+			Status: http.StatusOK, Resp: sessionResponse{}},
+		{Method: "POST", Pattern: "/api/auth/login/totp", Handle: s.loginTOTP, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login.totp",
+			Tag: "Auth", Summary: "Second sign-in step when TOTP is on: the ticket from /api/auth/login plus a current code or an unused recovery code; sets the session cookie",
+			Body: folio.TOTPLoginInput{}, Status: http.StatusOK, Resp: loginResponse{}, Errors: []int{401, 403, 503}},
+		{Method: "POST", Pattern: "/api/auth/sessions/revoke", Handle: s.revokeSessions, Level: folio.LevelRead, Audit: "auth.sessions.revoke",
+			Tag: "Auth", Summary: "Sign out everywhere: ends every session of the caller's user on every instance (front-end tokens included); API keys stay valid",
+			Status: http.StatusNoContent, Errors: []int{404, 503}},
+		{Method: "POST", Pattern: "/api/auth/password", Handle: s.changePassword, Level: folio.LevelRead, Limit: limitHelperLogin, Audit: "auth.password.change",
+			Tag: "Auth", Summary: "Change the password (session only): ends every other session of the user; the caller gets a fresh cookie",
+			Body: folio.PasswordChange{}, Status: http.StatusNoContent, Errors: []int{413, 422, 503}},
+		{Method: "GET", Pattern: "/api/auth/totp", Handle: s.totpStatus, Level: folio.LevelRead,
+			Tag: "Auth", Summary: "Whether two-factor sign-in is on for the caller's user, and how many recovery codes are left",
+			Status: http.StatusOK, Resp: totpStatus{}, Errors: []int{404}},
+		{Method: "POST", Pattern: "/api/auth/totp/setup", Handle: s.totpSetup, Level: folio.LevelRead, Audit: "auth.totp.setup",
+			Tag: "Auth", Summary: "Start TOTP enrolment (session only): a new secret, its otpauth:// URL and a QR code (PNG data URL); not in force until enabled",
+			Status: http.StatusOK, Resp: totpSetupResponse{}, Errors: []int{409, 503}},
+		{Method: "POST", Pattern: "/api/auth/totp/enable", Handle: s.totpEnable, Level: folio.LevelRead, Audit: "auth.totp.enable",
+			Tag: "Auth", Summary: "Turn TOTP on with a current code (session only); answers the 10 recovery codes, shown this once",
+			Body: folio.TOTPCodeInput{}, Status: http.StatusOK, Resp: totpEnableResponse{}, Errors: []int{409, 413, 422, 503}},
+		{Method: "POST", Pattern: "/api/auth/totp/disable", Handle: s.totpDisable, Level: folio.LevelRead, Audit: "auth.totp.disable",
+			Tag: "Auth", Summary: "Turn TOTP off (session only), proven by a current code or the password",
+			Body: folio.TOTPDisableInput{}, Status: http.StatusNoContent, Errors: []int{413, 422, 503}},
+	}
 }
 
-// Identity is folio's Authenticator: it turns a bearer API key or a session cookie into an
-// actor, issues session cookies at login, and keeps API keys' last-use times. It is safe for
-// concurrent use.
-type Identity struct {
-	db         *sqldb.DB
-	cfg        IdentityConfig
-	cookieName string
-	secure     bool
-	origins    *http.CrossOriginProtection
-
-	usersMu sync.Mutex
-	users   map[string]cachedUser
-	keys    map[string]cachedKey // by the hash of the secret; guarded by usersMu
-
-	usage keyUsage
+// loginResponse is {user} after a complete sign-in, or {mfaRequired: true, ticket} when the
+// user has TOTP on and the second step is still to come.
+type loginResponse struct {
+	User        *folio.User `json:"user,omitempty" doc:"the signed-in user (absent when mfaRequired)"`
+	MfaRequired bool        `json:"mfaRequired,omitempty" doc:"true: no session yet; send the ticket and a code to /api/auth/login/totp"`
+	Ticket      string      `json:"ticket,omitempty" doc:"proof of the password step, valid 5 minutes"`
 }
 
-type cachedUser struct {
-	user *folio.User
-	at   time.Time
+type sessionUser struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Email string `json:"email"`
+	Role  string `json:"role"`
 }
 
-// cachedKey is an API key found by its hash, with its owner, as read at at. Only keys that exist
-// are cached (a stranger's made-up keys never are), and the map is bounded by maxCachedKeys.
-type cachedKey struct {
-	key   *folio.APIKey
-	owner *folio.User
-	at    time.Time
+type sessionResponse struct {
+	User    *sessionUser `json:"user,omitempty"`
+	Expires *time.Time   `json:"expires,omitempty" doc:"when the session ends"`
 }
 
-// NewIdentity returns an Identity over db. It fails when the secret is empty or an origin is not
-// a valid origin.
-func NewIdentity(db *sqldb.DB, cfg IdentityConfig) (*Identity, error) {
-	if cfg.Secret == "" {
-		return nil, errors.New("httpapi: NEXTAUTH_SECRET is empty")
+func (s *Server) identity() (*Identity, error) {
+	if s.Identity == nil {
+		return nil, folio.Errorf(folio.EUNAVAILABLE, "Sessions are not configured on this server (NEXTAUTH_SECRET).")
 	}
-	if cfg.SessionMaxAge <= 0 {
-		cfg.SessionMaxAge = DefaultSessionMaxAge
-	}
-	if cfg.UserCacheTTL < 0 {
-		cfg.UserCacheTTL = 0
-	} else if cfg.UserCacheTTL == 0 {
-		cfg.UserCacheTTL = DefaultUserCacheTTL
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	id := &Identity{db: db, cfg: cfg, cookieName: SessionCookieName, origins: http.NewCrossOriginProtection(),
-		users: map[string]cachedUser{}, keys: map[string]cachedKey{}}
-	id.usage.seen = map[string]time.Time{}
-	id.usage.dirty = map[string]bool{}
-	trusted := append([]string{}, cfg.AllowedOrigins...)
-	if cfg.BaseURL != "" {
-		u, err := url.Parse(cfg.BaseURL)
-		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("httpapi: NEXTAUTH_URL %q is not a URL", cfg.BaseURL)
-		}
-		if u.Scheme == "https" {
-			id.cookieName, id.secure = SecureSessionCookieName, true
-		}
-		trusted = append(trusted, u.Scheme+"://"+u.Host)
-	}
-	for _, o := range trusted {
-		if err := id.origins.AddTrustedOrigin(strings.TrimRight(o, "/")); err != nil {
-			return nil, fmt.Errorf("httpapi: trusted origin: %w", err)
-		}
-	}
-	return id, nil
+	return s.Identity, nil
 }
 
-// CookieName is the session cookie's name.
-func (id *Identity) CookieName() string { return id.cookieName }
-
-var (
-	errBadKey = folio.Errorf(folio.EUNAUTHORIZED, "The API key is missing, invalid, revoked or expired.")
-)
-
-// Authenticate implements Authenticator. A bearer key wins over a cookie. An unknown, malformed,
-// revoked or expired key is EUNAUTHORIZED (all alike); an invalid, expired or foreign session
-// cookie, or one whose user no longer exists, counts as no credentials. A valid session on an
-// unsafe request that a browser sent from an origin other than this site, NEXTAUTH_URL or
-// CORS_ALLOWED_ORIGINS is EFORBIDDEN (CSRF protection; bearer requests are exempt because
-// browsers never attach them on their own).
-func (id *Identity) Authenticate(r *http.Request) (folio.Actor, error) {
-	if h := r.Header.Get("Authorization"); h != "" {
-		return id.authenticateKey(r.Context(), h)
-	}
-	tok := id.sessionToken(r)
-	if tok == "" {
-		return folio.Actor{}, nil
-	}
-	u, _, ok := id.sessionUser(r.Context(), tok)
-	if !ok {
-		return folio.Actor{}, nil
-	}
-	if err := id.origins.Check(r); err != nil {
-		return folio.Actor{}, folio.Errorf(folio.EFORBIDDEN,
-			"Cross-origin request refused: a session cookie may only be used from this site, NEXTAUTH_URL or CORS_ALLOWED_ORIGINS.")
-	}
-	return u.SessionActor(), nil
-}
-
-func (id *Identity) authenticateKey(ctx context.Context, header string) (folio.Actor, error) {
-	scheme, tok, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return folio.Actor{}, errBadKey
-	}
-	tok = strings.TrimSpace(tok)
-	// The shape check turns junk away without touching the database.
-	if !auth.LooksLikeAPIKey(tok) {
-		return folio.Actor{}, errBadKey
-	}
-	now := id.cfg.Now()
-	k, owner, err := id.apiKey(ctx, auth.HashAPIKey(tok), now)
-	if folio.IsNotFound(err) {
-		return folio.Actor{}, errBadKey
-	}
+func (s authAPI) login(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.identity()
 	if err != nil {
-		return folio.Actor{}, err
-	}
-	level := k.EffectiveLevel(owner.Role)
-	if !k.Usable(now) || level == folio.LevelPublic {
-		return folio.Actor{}, errBadKey
-	}
-	id.usage.record(k.ID, now)
-	return folio.Actor{UserID: owner.ID, Email: owner.Email, Name: owner.Name, Role: string(owner.Role),
-		Level: level, KeyID: k.ID}, nil
-}
-
-// sessionToken returns the session cookie's value, joining next-auth's chunks (name.0, name.1, …)
-// when a front end had to split a large token.
-func (id *Identity) sessionToken(r *http.Request) string {
-	if c, err := r.Cookie(id.cookieName); err == nil {
-		return c.Value
-	}
-	var b strings.Builder
-	for i := 0; i < 16; i++ {
-		c, err := r.Cookie(id.cookieName + "." + strconv.Itoa(i))
-		if err != nil {
-			break
-		}
-		b.WriteString(c.Value)
-	}
-	return b.String()
-}
-
-// sessionUser decodes a session token and returns its user (re-read from the store, cached for
-// UserCacheTTL and dropped at once when the user changes on any instance) and its claims.
-//
-// The user is the one whose id is the token's sub; a token written by a Next.js front end that
-// signs people in with its own provider carries that provider's account id in sub instead, and
-// then the user is the one whose email equals the token's email, without letter case (contract
-// §6). A token issued before the user's sessions were revoked is refused.
-func (id *Identity) sessionUser(ctx context.Context, tok string) (*folio.User, auth.SessionClaims, bool) {
-	now := id.cfg.Now()
-	claims, err := auth.DecodeSession(id.cfg.Secret, tok, now)
-	if err != nil {
-		return nil, claims, false
-	}
-	u, err := id.user(ctx, claims.Sub, claims.Email, now)
-	if err != nil {
-		if !folio.IsNotFound(err) {
-			id.cfg.Logger.Warn("session user lookup failed", "error", err.Error())
-		}
-		return nil, claims, false
-	}
-	if !u.Role.Valid() || !u.SessionValid(claims.Iat, claims.Jti) {
-		return nil, claims, false
-	}
-	return u, claims, true
-}
-
-// user returns the user a token's sub (or, failing that, email) names, from the cache when fresh.
-func (id *Identity) user(ctx context.Context, sub, email string, now time.Time) (*folio.User, error) {
-	key := sub + "\x00" + folio.EmailKey(email)
-	id.usersMu.Lock()
-	c, ok := id.users[key]
-	id.usersMu.Unlock()
-	if ok && now.Sub(c.at) < id.cfg.UserCacheTTL && !now.Before(c.at) {
-		return c.user, nil
-	}
-	u, err := id.db.Identity.User(ctx, sub)
-	if folio.IsNotFound(err) && strings.Contains(email, "@") {
-		u, err = id.db.Identity.UserByEmail(ctx, email)
-	}
-	if err != nil {
-		if folio.IsNotFound(err) {
-			id.usersMu.Lock()
-			delete(id.users, key)
-			id.usersMu.Unlock()
-		}
-		return nil, err
-	}
-	id.usersMu.Lock()
-	if len(id.users) >= maxCachedUsers {
-		clear(id.users)
-	}
-	id.users[key] = cachedUser{user: u, at: now}
-	id.usersMu.Unlock()
-	return u, nil
-}
-
-// apiKey returns the key whose secret hashes to hash, with its owner, from the cache when fresh
-// (read within UserCacheTTL; dropped at once when the owner or the key changes on any instance,
-// see forgetUser). Revocation and expiry are checked by the caller on every request, against the
-// clock, so a cached key that expires stops working on time.
-func (id *Identity) apiKey(ctx context.Context, hash []byte, now time.Time) (*folio.APIKey, *folio.User, error) {
-	h := string(hash)
-	id.usersMu.Lock()
-	c, ok := id.keys[h]
-	id.usersMu.Unlock()
-	if ok && now.Sub(c.at) < id.cfg.UserCacheTTL && !now.Before(c.at) {
-		return c.key, c.owner, nil
-	}
-	k, owner, err := id.db.Identity.APIKeyByHash(ctx, hash)
-	if err != nil {
-		if folio.IsNotFound(err) {
-			id.usersMu.Lock()
-			delete(id.keys, h)
-			id.usersMu.Unlock()
-		}
-		return nil, nil, err
-	}
-	id.usersMu.Lock()
-	if len(id.keys) >= maxCachedKeys {
-		clear(id.keys)
-	}
-	id.keys[h] = cachedKey{key: k, owner: owner, at: now}
-	id.usersMu.Unlock()
-	return k, owner, nil
-}
-
-// forgetKey drops the cached copy of the key with the given id (revoked through this instance).
-func (id *Identity) forgetKey(keyID string) {
-	id.usersMu.Lock()
-	defer id.usersMu.Unlock()
-	for h, c := range id.keys {
-		if c.key.ID == keyID {
-			delete(id.keys, h)
-		}
-	}
-}
-
-// forgetUser drops every cached copy of a user at once, and of the user's API keys (after a change made through this
-// instance, or announced by another one); "*" drops them all.
-func (id *Identity) forgetUser(userID string) {
-	id.usersMu.Lock()
-	defer id.usersMu.Unlock()
-	if userID == "*" {
-		clear(id.users)
-		clear(id.keys)
-		return
-	}
-	for k, c := range id.users {
-		if c.user.ID == userID {
-			delete(id.users, k)
-		}
-	}
-	for h, c := range id.keys {
-		if c.key.UserID == userID {
-			delete(id.keys, h)
-		}
-	}
-}
-
-// UserChanged is the change-notification hook: a scope of sqldb.ScopeUser (or "*", after the
-// listener reconnected) drops the cached user, so a revocation, role or password change or
-// removal takes effect on this instance as soon as it hears of it.
-func (id *Identity) UserChanged(scope string) {
-	if scope == "*" {
-		id.forgetUser("*")
-	} else if uid, ok := strings.CutPrefix(scope, sqldb.ScopeUserPrefix); ok {
-		id.forgetUser(uid)
-	}
-}
-
-// issueSession writes a session cookie for u and returns when it expires.
-func (id *Identity) issueSession(w http.ResponseWriter, u *folio.User) (time.Time, error) {
-	now := id.cfg.Now()
-	exp := now.Add(id.cfg.SessionMaxAge).Truncate(time.Second)
-	// A revocation ends the sessions issued up to the next whole second (tokens carry whole
-	// seconds); a session issued within that second takes the revocation time as its iat, so it
-	// survives the revocation that preceded it.
-	iat := max(now.Unix(), u.SessionsRevokedAt)
-	tok, err := auth.EncodeSession(id.cfg.Secret, auth.SessionClaims{Name: u.Name, Email: u.Email, Sub: u.ID,
-		Role: string(u.Role), Iat: iat, Exp: exp.Unix()})
-	if err != nil {
-		return time.Time{}, err
-	}
-	http.SetCookie(w, &http.Cookie{Name: id.cookieName, Value: tok, Path: "/", Expires: exp,
-		MaxAge: int(id.cfg.SessionMaxAge / time.Second), HttpOnly: true, Secure: id.secure, SameSite: http.SameSiteLaxMode})
-	return exp, nil
-}
-
-// clearSession expires the session cookie (and any chunks the request carried).
-func (id *Identity) clearSession(w http.ResponseWriter, r *http.Request) {
-	names := []string{id.cookieName}
-	for _, c := range r.Cookies() {
-		if strings.HasPrefix(c.Name, id.cookieName+".") {
-			names = append(names, c.Name)
-		}
-	}
-	for _, n := range names {
-		http.SetCookie(w, &http.Cookie{Name: n, Value: "", Path: "/", MaxAge: -1, Expires: time.Unix(0, 0),
-			HttpOnly: true, Secure: id.secure, SameSite: http.SameSiteLaxMode})
-	}
-}
-
-// checkOrigin applies the Origin check to a request that is about to set a session (login), so
-// another site cannot sign a visitor in to an account of its choosing.
-func (id *Identity) checkOrigin(r *http.Request) error {
-	if err := id.origins.Check(r); err != nil {
-		return folio.Errorf(folio.EFORBIDDEN, "Cross-origin sign-in refused: the request's origin is not this site, NEXTAUTH_URL or CORS_ALLOWED_ORIGINS.")
-	}
-	return nil
-}
-
-// keyUsage keeps API keys' last-use times in memory, so authenticating a request costs no
-// database write; Flush writes the new ones in one batch.
-type keyUsage struct {
-	mu    sync.Mutex
-	seen  map[string]time.Time // latest use this instance has seen, per key id
-	dirty map[string]bool      // keys whose latest use is not yet written
-}
-
-func (u *keyUsage) record(keyID string, at time.Time) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if prev, ok := u.seen[keyID]; ok && !at.After(prev) {
-		return
-	}
-	if len(u.seen) >= 100_000 { // bound memory if keys churn; only written entries are dropped
-		for k := range u.seen {
-			if !u.dirty[k] {
-				delete(u.seen, k)
-			}
-		}
-	}
-	u.seen[keyID] = at
-	u.dirty[keyID] = true
-}
-
-// latest returns the last use of keyID seen by this instance.
-func (u *keyUsage) latest(keyID string) (time.Time, bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	t, ok := u.seen[keyID]
-	return t, ok
-}
-
-// LastUsed merges this instance's unwritten last-use time into k.
-func (id *Identity) lastUsed(k *folio.APIKey) {
-	if t, ok := id.usage.latest(k.ID); ok && (k.LastUsedAt == nil || t.After(*k.LastUsedAt)) {
-		t = t.UTC().Truncate(time.Microsecond)
-		k.LastUsedAt = &t
-	}
-}
-
-// Flush writes the last-use times recorded since the previous flush. On failure they are kept
-// for the next one.
-func (id *Identity) Flush(ctx context.Context) error {
-	id.usage.mu.Lock()
-	batch := make(map[string]time.Time, len(id.usage.dirty))
-	for k := range id.usage.dirty {
-		batch[k] = id.usage.seen[k]
-	}
-	clear(id.usage.dirty)
-	id.usage.mu.Unlock()
-	if len(batch) == 0 {
-		return nil
-	}
-	if err := id.db.Identity.TouchAPIKeys(ctx, batch); err != nil {
-		id.usage.mu.Lock()
-		for k := range batch {
-			id.usage.dirty[k] = true
-		}
-		id.usage.mu.Unlock()
 		return err
 	}
+	if err := id.checkOrigin(r); err != nil {
+		return err
+	}
+	var in folio.LoginInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	u, ticket, err := id.SignIn(r.Context(), &in)
+	if u != nil {
+		auditSubject(r, u.ID, "")
+	}
+	if errors.Is(err, identity.ErrBadLogin) {
+		s.countFailedSignIn(r)
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	if ticket != "" {
+		return writeJSON(w, http.StatusOK, loginResponse{MfaRequired: true, Ticket: ticket})
+	}
+	if _, err := id.issueSession(w, u); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, loginResponse{User: u})
+}
+
+func (s authAPI) logout(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.identity()
+	if err != nil {
+		return err
+	}
+	id.clearSession(w, r)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// Run flushes last-use times every interval (DefaultUsageFlush when ≤ 0) until ctx ends, then
-// once more, so a clean shutdown loses none.
-func (id *Identity) Run(ctx context.Context, interval time.Duration) {
-	if interval <= 0 {
-		interval = DefaultUsageFlush
+func (s authAPI) session(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
+	out := sessionResponse{}
+	if s.Identity != nil && folio.ActorFrom(r.Context()).Session {
+		if u, claims, ok := s.Identity.sessionUser(r); ok {
+			exp := time.Unix(claims.Exp, 0).UTC()
+			out = sessionResponse{User: &sessionUser{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role)}, Expires: &exp}
+		}
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			if err := id.Flush(fctx); err != nil {
-				id.cfg.Logger.Warn("could not write API keys' last-use times at shutdown", "error", err.Error())
+	return writeJSON(w, http.StatusOK, out)
+}
+
+type totpStatus struct {
+	Enabled           bool `json:"enabled"`
+	RecoveryCodesLeft int  `json:"recoveryCodesLeft"`
+}
+
+type totpSetupResponse struct {
+	Secret     string `json:"secret" doc:"base32 secret, for typing into an authenticator app"`
+	OtpauthURL string `json:"otpauthUrl" doc:"otpauth://totp/… URL, what the QR code holds"`
+	QRCode     string `json:"qrCode" doc:"the otpauth URL as a QR code: a data:image/png;base64 URL"`
+}
+
+type totpEnableResponse struct {
+	RecoveryCodes []string `json:"recoveryCodes" doc:"10 single-use codes for when the phone is lost; shown this once"`
+}
+
+// sessionOnly refuses callers that are not a session: TOTP and the password belong to a person
+// at the dashboard, not to an API key.
+func sessionOnly(r *http.Request) error {
+	if !folio.ActorFrom(r.Context()).Session {
+		return folio.Errorf(folio.EFORBIDDEN, "This route needs a signed-in session; API keys cannot use it.")
+	}
+	return nil
+}
+
+func (s authAPI) revokeSessions(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.identity()
+	if err != nil {
+		return err
+	}
+	actor := folio.ActorFrom(r.Context())
+	if err := id.RevokeSessions(r.Context(), actor.UserID); err != nil {
+		return err
+	}
+	if actor.Session {
+		id.clearSession(w, r)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s authAPI) changePassword(w http.ResponseWriter, r *http.Request) error {
+	if err := sessionOnly(r); err != nil {
+		return err
+	}
+	id, err := s.identity()
+	if err != nil {
+		return err
+	}
+	var in folio.PasswordChange
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	// Every other session ends with the revocation; the caller's own token is spared by its jti,
+	// so it keeps working as it is (a token without a jti gets a fresh cookie instead).
+	_, claims, _ := id.sessionUser(r)
+	u, err := id.ChangePassword(r.Context(), folio.ActorFrom(r.Context()).UserID, &in, claims.Jti)
+	if errors.Is(err, identity.ErrWrongPassword) {
+		s.countFailedSignIn(r)
+	}
+	if err != nil {
+		return err
+	}
+	if claims.Jti == "" {
+		if _, err := id.issueSession(w, u); err != nil {
+			return err
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s authAPI) totpStatus(w http.ResponseWriter, r *http.Request) error {
+	var out totpStatus
+	var err error
+	out.Enabled, out.RecoveryCodesLeft, err = s.accounts().TOTPStatus(r.Context(), folio.ActorFrom(r.Context()).UserID)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s authAPI) totpSetup(w http.ResponseWriter, r *http.Request) error {
+	if err := sessionOnly(r); err != nil {
+		return err
+	}
+	secret, url, png, err := s.accounts().SetupTOTP(r.Context(), folio.ActorFrom(r.Context()).UserID)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, totpSetupResponse{Secret: secret, OtpauthURL: url,
+		QRCode: "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)})
+}
+
+func (s authAPI) totpEnable(w http.ResponseWriter, r *http.Request) error {
+	if err := sessionOnly(r); err != nil {
+		return err
+	}
+	var in folio.TOTPCodeInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	codes, err := s.accounts().EnableTOTP(r.Context(), folio.ActorFrom(r.Context()).UserID, in.Code)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, totpEnableResponse{RecoveryCodes: codes})
+}
+
+func (s authAPI) totpDisable(w http.ResponseWriter, r *http.Request) error {
+	if err := sessionOnly(r); err != nil {
+		return err
+	}
+	var in folio.TOTPDisableInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	if err := s.accounts().DisableTOTP(r.Context(), folio.ActorFrom(r.Context()).UserID, &in); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s authAPI) loginTOTP(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.identity()
+	if err != nil {
+		return err
+	}
+	if err := id.checkOrigin(r); err != nil {
+		return err
+	}
+	var in folio.TOTPLoginInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	userID, u, err := id.SignInSecondFactor(r.Context(), &in)
+	if userID != "" {
+		auditSubject(r, userID, "")
+	}
+	if errors.Is(err, identity.ErrBadSecondFactor) {
+		s.countFailedSignIn(r)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := id.issueSession(w, u); err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, loginResponse{User: u})
+}
+
+// loginLimitKey is the identifier of the login helper limit: the client IP plus the email being
+// tried (docs/api.md, "Authentication and permissions": per IP and email). It reads the email
+// from the body and puts the bytes back for the handler; a body it cannot read as JSON counts
+// under the IP with an empty email.
+func (s *Server) loginLimitKey(r *http.Request) string {
+	var email string
+	if r.Body != nil {
+		b, err := io.ReadAll(io.LimitReader(r.Body, maxJSONBody+1))
+		rest := r.Body
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(b), rest), rest}
+		if err == nil {
+			var in struct {
+				Email string `json:"email"`
 			}
-			return
-		case <-t.C:
-			if err := id.Flush(ctx); err != nil && ctx.Err() == nil {
-				id.cfg.Logger.Warn("could not write API keys' last-use times; will retry", "error", err.Error())
+			if json.Unmarshal(b, &in) == nil {
+				email = folio.EmailKey(in.Email)
 			}
 		}
 	}
+	return s.limitIP(r) + "|" + email
 }

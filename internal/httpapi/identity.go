@@ -1,265 +1,182 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
+	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/auth"
+	"github.com/foliohq/folio/internal/identity"
 )
 
-// identityRoutes are sign-in, sessions, API keys and the user's profile (contract §2, §4).
-func (s *Server) identityRoutes() []route {
-	return []route{
-		{Method: "POST", Pattern: "/api/auth/login", Handle: s.login, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login",
-			Tag: "Auth", Summary: "Sign in with email and password: sets the session cookie (HttpOnly, SameSite=Lax, 30 days) and returns the user; with TOTP on, answers {mfaRequired: true, ticket} and no cookie (continue at /api/auth/login/totp). Only failed attempts count toward the sign-in limit",
-			Body: folio.LoginInput{}, Status: http.StatusOK, Resp: loginResponse{}, Errors: []int{401, 403, 503}},
-		{Method: "POST", Pattern: "/api/auth/logout", Handle: s.logout, Audit: "auth.logout",
-			Tag: "Auth", Summary: "Sign out: expires this browser's session cookie (POST /api/auth/sessions/revoke ends every session)",
-			Status: http.StatusNoContent, Errors: []int{403}},
-		{Method: "GET", Pattern: "/api/auth/session", Handle: s.session,
-			Tag: "Auth", Summary: "The current cookie session, as NextAuth's /api/auth/session: {user, expires}, or {} when there is none",
-			Status: http.StatusOK, Resp: sessionResponse{}},
-		{Method: "GET", Pattern: "/api/user/profile", Handle: s.getProfile, Level: folio.LevelRead,
-			Tag: "User", Summary: "The caller's profile (a key acts for the user who owns it)", Status: http.StatusOK, Resp: folio.User{}, Errors: []int{404}},
-		{Method: "PUT", Pattern: "/api/user/profile", Handle: s.updateProfile, Level: folio.LevelWrite,
-			Tag: "User", Summary: "Update the caller's name, bio, location and website (present fields replace, absent ones stay)",
-			Body: folio.ProfileUpdate{}, Status: http.StatusOK, Resp: folio.User{}, Errors: []int{404, 413, 422}},
-		{Method: "GET", Pattern: "/api/keys", Handle: s.listAPIKeys, Level: folio.LevelAdmin,
-			Tag: "API keys", Summary: "List the API keys that are not revoked, newest first", Status: http.StatusOK, Resp: apiKeyList{}},
-		{Method: "POST", Pattern: "/api/keys", Handle: s.createAPIKey, Level: folio.LevelAdmin, Audit: "apikey.create",
-			Tag: "API keys", Summary: "Create an API key for the caller's user; the secret is in the response and never shown again",
-			Body: folio.APIKeyInput{}, Status: http.StatusCreated, Resp: createdAPIKey{}, Errors: []int{404, 413, 422}},
-		{Method: "DELETE", Pattern: "/api/keys/{id}", Handle: s.revokeAPIKey, Level: folio.LevelAdmin, Audit: "apikey.revoke",
-			Tag: "API keys", Summary: "Revoke an API key; it stops working at once", Status: http.StatusNoContent, Errors: []int{404}},
-	}
+// Session cookie names (docs/api.md, "Authentication and permissions"): next-auth v4's, so a
+// Next.js front end sharing NEXTAUTH_SECRET and folio read each other's sessions. The __Secure-
+// form is used when NEXTAUTH_URL is https, as next-auth does.
+const (
+	SessionCookieName       = "next-auth.session-token"
+	SecureSessionCookieName = "__Secure-next-auth.session-token"
+)
+
+// Defaults of IdentityConfig (the identity service's).
+const (
+	DefaultSessionMaxAge = identity.DefaultSessionMaxAge
+	DefaultUserCacheTTL  = identity.DefaultUserCacheTTL
+	DefaultUsageFlush    = identity.DefaultUsageFlush
+)
+
+// IdentityConfig configures an Identity.
+type IdentityConfig struct {
+	// Secret is NEXTAUTH_SECRET, the key material of session tokens. Required.
+	Secret string
+	// BaseURL is NEXTAUTH_URL. When it is https, the cookie is __Secure-… and marked Secure. Its
+	// origin passes the Origin check of cookie-authenticated unsafe requests.
+	BaseURL string
+	// AllowedOrigins (CORS_ALLOWED_ORIGINS) also pass the Origin check.
+	AllowedOrigins []string
+	// SessionMaxAge is how long a login lasts (default 30 days).
+	SessionMaxAge time.Duration
+	// UserCacheTTL is how long a session's user, once read, is trusted without reading it again
+	// (default 5 s): a deleted or demoted user loses access within this time on every instance.
+	UserCacheTTL time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Logger receives flush failures (default: discard).
+	Logger *slog.Logger
 }
 
-// loginResponse is {user} after a complete sign-in, or {mfaRequired: true, ticket} when the
-// user has TOTP on and the second step is still to come.
-type loginResponse struct {
-	User        *folio.User `json:"user,omitempty" doc:"the signed-in user (absent when mfaRequired)"`
-	MfaRequired bool        `json:"mfaRequired,omitempty" doc:"true: no session yet; send the ticket and a code to /api/auth/login/totp"`
-	Ticket      string      `json:"ticket,omitempty" doc:"proof of the password step, valid 5 minutes"`
+// Identity is folio's Authenticator: the HTTP side of the identity service. It reads a bearer
+// API key or a session cookie from a request and lets the service turn it into an actor, sets
+// and clears session cookies, and applies the Origin check to cookie-authenticated requests. It
+// is safe for concurrent use.
+type Identity struct {
+	*identity.Service
+	cfg        IdentityConfig
+	cookieName string
+	secure     bool
+	origins    *http.CrossOriginProtection
 }
 
-type sessionUser struct {
-	ID    string `json:"id"`
-	Name  string `json:"name"`
-	Email string `json:"email"`
-	Role  string `json:"role"`
-}
-
-type sessionResponse struct {
-	User    *sessionUser `json:"user,omitempty"`
-	Expires *time.Time   `json:"expires,omitempty" doc:"when the session ends"`
-}
-
-// apiKeyView is the contract's apiKey object.
-type apiKeyView struct {
-	ID         string     `json:"id"`
-	Name       string     `json:"name"`
-	Level      string     `json:"level" doc:"read, write or admin"`
-	Prefix     string     `json:"prefix" doc:"the first characters of the secret, to tell keys apart"`
-	CreatedAt  time.Time  `json:"createdAt"`
-	ExpiresAt  *time.Time `json:"expiresAt" nullable:"true"`
-	LastUsedAt *time.Time `json:"lastUsedAt" nullable:"true"`
-}
-
-type apiKeyList struct {
-	Keys []apiKeyView `json:"keys"`
-}
-
-type createdAPIKey struct {
-	Key    string     `json:"key" doc:"the secret; shown this once, send it as Authorization: Bearer <key>"`
-	APIKey apiKeyView `json:"apiKey"`
-}
-
-func viewAPIKey(k *folio.APIKey) apiKeyView {
-	return apiKeyView{ID: k.ID, Name: k.Name, Level: k.Level.String(), Prefix: k.Prefix, CreatedAt: k.CreatedAt,
-		ExpiresAt: k.ExpiresAt, LastUsedAt: k.LastUsedAt}
-}
-
-func (s *Server) identity() (*Identity, error) {
-	if s.Identity == nil {
-		return nil, folio.Errorf(folio.EUNAVAILABLE, "Sessions are not configured on this server (NEXTAUTH_SECRET).")
+// NewIdentity returns an Identity over store. It fails when the secret is empty or an origin is
+// not a valid origin.
+func NewIdentity(store identity.Store, cfg IdentityConfig) (*Identity, error) {
+	if cfg.Secret == "" {
+		return nil, errors.New("httpapi: NEXTAUTH_SECRET is empty")
 	}
-	return s.Identity, nil
-}
-
-var errBadLogin = folio.Errorf(folio.EUNAUTHORIZED, "The email or password is incorrect.")
-
-func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.identity()
-	if err != nil {
-		return err
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
-	if err := id.checkOrigin(r); err != nil {
-		return err
+	svc := identity.New(store, identity.Config{Secret: cfg.Secret, SessionMaxAge: cfg.SessionMaxAge,
+		UserCacheTTL: cfg.UserCacheTTL, Now: cfg.Now, Logger: cfg.Logger})
+	id := &Identity{Service: svc, cfg: cfg, cookieName: SessionCookieName, origins: http.NewCrossOriginProtection()}
+	trusted := append([]string{}, cfg.AllowedOrigins...)
+	if cfg.BaseURL != "" {
+		u, err := url.Parse(cfg.BaseURL)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("httpapi: NEXTAUTH_URL %q is not a URL", cfg.BaseURL)
+		}
+		if u.Scheme == "https" {
+			id.cookieName, id.secure = SecureSessionCookieName, true
+		}
+		trusted = append(trusted, u.Scheme+"://"+u.Host)
 	}
-	var in folio.LoginInput
-	if err := decodeJSON(w, r, &in); err != nil {
-		return err
-	}
-	if err := in.Validate(); err != nil {
-		return err
-	}
-	u, err := s.DB.Identity.UserByEmail(r.Context(), in.Email)
-	if folio.IsNotFound(err) {
-		// Same work as a wrong password, so the answer does not tell which emails have accounts.
-		auth.DummyCheckPassword(in.Password)
-		s.countFailedSignIn(r)
-		return errBadLogin
-	}
-	if err != nil {
-		return err
-	}
-	auditSubject(r, u.ID, "")
-	if !auth.CheckPassword(u.PasswordHash, in.Password) || !u.Role.Valid() {
-		s.countFailedSignIn(r)
-		return errBadLogin
-	}
-	if auth.NeedsRehash(u.PasswordHash) {
-		if h, err := auth.HashPassword(in.Password); err == nil {
-			if err := s.DB.Identity.SetPasswordHash(r.Context(), u.ID, h); err != nil {
-				s.log(r).Warn("could not store a rehashed password", "user_id", u.ID, "error", err.Error())
-			}
+	for _, o := range trusted {
+		if err := id.origins.AddTrustedOrigin(strings.TrimRight(o, "/")); err != nil {
+			return nil, fmt.Errorf("httpapi: trusted origin: %w", err)
 		}
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	if u.TOTPEnabled {
-		ticket, err := auth.IssueTicket(id.cfg.Secret, u.ID, id.cfg.Now())
+	return id, nil
+}
+
+// CookieName is the session cookie's name.
+func (id *Identity) CookieName() string { return id.cookieName }
+
+// Authenticate implements Authenticator. A bearer key wins over a cookie. An unknown, malformed,
+// revoked or expired key is EUNAUTHORIZED (all alike); an invalid, expired or foreign session
+// cookie, or one whose user no longer exists, counts as no credentials. A valid session on an
+// unsafe request that a browser sent from an origin other than this site, NEXTAUTH_URL or
+// CORS_ALLOWED_ORIGINS is EFORBIDDEN (CSRF protection; bearer requests are exempt because
+// browsers never attach them on their own).
+func (id *Identity) Authenticate(r *http.Request) (folio.Actor, error) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			return folio.Actor{}, identity.ErrBadKey
+		}
+		return id.AuthenticateKey(r.Context(), strings.TrimSpace(tok))
+	}
+	tok := id.sessionToken(r)
+	if tok == "" {
+		return folio.Actor{}, nil
+	}
+	u, _, ok := id.SessionUser(r.Context(), tok)
+	if !ok {
+		return folio.Actor{}, nil
+	}
+	if err := id.origins.Check(r); err != nil {
+		return folio.Actor{}, folio.Errorf(folio.EFORBIDDEN,
+			"Cross-origin request refused: a session cookie may only be used from this site, NEXTAUTH_URL or CORS_ALLOWED_ORIGINS.")
+	}
+	return u.SessionActor(), nil
+}
+
+// sessionToken returns the session cookie's value, joining next-auth's chunks (name.0, name.1, …)
+// when a front end had to split a large token.
+func (id *Identity) sessionToken(r *http.Request) string {
+	if c, err := r.Cookie(id.cookieName); err == nil {
+		return c.Value
+	}
+	var b strings.Builder
+	for i := 0; i < 16; i++ {
+		c, err := r.Cookie(id.cookieName + "." + strconv.Itoa(i))
 		if err != nil {
-			return err
+			break
 		}
-		return writeJSON(w, http.StatusOK, loginResponse{MfaRequired: true, Ticket: ticket})
+		b.WriteString(c.Value)
 	}
-	if _, err := id.issueSession(w, u); err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, loginResponse{User: u})
+	return b.String()
 }
 
-func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.identity()
+// sessionUser is the session of the request's cookie: its user and claims.
+func (id *Identity) sessionUser(r *http.Request) (*folio.User, auth.SessionClaims, bool) {
+	return id.SessionUser(r.Context(), id.sessionToken(r))
+}
+
+// issueSession writes a session cookie for u and returns when it expires.
+func (id *Identity) issueSession(w http.ResponseWriter, u *folio.User) (time.Time, error) {
+	tok, exp, err := id.NewSession(u)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
-	id.clearSession(w, r)
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusNoContent)
+	http.SetCookie(w, &http.Cookie{Name: id.cookieName, Value: tok, Path: "/", Expires: exp,
+		MaxAge: int(id.SessionMaxAge() / time.Second), HttpOnly: true, Secure: id.secure, SameSite: http.SameSiteLaxMode})
+	return exp, nil
+}
+
+// clearSession expires the session cookie (and any chunks the request carried).
+func (id *Identity) clearSession(w http.ResponseWriter, r *http.Request) {
+	names := []string{id.cookieName}
+	for _, c := range r.Cookies() {
+		if strings.HasPrefix(c.Name, id.cookieName+".") {
+			names = append(names, c.Name)
+		}
+	}
+	for _, n := range names {
+		http.SetCookie(w, &http.Cookie{Name: n, Value: "", Path: "/", MaxAge: -1, Expires: time.Unix(0, 0),
+			HttpOnly: true, Secure: id.secure, SameSite: http.SameSiteLaxMode})
+	}
+}
+
+// checkOrigin applies the Origin check to a request that is about to set a session (login), so
+// another site cannot sign a visitor in to an account of its choosing.
+func (id *Identity) checkOrigin(r *http.Request) error {
+	if err := id.origins.Check(r); err != nil {
+		return folio.Errorf(folio.EFORBIDDEN, "Cross-origin sign-in refused: the request's origin is not this site, NEXTAUTH_URL or CORS_ALLOWED_ORIGINS.")
+	}
 	return nil
-}
-
-func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
-	w.Header().Set("Cache-Control", "no-store")
-	out := sessionResponse{}
-	if s.Identity != nil && folio.ActorFrom(r.Context()).Session {
-		if u, claims, ok := s.Identity.sessionUser(r.Context(), s.Identity.sessionToken(r)); ok {
-			exp := time.Unix(claims.Exp, 0).UTC()
-			out = sessionResponse{User: &sessionUser{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role)}, Expires: &exp}
-		}
-	}
-	return writeJSON(w, http.StatusOK, out)
-}
-
-func (s *Server) getProfile(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.DB.Identity.User(r.Context(), folio.ActorFrom(r.Context()).UserID)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, u)
-}
-
-func (s *Server) updateProfile(w http.ResponseWriter, r *http.Request) error {
-	var in folio.ProfileUpdate
-	if err := decodeJSON(w, r, &in); err != nil {
-		return err
-	}
-	if err := in.Validate(); err != nil {
-		return err
-	}
-	userID := folio.ActorFrom(r.Context()).UserID
-	u, err := s.DB.Identity.UpdateProfile(r.Context(), userID, &in)
-	if err != nil {
-		return err
-	}
-	if s.Identity != nil {
-		s.Identity.forgetUser(userID)
-	}
-	return writeJSON(w, http.StatusOK, u)
-}
-
-func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
-	keys, err := s.DB.Identity.APIKeys(r.Context(), false)
-	if err != nil {
-		return err
-	}
-	out := apiKeyList{Keys: make([]apiKeyView, 0, len(keys))}
-	for _, k := range keys {
-		if s.Identity != nil {
-			s.Identity.lastUsed(k)
-		}
-		out.Keys = append(out.Keys, viewAPIKey(k))
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, out)
-}
-
-func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
-	var in folio.APIKeyInput
-	if err := decodeJSON(w, r, &in); err != nil {
-		return err
-	}
-	if err := in.Validate(s.now()); err != nil {
-		return err
-	}
-	actor := folio.ActorFrom(r.Context())
-	level, _ := folio.ParseLevel(in.Level)
-	secret, prefix, hash := auth.MintAPIKey()
-	k := &folio.APIKey{UserID: actor.UserID, Name: in.Name, Level: level, Prefix: prefix, ExpiresAt: in.Expiry()}
-	if err := s.DB.Identity.CreateAPIKey(r.Context(), k, hash); err != nil {
-		return err
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Location", "/api/keys/"+k.ID)
-	return writeJSON(w, http.StatusCreated, createdAPIKey{Key: secret, APIKey: viewAPIKey(k)})
-}
-
-func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
-	if err := s.DB.Identity.RevokeAPIKey(r.Context(), r.PathValue("id")); err != nil {
-		return err
-	}
-	if s.Identity != nil { // at once here, whether or not the change hook is wired
-		s.Identity.forgetKey(r.PathValue("id"))
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-// loginLimitKey is the identifier of the login helper limit: the client IP plus the email being
-// tried (contract §2, "per IP+email"). It reads the email from the body and puts the bytes back
-// for the handler; a body it cannot read as JSON counts under the IP with an empty email.
-func (s *Server) loginLimitKey(r *http.Request) string {
-	var email string
-	if r.Body != nil {
-		b, err := io.ReadAll(io.LimitReader(r.Body, maxJSONBody+1))
-		rest := r.Body
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(b), rest), rest}
-		if err == nil {
-			var in struct {
-				Email string `json:"email"`
-			}
-			if json.Unmarshal(b, &in) == nil {
-				email = folio.EmailKey(in.Email)
-			}
-		}
-	}
-	return s.limitIP(r) + "|" + email
 }

@@ -46,7 +46,7 @@ func newIdentityFixture(t *testing.T, db *sqldb.DB, cfg IdentityConfig, tweak ..
 	}
 	cfg.Now = clock.Now
 	db.Now = clock.Now
-	id, err := NewIdentity(db, cfg)
+	id, err := NewIdentity(db.Identity, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -684,7 +684,7 @@ func FuzzAuthenticate(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	id, err := NewIdentity(db, IdentityConfig{Secret: testSessionSecret, Now: func() time.Time { return now }})
+	id, err := NewIdentity(db.Identity, IdentityConfig{Secret: testSessionSecret, Now: func() time.Time { return now }})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -14,11 +14,7 @@ import (
 )
 
 // keysCached is how many keys the instance holds in its key cache.
-func keysCached(id *Identity) int {
-	id.usersMu.Lock()
-	defer id.usersMu.Unlock()
-	return len(id.keys)
-}
+func keysCached(id *Identity) int { return id.CachedKeys() }
 
 // Ensure a cached key still expires on time, stops working at once when revoked through this
 // instance, and that made-up keys are never cached (with a cache TTL of an hour, so nothing
@@ -94,7 +90,7 @@ func TestAPIKeyRevocationReachesOtherInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := newIdentityFixture(t, dbA, IdentityConfig{UserCacheTTL: time.Hour})
-	idB, err := NewIdentity(dbB, IdentityConfig{Secret: testSessionSecret, UserCacheTTL: time.Hour, Now: a.Clock.Now})
+	idB, err := NewIdentity(dbB.Identity, IdentityConfig{Secret: testSessionSecret, UserCacheTTL: time.Hour, Now: a.Clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ func (s *Server) routeTable() []route {
 	var rs []route
 	rs = append(rs, s.projectRoutes()...)
 	rs = append(rs, s.docsRoutes()...)
-	rs = append(rs, s.identityRoutes()...)
-	rs = append(rs, s.signInRoutes()...)
+	rs = append(rs, authAPI{s}.routes()...)
+	rs = append(rs, accountAPI{s}.routes()...)
 	rs = append(rs, s.auditRoutes()...)
 	rs = append(rs, s.mediaRoutes()...)
 	rs = append(rs, s.contactRoutes()...)

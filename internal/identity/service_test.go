@@ -1,0 +1,136 @@
+package identity_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/auth"
+	"github.com/foliohq/folio/internal/foliotest"
+	"github.com/foliohq/folio/internal/identity"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+const testSecret = "0123456789abcdef0123456789abcdef"
+
+func newService(t *testing.T) (*identity.Service, *sqldb.DB, *foliotest.Clock, *folio.User) {
+	t.Helper()
+	db := foliotest.MustOpenSQLite(t)
+	clock := foliotest.NewClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
+	db.Now = clock.Now
+	hash, err := auth.HashPassword("correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := db.Identity.CreateUser(context.Background(), &folio.UserInput{Email: "ada@example.com", Name: "Ada", Role: folio.RoleOwner}, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := identity.New(db.Identity, identity.Config{Secret: testSecret, UserCacheTTL: time.Hour, Now: clock.Now})
+	return svc, db, clock, u
+}
+
+// Ensure a key authenticates as its owner, is cached, stops at once when revoked through the
+// service, and that its last use reaches the store only when flushed.
+func TestAPIKeyAuthentication(t *testing.T) {
+	svc, db, clock, u := newService(t)
+	ctx := context.Background()
+	secret, k, err := svc.CreateAPIKey(ctx, u.ID, &folio.APIKeyInput{Name: "ci", Level: "write"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"", "junk", "folio_" + secret[len("folio_"):len(secret)-1] + "x"} {
+		if _, err := svc.AuthenticateKey(ctx, bad); !errors.Is(err, identity.ErrBadKey) {
+			t.Errorf("AuthenticateKey(%q) = %v, want ErrBadKey", bad, err)
+		}
+	}
+	if svc.CachedKeys() != 0 {
+		t.Errorf("made-up keys were cached: %d", svc.CachedKeys())
+	}
+	a, err := svc.AuthenticateKey(ctx, secret)
+	if err != nil || a.UserID != u.ID || a.KeyID != k.ID || a.Level != folio.LevelWrite || a.Session {
+		t.Fatalf("AuthenticateKey = %+v, %v", a, err)
+	}
+	if svc.CachedKeys() != 1 {
+		t.Errorf("CachedKeys = %d, want 1", svc.CachedKeys())
+	}
+	if got, _ := db.Identity.APIKey(ctx, k.ID); got.LastUsedAt != nil {
+		t.Errorf("last use written before a flush: %v", got.LastUsedAt)
+	}
+	keys, err := svc.APIKeys(ctx)
+	if err != nil || len(keys) != 1 || keys[0].LastUsedAt == nil || !keys[0].LastUsedAt.Equal(clock.Now()) {
+		t.Errorf("APIKeys does not show this instance's last use: %+v, %v", keys, err)
+	}
+	if err := svc.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.Identity.APIKey(ctx, k.ID); got.LastUsedAt == nil || !got.LastUsedAt.Equal(clock.Now()) {
+		t.Errorf("last use after a flush = %v, want %v", got.LastUsedAt, clock.Now())
+	}
+	if err := svc.RevokeAPIKey(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AuthenticateKey(ctx, secret); !errors.Is(err, identity.ErrBadKey) {
+		t.Errorf("revoked key: %v, want ErrBadKey", err)
+	}
+}
+
+// Ensure the password step: an unknown email and a wrong password fail alike (the latter with
+// the user, for the audit log), and a user with TOTP on gets a ticket that the second step takes
+// with a current code, once.
+func TestSignIn(t *testing.T) {
+	svc, _, clock, u := newService(t)
+	ctx := context.Background()
+	if got, _, err := svc.SignIn(ctx, &folio.LoginInput{Email: "nobody@example.com", Password: "x"}); got != nil || !errors.Is(err, identity.ErrBadLogin) {
+		t.Errorf("unknown email: %v, %v", got, err)
+	}
+	if got, _, err := svc.SignIn(ctx, &folio.LoginInput{Email: "ADA@example.com", Password: "wrong"}); got == nil || got.ID != u.ID || !errors.Is(err, identity.ErrBadLogin) {
+		t.Errorf("wrong password: %v, %v", got, err)
+	}
+	got, ticket, err := svc.SignIn(ctx, &folio.LoginInput{Email: "ada@example.com", Password: "correct horse battery"})
+	if err != nil || got.ID != u.ID || ticket != "" {
+		t.Fatalf("SignIn = %v, %q, %v", got, ticket, err)
+	}
+	tok, _, err := svc.NewSession(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if su, _, ok := svc.SessionUser(ctx, tok); !ok || su.ID != u.ID {
+		t.Errorf("SessionUser of a fresh session = %v, %v", su, ok)
+	}
+
+	secret, _, _, err := svc.SetupTOTP(ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _ := auth.TOTPCode(secret, clock.Now())
+	if _, err := svc.EnableTOTP(ctx, u.ID, code); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	_, ticket, err = svc.SignIn(ctx, &folio.LoginInput{Email: "ada@example.com", Password: "correct horse battery"})
+	if err != nil || ticket == "" {
+		t.Fatalf("SignIn with TOTP on = %q, %v; want a ticket", ticket, err)
+	}
+	code, _ = auth.TOTPCode(secret, clock.Now())
+	in := &folio.TOTPLoginInput{Ticket: ticket, Code: code}
+	if uid, got, err := svc.SignInSecondFactor(ctx, in); err != nil || uid != u.ID || got.ID != u.ID {
+		t.Errorf("SignInSecondFactor = %q, %v, %v", uid, got, err)
+	}
+	if uid, _, err := svc.SignInSecondFactor(ctx, in); uid != u.ID || !errors.Is(err, identity.ErrBadSecondFactor) {
+		t.Errorf("a code used twice: %q, %v", uid, err)
+	}
+	if uid, _, err := svc.SignInSecondFactor(ctx, &folio.TOTPLoginInput{Ticket: "forged", Code: code}); uid != "" || !errors.Is(err, identity.ErrBadSecondFactor) {
+		t.Errorf("a forged ticket: %q, %v", uid, err)
+	}
+
+	// Revoking ends the session at once on this instance.
+	if err := svc.RevokeSessions(ctx, u.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := svc.SessionUser(ctx, tok); ok {
+		t.Error("a revoked session still signs in")
+	}
+}
