@@ -683,8 +683,8 @@ func generate(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days int
 	start := time.Now()
 	written, evWritten := 0, 0
 	const batchSize = 5000
-	batch := make([]sqldb.AnalyticsPageView, 0, batchSize)
-	var evBatch []sqldb.AnalyticsEvent
+	batch := make([]folio.AnalyticsPageView, 0, batchSize)
+	var evBatch []folio.AnalyticsEvent
 	flush := func() {
 		if err := db.Analytics.WriteAnalytics(ctx, batch, evBatch); err != nil {
 			log.Fatal(err)
@@ -697,23 +697,23 @@ func generate(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days int
 		y, m, dd := first.AddDate(0, 0, d).Date()
 		dayStart := time.Date(y, m, dd, 0, 0, 0, 0, loc)
 		day := dayStart.Format(time.DateOnly)
-		var pvs []sqldb.AnalyticsPageView
-		var evs []sqldb.AnalyticsEvent
+		var pvs []folio.AnalyticsPageView
+		var evs []folio.AnalyticsEvent
 		for len(pvs) < perDay {
 			vn := zipfVisitor.Uint64()
 			visitor := fmt.Sprintf("c%021d", vn)
 			t := dayStart.Add(time.Duration(rng.IntN(22*3600)) * time.Second)
 			src := sources[rng.IntN(len(sources))]
 			s := software[vn%uint64(len(software))]
-			attrs := sqldb.VisitAttrs{Source: src.name, Referrer: src.host, UTMSource: src.uSource, UTMMedium: src.uMedium, UTMCampaign: src.uCampaign,
+			attrs := folio.VisitAttrs{Source: src.name, Referrer: src.host, UTMSource: src.uSource, UTMMedium: src.uMedium, UTMCampaign: src.uCampaign,
 				Country: countries[(vn*7+uint64(zipfCountry.Uint64()))%uint64(len(countries))], Device: s.device, Browser: s.browser,
 				BrowserVersion: s.bv, OS: s.os, OSVersion: s.ov}
 			ref := src.host
 			for k := 1 + rng.IntN(7); k > 0; k-- {
 				p := fmt.Sprintf("/page/%d", zipfPath.Uint64())
-				pvs = append(pvs, sqldb.AnalyticsPageView{At: t, Day: day, VisitorKey: visitor, Path: p, Title: "Title " + p, Referrer: ref, Attrs: attrs})
+				pvs = append(pvs, folio.AnalyticsPageView{At: t, Day: day, VisitorKey: visitor, Path: p, Title: "Title " + p, Referrer: ref, Attrs: attrs})
 				if rng.IntN(100) == 0 {
-					evs = append(evs, sqldb.AnalyticsEvent{At: t, Day: day, VisitorKey: visitor, Name: goals[rng.IntN(len(goals))], Path: p, Props: "{}"})
+					evs = append(evs, folio.AnalyticsEvent{At: t, Day: day, VisitorKey: visitor, Name: goals[rng.IntN(len(goals))], Path: p, Props: "{}"})
 				}
 				ref = ""
 				t = t.Add(time.Duration(30+rng.IntN(400)) * time.Second)

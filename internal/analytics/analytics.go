@@ -131,8 +131,8 @@ type Service struct {
 }
 
 type item struct {
-	pv    *sqldb.AnalyticsPageView
-	ev    *sqldb.AnalyticsEvent
+	pv    *folio.AnalyticsPageView
+	ev    *folio.AnalyticsEvent
 	flush chan struct{}
 }
 
@@ -251,10 +251,10 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 	var it item
 	if in.Type == folio.CollectPageView {
 		ref := referrerDomain(in.Referrer, s.siteHost)
-		it.pv = &sqldb.AnalyticsPageView{At: now, Day: day, VisitorKey: key, Path: path, Query: query,
+		it.pv = &folio.AnalyticsPageView{At: now, Day: day, VisitorKey: key, Path: path, Query: query,
 			Title: strings.TrimSpace(in.Title), Referrer: ref, Attrs: s.enrich(in.Path, ref, clientIP, userAgent)}
 	} else {
-		ev := &sqldb.AnalyticsEvent{At: now, Day: day, VisitorKey: key, Name: in.Name, Path: path, Props: "{}"}
+		ev := &folio.AnalyticsEvent{At: now, Day: day, VisitorKey: key, Name: in.Name, Path: path, Props: "{}"}
 		if len(in.Props) > 0 {
 			b, err := json.Marshal(in.Props)
 			if err != nil {
@@ -278,10 +278,10 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 // campaign tags of the page address, the referrer host (already reduced), the country of the
 // client address and the User-Agent's device, browser and OS. Neither the address nor the agent
 // is kept.
-func (s *Service) enrich(addr, refHost, clientIP, userAgent string) sqldb.VisitAttrs {
+func (s *Service) enrich(addr, refHost, clientIP, userAgent string) folio.VisitAttrs {
 	c := ParseCampaign(addr)
 	a := s.agents.parse(userAgent)
-	return sqldb.VisitAttrs{Source: SourceName(refHost, c.Source), Referrer: refHost,
+	return folio.VisitAttrs{Source: SourceName(refHost, c.Source), Referrer: refHost,
 		UTMSource: c.Source, UTMMedium: c.Medium, UTMCampaign: c.Campaign, Country: Country(clientIP),
 		Device: a.Device, Browser: a.Browser, BrowserVersion: a.BrowserVersion, OS: a.OS, OSVersion: a.OSVersion}
 }
@@ -484,8 +484,8 @@ func (s *Service) write(batch []item) {
 			nPV++
 		}
 	}
-	pvs := make([]sqldb.AnalyticsPageView, 0, nPV)
-	evs := make([]sqldb.AnalyticsEvent, 0, len(batch)-nPV)
+	pvs := make([]folio.AnalyticsPageView, 0, nPV)
+	evs := make([]folio.AnalyticsEvent, 0, len(batch)-nPV)
 	for _, it := range batch {
 		if it.pv != nil {
 			pvs = append(pvs, *it.pv)

@@ -405,7 +405,7 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 						}
 						checkBreakdown(t, got, want, visitors, true)
 
-						if f == nil && rg.name == "whole stream" || f != nil && sqldb.VisitAttrBreakdown(dim, f) {
+						if f == nil && rg.name == "whole stream" || f != nil && folio.VisitAttrBreakdown(dim, f) {
 							// The rollup gives the same visits, page views and bounces (filtered by
 							// visit attributes: from analytics_daily_visit_attrs and, for whole parts
 							// of months and months, analytics_period_visit_attrs).

@@ -18,36 +18,12 @@ import (
 // visitor's previous one starts a new visit.
 const VisitGap = 30 * time.Minute
 
-// AnalyticsPageView is one page view to store. Day is its date (YYYY-MM-DD) in the owner's time
-// zone, computed by the caller; VisitorKey is already anonymous (a salted hash).
-type AnalyticsPageView struct {
-	At         time.Time
-	Day        string
-	VisitorKey string
-	Path       string // without query
-	Query      string // kept query parameters (utm_*, ref), encoded
-	Title      string
-	Referrer   string // domain, or ""
-	// The attributes of the page view's visit (contract §8). The store keeps those of the
-	// visit's first page view for all its page views, so these matter only on that one.
-	Attrs VisitAttrs
-}
-
-// VisitAttrs are the attributes of a visit, taken from its first page view: where it came from
-// and what the visitor used. Nothing here identifies a person.
-type VisitAttrs struct {
-	Source, Referrer                               string // source name ("GitHub"), referrer host
-	UTMSource, UTMMedium, UTMCampaign              string
-	Country                                        string // ISO 3166-1 alpha-2, ZZ unknown
-	Device, Browser, BrowserVersion, OS, OSVersion string
-}
-
-// visitAttrDims are the dimension names of VisitAttrs, in the order of values().
+// visitAttrDims are the dimension names of VisitAttrs, in the order of visitAttrValues.
 var visitAttrDims = []string{"source", "referrer", "utm_source", "utm_medium", "utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version"}
 
-// values lists the attributes as the dimension values stored and reported: browser_version and
+// visitAttrValues lists the attributes as the dimension values stored and reported: browser_version and
 // os_version carry the name too ("Firefox 128").
-func (a VisitAttrs) values() []string {
+func visitAttrValues(a folio.VisitAttrs) []string {
 	return []string{a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser,
 		joinVersion(a.Browser, a.BrowserVersion), a.OS, joinVersion(a.OS, a.OSVersion)}
 }
@@ -62,29 +38,17 @@ func joinVersion(name, version string) string {
 // attrSep separates the stored attributes of a visit (analytics_visitors.visit_attrs).
 const attrSep = "\x1f"
 
-func (a VisitAttrs) encode() string {
+func encodeVisitAttrs(a folio.VisitAttrs) string {
 	return strings.Join([]string{a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser, a.BrowserVersion, a.OS, a.OSVersion}, attrSep)
 }
 
-func decodeVisitAttrs(s string) VisitAttrs {
+func decodeVisitAttrs(s string) folio.VisitAttrs {
 	f := strings.Split(s, attrSep)
 	if len(f) != 11 {
-		return VisitAttrs{Country: "ZZ"}
+		return folio.VisitAttrs{Country: "ZZ"}
 	}
-	return VisitAttrs{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10]}
-}
-
-// AnalyticsEvent is one named event to store. Props is its JSON-encoded properties; Group and
-// Step are the booking-error group and funnel step pulled out of them for the funnel report.
-type AnalyticsEvent struct {
-	At         time.Time
-	Day        string
-	VisitorKey string
-	Name       string
-	Path       string
-	Props      string
-	Group      string
-	Step       string
+	return folio.VisitAttrs{Source: f[0], Referrer: f[1], UTMSource: f[2], UTMMedium: f[3], UTMCampaign: f[4], Country: f[5],
+		Device: f[6], Browser: f[7], BrowserVersion: f[8], OS: f[9], OSVersion: f[10]}
 }
 
 // WriteAnalytics stores a batch of page views and events in one transaction and updates the
@@ -95,7 +59,7 @@ type AnalyticsEvent struct {
 //
 // A batch of page views first takes the ingest turn (takeIngestTurn), which serialises batches
 // across instances and tells whether the visitors this instance remembers are still current.
-func (s *AnalyticsStore) WriteAnalytics(ctx context.Context, pvs []AnalyticsPageView, evs []AnalyticsEvent) error {
+func (s *AnalyticsStore) WriteAnalytics(ctx context.Context, pvs []folio.AnalyticsPageView, evs []folio.AnalyticsEvent) error {
 	if len(pvs) == 0 && len(evs) == 0 {
 		return nil
 	}
@@ -255,7 +219,7 @@ type visitorState struct {
 	visitViews int
 	visitEntry string
 	visitPages []string
-	attrs      VisitAttrs
+	attrs      folio.VisitAttrs
 	lastPath   string
 	sample     int // sampleHash of the visitor key, hashed once per visitor
 }
@@ -272,7 +236,7 @@ type dimDelta struct{ visits, pageviews, bounces int }
 // (day is a period): a day or period and a whole set of visit attributes.
 type comboKey struct {
 	day   string
-	attrs VisitAttrs
+	attrs folio.VisitAttrs
 }
 
 type dayPath struct{ day, path string }
@@ -286,7 +250,7 @@ type uniqueKey struct {
 
 // writePageViews writes pvs and their rollups. states holds the current state of some
 // visitors (the others are read); it is updated in place to the state after this batch.
-func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageView, states map[string]*visitorState) error {
+func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.AnalyticsPageView, states map[string]*visitorState) error {
 	sort.SliceStable(pvs, func(i, j int) bool { return pvs[i].At.Before(pvs[j].At) })
 
 	// The visitors' state before this batch: remembered, else stored, else none (nil).
@@ -349,7 +313,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 	}
 	// The visit-attribute combinations (migration 0018), with the same accounting as dims.
 	combos := map[comboKey]*dimDelta{}
-	addCombo := func(day string, a VisitAttrs, visits, views, bounces int) {
+	addCombo := func(day string, a folio.VisitAttrs, visits, views, bounces int) {
 		k := comboKey{day, a}
 		d := combos[k]
 		if d == nil {
@@ -384,7 +348,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 				pv.Attrs.Country = "ZZ"
 			}
 			st.visitDay, st.visitViews, st.visitEntry, st.visitPages, st.attrs = pv.Day, 1, pv.Path, nil, pv.Attrs
-			for k, v := range st.attrs.values() {
+			for k, v := range visitAttrValues(st.attrs) {
 				addDim(visitAttrDims[k], pv.Day, v, 1, 1, 1)
 			}
 			addCombo(pv.Day, st.attrs, 1, 1, 1)
@@ -399,7 +363,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 			if st.visitDay == "" { // a visit begun before migration 0015: attributes unknown
 				st.visitDay, st.visitEntry, st.attrs = pv.Day, pv.Path, decodeVisitAttrs("")
 				pv.Attrs = st.attrs
-				for k, v := range st.attrs.values() {
+				for k, v := range visitAttrValues(st.attrs) {
 					addDim(visitAttrDims[k], pv.Day, v, 1, 0, 0)
 				}
 				addCombo(pv.Day, st.attrs, 1, 0, 0)
@@ -408,7 +372,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 			} else {
 				addDim("exit_page", st.visitDay, st.lastPath, -1, -st.visitViews, bounce)
 			}
-			for k, v := range st.attrs.values() {
+			for k, v := range visitAttrValues(st.attrs) {
 				addDim(visitAttrDims[k], st.visitDay, v, 0, 1, bounce)
 			}
 			addCombo(st.visitDay, st.attrs, 0, 1, bounce)
@@ -463,7 +427,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 		for _, k := range chunk {
 			st := states[k]
 			args = append(args, st.id, st.firstDay, st.lastDay, db.ts(st.lastSeen), db.ts(st.visitStart),
-				st.visitDay, st.visitViews, st.visitEntry, strings.Join(st.visitPages, "\n"), st.attrs.encode(), st.lastPath)
+				st.visitDay, st.visitViews, st.visitEntry, strings.Join(st.visitPages, "\n"), encodeVisitAttrs(st.attrs), st.lastPath)
 		}
 		if err := tx.exec(ctx, db.updateVisitorsSQL(len(chunk)), args...); err != nil {
 			return err
@@ -492,7 +456,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 			for _, k := range chunk {
 				st := states[k]
 				for i, v := range [8]string{k, st.firstDay, st.lastDay, st.visitDay, st.visitEntry, strings.Join(st.visitPages, "\n"),
-					st.attrs.encode(), st.lastPath} {
+					encodeVisitAttrs(st.attrs), st.lastPath} {
 					cols[i] = append(cols[i], v)
 				}
 				seen, start = append(seen, st.lastSeen.UTC().Truncate(time.Microsecond)), append(start, st.visitStart.UTC().Truncate(time.Microsecond))
@@ -507,7 +471,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []AnalyticsPageVi
 			for _, k := range chunk {
 				st := states[k]
 				args = append(args, k, st.firstDay, st.lastDay, db.ts(st.lastSeen), db.ts(st.visitStart),
-					st.visitDay, st.visitViews, st.visitEntry, strings.Join(st.visitPages, "\n"), st.attrs.encode(), st.lastPath)
+					st.visitDay, st.visitViews, st.visitEntry, strings.Join(st.visitPages, "\n"), encodeVisitAttrs(st.attrs), st.lastPath)
 			}
 			q = `INSERT INTO analytics_visitors (` + visitorColumns + `) VALUES ` + db.anBatchValues(len(chunk), 11) + upsertVisitors
 		}
@@ -743,7 +707,7 @@ var pageViewColumns = []string{"at", "day", "visitor_id", "visit_id", "is_new_vi
 	"source", "visit_referrer", "utm_source", "utm_medium", "utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version",
 	"visitor_sample"}
 
-func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []AnalyticsEvent) error {
+func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []folio.AnalyticsEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -861,17 +825,12 @@ func (s *AnalyticsStore) AnalyticsSaltWindows(ctx context.Context) ([]string, er
 	return out, rows.Err()
 }
 
-// AnalyticsTotals are the site-wide figures of a day range.
-type AnalyticsTotals struct {
-	Views, Visits, Unique, Returning int
-}
-
 // AnalyticsTotals sums the rollups over the days from..to (inclusive, YYYY-MM-DD). A visitor
 // is unique in the range at their first active day in it (previous active day before from);
 // returning when that previous day exists, or when it lies in the range and was their first day
 // ever (so the row is their second active day, and both are in the range).
-func (s *AnalyticsStore) AnalyticsTotals(ctx context.Context, from, to string) (AnalyticsTotals, error) {
-	var t AnalyticsTotals
+func (s *AnalyticsStore) AnalyticsTotals(ctx context.Context, from, to string) (folio.AnalyticsTotals, error) {
+	var t folio.AnalyticsTotals
 	err := s.R.QueryRowContext(ctx, `SELECT COALESCE(SUM(views), 0), COALESCE(SUM(visits), 0)
 		FROM analytics_daily_totals WHERE day >= $1 AND day <= $2`, from, to).Scan(&t.Views, &t.Visits)
 	if err != nil {
@@ -993,16 +952,9 @@ func scanReferrers(rows *sql.Rows, err error) ([]folio.Referrer, error) {
 	return out, rows.Err()
 }
 
-// AnalyticsPathReport holds the figures of one page path over a day range.
-type AnalyticsPathReport struct {
-	Views, Unique int
-	Daily         map[string]int // day → views, days without views absent
-	Referrers     []folio.Referrer
-}
-
 // AnalyticsPath reports one page path (exact match, query excluded) over the days from..to.
-func (s *AnalyticsStore) AnalyticsPath(ctx context.Context, path, from, to string, nRefs int) (*AnalyticsPathReport, error) {
-	rep := &AnalyticsPathReport{Daily: map[string]int{}}
+func (s *AnalyticsStore) AnalyticsPath(ctx context.Context, path, from, to string, nRefs int) (*folio.AnalyticsPathReport, error) {
+	rep := &folio.AnalyticsPathReport{Daily: map[string]int{}}
 	rows, err := s.R.QueryContext(ctx, `SELECT day, views FROM analytics_daily_pages WHERE path = $1 AND day >= $2 AND day <= $3`, path, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.AnalyticsPath: %w", err)
@@ -1033,18 +985,10 @@ func (s *AnalyticsStore) AnalyticsPath(ctx context.Context, path, from, to strin
 	return rep, nil
 }
 
-// AnalyticsFunnelCounts are the raw figures of the booking funnel over a day range.
-type AnalyticsFunnelCounts struct {
-	StepVisitors map[string]int // event name → distinct visitors
-	ErrorCount   map[string]int // error group → events
-	ErrorVisitor map[string]int // error group → distinct visitors
-	Abandonment  []folio.FunnelAbandonment
-}
-
 // AnalyticsFunnel counts, over the days from..to, the distinct visitors of each step event and
 // the events named errorEvent by group, and abandonment errors by step.
-func (s *AnalyticsStore) AnalyticsFunnel(ctx context.Context, from, to string, steps []string, errorEvent string) (*AnalyticsFunnelCounts, error) {
-	c := &AnalyticsFunnelCounts{StepVisitors: map[string]int{}, ErrorCount: map[string]int{}, ErrorVisitor: map[string]int{}, Abandonment: []folio.FunnelAbandonment{}}
+func (s *AnalyticsStore) AnalyticsFunnel(ctx context.Context, from, to string, steps []string, errorEvent string) (*folio.AnalyticsFunnelCounts, error) {
+	c := &folio.AnalyticsFunnelCounts{StepVisitors: map[string]int{}, ErrorCount: map[string]int{}, ErrorVisitor: map[string]int{}, Abandonment: []folio.FunnelAbandonment{}}
 	args := []any{from, to}
 	for _, s := range steps {
 		args = append(args, s)

@@ -8,12 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// Breakdown dimensions (contract §8). Visit dimensions describe a visit (its attributes, entry
-// and exit page); page is a property of each page view; event is a named event.
-var BreakdownDims = []string{"page", "entry_page", "exit_page", "source", "referrer", "utm_source", "utm_medium",
-	"utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version", "event", "date"}
+	"github.com/foliohq/folio"
+)
 
 // visitDimExpr is the SQL of each visit dimension's value over the visits CTE (v).
 var visitDimExpr = map[string]string{
@@ -24,28 +21,6 @@ var visitDimExpr = map[string]string{
 	"os_version":      "CASE WHEN v.os_version = '' THEN v.os ELSE v.os || ' ' || v.os_version END",
 	"entry_page":      "v.entry_page", "exit_page": "x.exit_page",
 	"date": "v.start_day",
-}
-
-// BreakdownQuery asks for one dimension's rows over the days From..To (inclusive), restricted
-// to the visits matching every filter (dimension → value), Limit rows from Offset. Sample, one
-// of SampleRates, makes a raw breakdown read only that share of the visitors, with their visits
-// and events (its counts are then those of the sample, not scaled); 0 reads every visitor.
-type BreakdownQuery struct {
-	Dim           string
-	From, To      string
-	Filters       map[string]string
-	Limit, Offset int
-	Sample        int
-}
-
-// BreakdownRow is one value of a dimension. Bounces counts visits of one page view (visit
-// dimensions only); Events counts events (event only); Visitors is 0 from the rollup. Base, of
-// a raw event breakdown with filters, is the distinct visitors of the visits matching them: the
-// denominator of its conversion rates.
-type BreakdownRow struct {
-	Value                                        string
-	Visitors, PageViews, Visits, Bounces, Events int
-	Base                                         int
 }
 
 // argList numbers query arguments as $n.
@@ -77,7 +52,7 @@ func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]strin
 	// directly (which the planners estimate well, unlike conditions on aggregates).
 	var pvWhere strings.Builder
 	pvWhere.WriteString(sampleCondition("", sample))
-	for _, d := range BreakdownDims { // a fixed order keeps the statement text stable
+	for _, d := range folio.BreakdownDims { // a fixed order keeps the statement text stable
 		val, ok := filters[d]
 		if !ok {
 			continue
@@ -115,7 +90,7 @@ func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]strin
 		b.WriteString(` FROM v`)
 	}
 	fmt.Fprintf(&b, ` WHERE v.start_day >= %s AND v.start_day <= %s`, fromArg, toArg)
-	for _, d := range BreakdownDims {
+	for _, d := range folio.BreakdownDims {
 		val, ok := filters[d]
 		if !ok {
 			continue
@@ -204,7 +179,7 @@ var pvAttrColumn = map[string]string{
 // AnalyticsBreakdownRaw computes a breakdown from the raw page views and events: exact, with any
 // filters, but it reads every page view of the range. It returns the rows and how many values
 // the dimension has.
-func (s *AnalyticsStore) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
+func (s *AnalyticsStore) AnalyticsBreakdownRaw(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error) {
 	var args argList
 	var stmt string
 	switch q.Dim {
@@ -247,7 +222,7 @@ func (s *AnalyticsStore) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQ
 			SUM(CASE WHEN views = 1 THEN 1 ELSE 0 END), 0, COUNT(*) OVER () FROM fv GROUP BY value ORDER BY visitors DESC, visits DESC, value`
 	}
 	stmt += ` LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
-	var rows []BreakdownRow
+	var rows []folio.BreakdownCounts
 	var total int
 	err := s.rawAnalyticsQuery(ctx, func(q querier) error {
 		var err error
@@ -263,19 +238,19 @@ func (s *AnalyticsStore) AnalyticsBreakdownRaw(ctx context.Context, q BreakdownQ
 // scanBreakdown reads the rows of a breakdown statement: value, visitors, page views, visits,
 // bounces, events and the count of values, then a column named base where the statement has
 // one (the raw event statement: the denominator of its conversion rates).
-func scanBreakdown(rows *sql.Rows, err error) ([]BreakdownRow, int, error) {
+func scanBreakdown(rows *sql.Rows, err error) ([]folio.BreakdownCounts, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
-	out := []BreakdownRow{}
+	out := []folio.BreakdownCounts{}
 	total := 0
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, 0, err
 	}
 	for rows.Next() {
-		var r BreakdownRow
+		var r folio.BreakdownCounts
 		var value sql.NullString
 		dest := []any{&value, &r.Visitors, &r.PageViews, &r.Visits, &r.Bounces, &r.Events, &total}
 		if len(cols) > len(dest) && cols[len(dest)] == "base" {
@@ -294,7 +269,7 @@ func scanBreakdown(rows *sql.Rows, err error) ([]BreakdownRow, int, error) {
 // the daily rollup: it reads at most days × values rows, whatever the traffic. Visitors are not
 // in the rollup (they are not additive over days) and come back 0, except for events, whose rows
 // carry the sum of each day's distinct visitors (an upper bound of the range's).
-func (s *AnalyticsStore) AnalyticsBreakdownRollup(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
+func (s *AnalyticsStore) AnalyticsBreakdownRollup(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error) {
 	if len(q.Filters) > 0 {
 		return s.analyticsBreakdownVisitAttrs(ctx, q)
 	}
@@ -345,29 +320,14 @@ var visitAttrColumn = map[string]string{
 	"date":            "day",
 }
 
-// VisitAttrBreakdown reports whether the rollup answers a breakdown of dim filtered by filters:
-// dim and every filter are visit attributes or date (not page, entry_page, exit_page or event,
-// which the visit-attribute rollup does not key).
-func VisitAttrBreakdown(dim string, filters map[string]string) bool {
-	if _, ok := visitAttrColumn[dim]; !ok {
-		return false
-	}
-	for f := range filters {
-		if _, ok := visitAttrColumn[f]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
 // analyticsBreakdownVisitAttrs computes a filtered breakdown from the visit-attribute rollups:
 // analytics_period_visit_attrs for the whole months and month parts of the range and
 // analytics_daily_visit_attrs for its other days (see visitAttrCover), so it reads about a
 // period's distinct attribute combinations per period, whatever the page views. A breakdown by
 // date under one filter reads that filter's daily rows of analytics_daily_dims instead. Visits,
 // page views and bounces are exact; visitors are not in the rollups and come back 0.
-func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q BreakdownQuery) ([]BreakdownRow, int, error) {
-	if !VisitAttrBreakdown(q.Dim, q.Filters) {
+func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error) {
+	if !folio.VisitAttrBreakdown(q.Dim, q.Filters) {
 		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %s filtered by %v is not in the rollup", q.Dim, q.Filters)
 	}
 	filters := q.Filters
@@ -375,7 +335,7 @@ func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q BreakdownQuery
 	if day, ok := filters["date"]; ok {
 		// A date filter is a one-day range (the rows of a period have no day).
 		if day < from || day > to {
-			return []BreakdownRow{}, 0, nil
+			return []folio.BreakdownCounts{}, 0, nil
 		}
 		from, to = day, day
 		filters = make(map[string]string, len(q.Filters))
@@ -391,7 +351,7 @@ func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q BreakdownQuery
 	switch {
 	case len(filters) == 0:
 		// Only a date filter: the unfiltered rollup of that day.
-		return db.Analytics.AnalyticsBreakdownRollup(ctx, BreakdownQuery{Dim: q.Dim, From: from, To: to, Limit: q.Limit, Offset: q.Offset})
+		return db.Analytics.AnalyticsBreakdownRollup(ctx, folio.BreakdownQuery{Dim: q.Dim, From: from, To: to, Limit: q.Limit, Offset: q.Offset})
 	case q.Dim == "date" && len(filters) == 1:
 		// The visits of one attribute value by the day they start are its rows of the
 		// per-dimension rollup.
@@ -435,7 +395,7 @@ func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q BreakdownQuery
 	}
 	stmt += having + ` ORDER BY visits DESC, views DESC, value
 		LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
-	var rows []BreakdownRow
+	var rows []folio.BreakdownCounts
 	var total int
 	err := db.visitAttrQuery(ctx, func(qr querier) error {
 		var err error
@@ -452,7 +412,7 @@ func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q BreakdownQuery
 // (which keeps the statement text stable).
 func visitAttrWhere(args *argList, filters map[string]string) string {
 	var b strings.Builder
-	for _, dim := range BreakdownDims {
+	for _, dim := range folio.BreakdownDims {
 		if val, ok := filters[dim]; ok {
 			fmt.Fprintf(&b, ` AND %s = %s`, visitAttrColumn[dim], args.add(val))
 		}
@@ -594,9 +554,9 @@ func cancel(plus, minus []string) ([]string, []string) {
 
 // AnalyticsBreakdownCount counts the values of a breakdown (for a page past the last row, where
 // the rows carry no count).
-func (s *AnalyticsStore) AnalyticsBreakdownCount(ctx context.Context, q BreakdownQuery, rollup bool) (int, error) {
+func (s *AnalyticsStore) AnalyticsBreakdownCount(ctx context.Context, q folio.BreakdownQuery, rollup bool) (int, error) {
 	q.Offset, q.Limit = 0, 1
-	var rows []BreakdownRow
+	var rows []folio.BreakdownCounts
 	var total int
 	var err error
 	if rollup {
@@ -610,16 +570,10 @@ func (s *AnalyticsStore) AnalyticsBreakdownCount(ctx context.Context, q Breakdow
 	return total, err
 }
 
-// RealtimePage is one page visitors are on now.
-type RealtimePage struct {
-	Path     string
-	Visitors int
-}
-
 // AnalyticsRealtime counts the visitors with a page view since the given time and the pages they
 // are on (their latest page view), most visitors first, at most n pages. It reads the page views
 // of those minutes by their time index.
-func (s *AnalyticsStore) AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []RealtimePage, error) {
+func (s *AnalyticsStore) AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []folio.RealtimePage, error) {
 	var total int
 	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE at >= $1`, s.ts(since)).Scan(&total); err != nil {
 		return 0, nil, fmt.Errorf("sqldb.AnalyticsRealtime: %w", err)
@@ -631,9 +585,9 @@ func (s *AnalyticsStore) AnalyticsRealtime(ctx context.Context, since time.Time,
 		return 0, nil, fmt.Errorf("sqldb.AnalyticsRealtime: %w", err)
 	}
 	defer rows.Close()
-	pages := []RealtimePage{}
+	pages := []folio.RealtimePage{}
 	for rows.Next() {
-		var p RealtimePage
+		var p folio.RealtimePage
 		if err := rows.Scan(&p.Path, &p.Visitors); err != nil {
 			return 0, nil, err
 		}

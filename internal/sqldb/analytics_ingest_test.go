@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -27,9 +28,9 @@ func TestIngestAcrossInstances(t *testing.T) {
 		view := func(db *sqldb.DB, visitor, path string, minutes int) {
 			t.Helper()
 			when := at.Add(time.Duration(minutes) * time.Minute)
-			pv := sqldb.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: visitor, Path: path,
-				Attrs: sqldb.VisitAttrs{Source: "Direct / None", Device: "desktop", Browser: "Firefox"}}
-			if err := db.Analytics.WriteAnalytics(ctx, []sqldb.AnalyticsPageView{pv}, nil); err != nil {
+			pv := folio.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: visitor, Path: path,
+				Attrs: folio.VisitAttrs{Source: "Direct / None", Device: "desktop", Browser: "Firefox"}}
+			if err := db.Analytics.WriteAnalytics(ctx, []folio.AnalyticsPageView{pv}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -91,18 +92,18 @@ func TestVisitorSample(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		at := time.Date(2026, 4, 10, 9, 0, 0, 0, time.UTC)
-		var pvs []sqldb.AnalyticsPageView
-		var evs []sqldb.AnalyticsEvent
+		var pvs []folio.AnalyticsPageView
+		var evs []folio.AnalyticsEvent
 		for v := range 800 {
 			key := fmt.Sprint("visitor-", v)
 			// Two visits of two page views each, an hour apart, and an event.
 			for i := range 4 {
 				when := at.Add(time.Duration(v)*time.Second + time.Duration(i/2)*time.Hour + time.Duration(i%2)*time.Minute)
-				pvs = append(pvs, sqldb.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: key, Path: "/",
-					Attrs: sqldb.VisitAttrs{Source: "Direct / None", Device: "desktop", Browser: "Firefox"}})
+				pvs = append(pvs, folio.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: key, Path: "/",
+					Attrs: folio.VisitAttrs{Source: "Direct / None", Device: "desktop", Browser: "Firefox"}})
 			}
 			when := at.Add(time.Duration(v)*time.Second + 2*time.Minute)
-			evs = append(evs, sqldb.AnalyticsEvent{At: when, Day: when.Format(time.DateOnly), VisitorKey: key, Name: "signup", Path: "/"})
+			evs = append(evs, folio.AnalyticsEvent{At: when, Day: when.Format(time.DateOnly), VisitorKey: key, Name: "signup", Path: "/"})
 		}
 		if err := db.Analytics.WriteAnalytics(ctx, pvs, evs); err != nil {
 			t.Fatal(err)

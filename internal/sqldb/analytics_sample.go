@@ -9,13 +9,10 @@ import (
 	"modernc.org/sqlite"
 )
 
-// SampleRates are the visitor sample levels a raw breakdown can read instead of every page view
-// and event (migrations 0022 and 0023): 1 in 8, 32, 128 or 512 visitors, each level a partial
-// index of the page views and one of the events whose visitor_sample is below sampleBound.
-var SampleRates = []int{8, 32, 128, 512}
-
-// sampleBound is the bound of visitor_sample of each level, written into the statement as a
-// literal: a partial index is used only for a query whose condition is the index's own.
+// sampleBound is the bound of visitor_sample of each level of folio.SampleRates (migrations 0022
+// and 0023: each level a partial index of the page views and one of the events), written into
+// the statement as a literal: a partial index is used only for a query whose condition is the
+// index's own.
 var sampleBound = map[int]int{8: 8192, 32: 2048, 128: 512, 512: 128}
 
 // sampleHash hashes a visitor key to 0–65535, uniform over visitors, so a visitor's page views

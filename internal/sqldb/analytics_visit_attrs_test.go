@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -27,12 +28,12 @@ func TestVisitAttrRollupMatchesBackfill(t *testing.T) {
 		devices := []string{"desktop", "mobile", "tablet"}
 		sources := []string{"Google", "GitHub", "Direct / None"}
 		at := time.Date(2026, 3, 31, 22, 0, 0, 0, time.UTC) // across a month (and part) boundary
-		var pvs []sqldb.AnalyticsPageView
+		var pvs []folio.AnalyticsPageView
 		for i := 0; i < 700; i++ {
 			at = at.Add(time.Duration(rng.IntN(240)) * time.Second)
 			v := rng.IntN(30)
-			pvs = append(pvs, sqldb.AnalyticsPageView{At: at, Day: at.Format(time.DateOnly), VisitorKey: fmt.Sprintf("v%d", v),
-				Path: fmt.Sprintf("/p%d", rng.IntN(5)), Attrs: sqldb.VisitAttrs{
+			pvs = append(pvs, folio.AnalyticsPageView{At: at, Day: at.Format(time.DateOnly), VisitorKey: fmt.Sprintf("v%d", v),
+				Path: fmt.Sprintf("/p%d", rng.IntN(5)), Attrs: folio.VisitAttrs{
 					Source: sources[rng.IntN(len(sources))], Country: countries[v%len(countries)], Device: devices[v%len(devices)],
 					Browser: "Firefox", BrowserVersion: fmt.Sprint(120 + v%3), OS: "Linux", UTMCampaign: []string{"", "spring"}[rng.IntN(2)]}})
 		}
