@@ -28,7 +28,6 @@ import (
 	"github.com/x-way/crawlerdetect"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // Script is the tracking script served at /api/analytics/script.js. It reports page views, SPA
@@ -97,7 +96,8 @@ type Options struct {
 // Service collects analytics events and builds reports. Create it with New, call Start to run
 // the writer and Close to drain it on shutdown.
 type Service struct {
-	db        *sqldb.DB
+	store     Store
+	projects  Projects
 	loc       *time.Location
 	rotation  string
 	retention int // days of raw rows kept (Options.RetentionDays)
@@ -136,9 +136,10 @@ type item struct {
 	flush chan struct{}
 }
 
-// New returns a Service over db. It returns an error for an unknown rotation or site URL.
-func New(db *sqldb.DB, o Options) (*Service, error) {
-	s := &Service{db: db, loc: o.Location, rotation: o.Rotation, batch: o.BatchSize, every: o.FlushInterval,
+// New returns a Service over store; projects answers whether a project exists, for the
+// project report. It returns an error for an unknown rotation or site URL.
+func New(store Store, projects Projects, o Options) (*Service, error) {
+	s := &Service{store: store, projects: projects, loc: o.Location, rotation: o.Rotation, batch: o.BatchSize, every: o.FlushInterval,
 		retention: o.RetentionDays, now: o.Now, rand: o.Rand, log: o.Logger, done: make(chan struct{})}
 	if s.loc == nil {
 		s.loc = time.UTC
@@ -337,13 +338,13 @@ func (c *botCache) isBot(ua string) bool {
 }
 
 // Prune deletes the raw page views and events older than the retention (see
-// sqldb.PruneAnalytics) and returns how many rows went; without a retention it does nothing.
+// Store.PruneAnalytics) and returns how many rows went; without a retention it does nothing.
 func (s *Service) Prune(ctx context.Context) (int64, error) {
 	if s.retention <= 0 {
 		return 0, nil
 	}
 	keepFrom := s.now().In(s.loc).AddDate(0, 0, -s.retention).Format(time.DateOnly)
-	return s.db.Analytics.PruneAnalytics(ctx, keepFrom)
+	return s.store.PruneAnalytics(ctx, keepFrom)
 }
 
 // RunRetention prunes at once and then every hour until ctx ends. Pruning is idempotent, so
@@ -500,7 +501,7 @@ func (s *Service) write(batch []item) {
 		}
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err = s.db.Analytics.WriteAnalytics(ctx, pvs, evs)
+		err = s.store.WriteAnalytics(ctx, pvs, evs)
 		cancel()
 		if err == nil {
 			s.batches.Observe(time.Since(start).Seconds())
@@ -528,7 +529,7 @@ func (s *Service) currentSalt(ctx context.Context, now time.Time) ([]byte, error
 	if _, err := io.ReadFull(s.rand, b[:]); err != nil {
 		return nil, fmt.Errorf("analytics: salt: %w", err)
 	}
-	stored, err := s.db.Analytics.AnalyticsSalt(ctx, w, fmt.Sprintf("%x", b))
+	stored, err := s.store.AnalyticsSalt(ctx, w, fmt.Sprintf("%x", b))
 	if err != nil {
 		return nil, err
 	}

@@ -99,7 +99,7 @@ func (s *Service) Breakdown(ctx context.Context, p BreakdownParams) (*folio.Brea
 
 func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Range) (*folio.BreakdownPeriod, error) {
 	q := folio.BreakdownQuery{Dim: p.Dimension, From: r.From, To: r.To, Filters: p.Filters, Limit: p.Limit, Offset: (p.Page - 1) * p.Limit}
-	totals, err := s.db.Analytics.AnalyticsTotals(ctx, r.From, r.To)
+	totals, err := s.store.AnalyticsTotals(ctx, r.From, r.To)
 	if err != nil {
 		return nil, err
 	}
@@ -117,15 +117,15 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 	var rows []folio.BreakdownCounts
 	var total int
 	if rollup {
-		rows, total, err = s.db.Analytics.AnalyticsBreakdownRollup(ctx, q)
+		rows, total, err = s.store.AnalyticsBreakdownRollup(ctx, q)
 	} else {
-		rows, total, err = s.db.Analytics.AnalyticsBreakdownRaw(ctx, q)
+		rows, total, err = s.store.AnalyticsBreakdownRaw(ctx, q)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 && q.Offset > 0 {
-		if total, err = s.db.Analytics.AnalyticsBreakdownCount(ctx, q, rollup); err != nil {
+		if total, err = s.store.AnalyticsBreakdownCount(ctx, q, rollup); err != nil {
 			return nil, err
 		}
 	}
@@ -198,7 +198,7 @@ func estimateVisitors(rowVisits, visits, visitors int) int {
 
 // Realtime counts the visitors of the last RealtimeWindow and the pages they are on.
 func (s *Service) Realtime(ctx context.Context) (*folio.Realtime, error) {
-	n, pages, err := s.db.Analytics.AnalyticsRealtime(ctx, s.now().Add(-RealtimeWindow), 10)
+	n, pages, err := s.store.AnalyticsRealtime(ctx, s.now().Add(-RealtimeWindow), 10)
 	if err != nil {
 		return nil, err
 	}

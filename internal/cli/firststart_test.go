@@ -236,7 +236,7 @@ func TestSeedDemoAnalytics(t *testing.T) {
 		if n < demoDays*5 {
 			t.Fatalf("queued %d events, want a few weeks' worth", n)
 		}
-		svc, err := analytics.New(db, analytics.Options{Location: loc})
+		svc, err := analytics.New(db.Analytics, db.Content, analytics.Options{Location: loc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -93,7 +93,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 	// Analytics: events are written in batches off the request path. The deferred Close runs after
 	// the HTTP server has shut down (defers run last) and writes everything still queued.
-	an, err := analytics.New(db, analytics.Options{Location: cfg.BookingTimezone, Rotation: cfg.AnalyticsSaltRotation,
+	an, err := analytics.New(db.Analytics, db.Content, analytics.Options{Location: cfg.BookingTimezone, Rotation: cfg.AnalyticsSaltRotation,
 		SiteURL: cfg.SiteURL, QueueSize: cfg.AnalyticsQueueSize, RetentionDays: cfg.AnalyticsRetention, RawLimit: cfg.AnalyticsExactLimit, Logger: log})
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ const testBrowserUA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/
 
 func newAnalyticsServer(t *testing.T, db *sqldb.DB) (*testServer, *analytics.Service) {
 	t.Helper()
-	a, err := analytics.New(db, analytics.Options{SiteURL: "http://folio.test", FlushInterval: time.Hour})
+	a, err := analytics.New(db.Analytics, db.Content, analytics.Options{SiteURL: "http://folio.test", FlushInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
