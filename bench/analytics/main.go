@@ -46,6 +46,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 )
 
 // filteredCase is a breakdown of dim under filters, named by label.
@@ -320,7 +321,7 @@ func openPostgres(ctx context.Context, base, schema string) *sqldb.DB {
 // events/s from the first Collect until the last event is written.
 func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 	defer db.Close()
-	s, err := analytics.New(db.Analytics, db.Content, analytics.Options{Location: loc, SiteURL: "https://folio.example", QueueSize: 65536})
+	s, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc, SiteURL: "https://folio.example", QueueSize: 65536})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -451,11 +452,11 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 	fmt.Printf("  stored: %d page views and %d events by %d visitors; %d day×dimension×value rollup rows\n", pv, ev, visitors, dims)
 
 	end := endOfData(loc)
-	s, err := analytics.New(db.Analytics, db.Content, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: rawLimit})
+	s, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: rawLimit})
 	if err != nil {
 		log.Fatal(err)
 	}
-	exact, err := analytics.New(db.Analytics, db.Content, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: math.MaxInt})
+	exact, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: math.MaxInt})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -685,8 +686,9 @@ func generate(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days int
 	const batchSize = 5000
 	batch := make([]folio.AnalyticsPageView, 0, batchSize)
 	var evBatch []folio.AnalyticsEvent
+	store := analyticsdb.New(db)
 	flush := func() {
-		if err := db.Analytics.WriteAnalytics(ctx, batch, evBatch); err != nil {
+		if err := store.WriteAnalytics(ctx, batch, evBatch); err != nil {
 			log.Fatal(err)
 		}
 		written += len(batch)

@@ -13,6 +13,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 )
 
 func counterValue(t *testing.T, v *prometheus.CounterVec, label string) float64 {
@@ -236,7 +237,7 @@ func TestVisitorKeys(t *testing.T) {
 		if keyOf(t, week, "192.0.2.7", browserUA) != w2 {
 			t.Error("the weekly key rotated within the week")
 		}
-		windows, err := db.Analytics.AnalyticsSaltWindows(context.Background())
+		windows, err := analyticsdb.New(db).AnalyticsSaltWindows(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

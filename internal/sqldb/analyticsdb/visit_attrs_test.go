@@ -1,4 +1,4 @@
-package sqldb_test
+package analyticsdb_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 )
 
 // TestVisitAttrRollupMatchesBackfill writes page views batch by batch (visits split across
@@ -37,9 +38,10 @@ func TestVisitAttrRollupMatchesBackfill(t *testing.T) {
 					Source: sources[rng.IntN(len(sources))], Country: countries[v%len(countries)], Device: devices[v%len(devices)],
 					Browser: "Firefox", BrowserVersion: fmt.Sprint(120 + v%3), OS: "Linux", UTMCampaign: []string{"", "spring"}[rng.IntN(2)]}})
 		}
+		store := analyticsdb.New(db)
 		for len(pvs) > 0 {
 			n := min(len(pvs), 1+rng.IntN(40))
-			if err := db.Analytics.WriteAnalytics(ctx, pvs[:n], nil); err != nil {
+			if err := store.WriteAnalytics(ctx, pvs[:n], nil); err != nil {
 				t.Fatal(err)
 			}
 			pvs = pvs[n:]
@@ -128,7 +130,7 @@ func TestVisitAttrRollupMatchesBackfill(t *testing.T) {
 				t.Errorf("%d %s rows differ from the daily rows summed", mismatched, level.name)
 			}
 		}
-		src19, err := os.ReadFile("migrations/" + string(db.Dialect) + "/0019_analytics_period_visit_attrs.sql")
+		src19, err := os.ReadFile("../migrations/" + string(db.Dialect) + "/0019_analytics_period_visit_attrs.sql")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +149,7 @@ func TestVisitAttrRollupMatchesBackfill(t *testing.T) {
 		}
 
 		// Migration 0018's backfill computes the same rows from the raw page views.
-		src, err := os.ReadFile("migrations/" + string(db.Dialect) + "/0018_analytics_visit_attrs.sql")
+		src, err := os.ReadFile("../migrations/" + string(db.Dialect) + "/0018_analytics_visit_attrs.sql")
 		if err != nil {
 			t.Fatal(err)
 		}

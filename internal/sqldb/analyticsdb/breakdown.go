@@ -1,4 +1,4 @@
-package sqldb
+package analyticsdb
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // visitDimExpr is the SQL of each visit dimension's value over the visits CTE (v).
@@ -45,7 +46,7 @@ func nextDay(day string) string {
 // page-view columns of dim's value (see visitDimColumns) and, for exit_page, exit_page; with a
 // sample rate, of those visits' sample only. Only dim's columns are carried: every visit's other
 // attributes cost a string comparison per page view.
-func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]string, dim string, sample int) string {
+func (s *Store) visitsCTE(args *argList, from, to string, filters map[string]string, dim string, sample int) string {
 	var b strings.Builder
 	fromArg, toArg := args.add(from), args.add(to)
 	// Every page view carries its visit's attributes, so filters on them select page views
@@ -74,7 +75,7 @@ func (db *DB) visitsCTE(args *argList, from, to string, filters map[string]strin
 		FROM %s WHERE day >= %s AND day <= %s%s),
 	v AS (SELECT visit_id, MAX(visitor_id) AS visitor_id, COUNT(*) AS views,
 		MAX(CASE WHEN is_new_visit THEN day END) AS start_day, MAX(CASE WHEN is_new_visit THEN path END) AS entry_page%s
-		FROM pv GROUP BY visit_id)`, pvCols.String(), db.sampleSource("analytics_pageviews", "", sample), fromArg, args.add(nextDay(to)), pvWhere.String(), vCols.String())
+		FROM pv GROUP BY visit_id)`, pvCols.String(), s.sampleSource("analytics_pageviews", "", sample), fromArg, args.add(nextDay(to)), pvWhere.String(), vCols.String())
 	needExit := dim == "exit_page"
 	_, exitFilter := filters["exit_page"]
 	if needExit || exitFilter {
@@ -129,8 +130,8 @@ type querier interface {
 // with nested loops off: the planner cannot estimate how many visits match conditions on
 // aggregates (it guesses one) and would join page views to them in a nested loop, which is
 // quadratic; hash joins are right for every breakdown statement.
-func (db *DB) rawAnalyticsQuery(ctx context.Context, f func(q querier) error) error {
-	return db.analyticsQueryWith(ctx, []string{`SET LOCAL enable_nestloop = off`}, f)
+func (s *Store) rawAnalyticsQuery(ctx context.Context, f func(q querier) error) error {
+	return s.analyticsQueryWith(ctx, []string{`SET LOCAL enable_nestloop = off`}, f)
 }
 
 // visitAttrQuery runs f against the read pool; on PostgreSQL inside a read-only transaction
@@ -139,15 +140,15 @@ func (db *DB) rawAnalyticsQuery(ctx context.Context, f func(q querier) error) er
 // an index scan reads only those rows; once the planner has statistics it preferred a parallel
 // scan of the whole table when a filter keeps a large share (device=mobile: a third), which
 // measured 74–158 ms against 21–23 ms for the index scan (90 days of the benchmark).
-func (db *DB) visitAttrQuery(ctx context.Context, f func(q querier) error) error {
-	return db.analyticsQueryWith(ctx, []string{`SET LOCAL enable_seqscan = off`, `SET LOCAL max_parallel_workers_per_gather = 0`}, f)
+func (s *Store) visitAttrQuery(ctx context.Context, f func(q querier) error) error {
+	return s.analyticsQueryWith(ctx, []string{`SET LOCAL enable_seqscan = off`, `SET LOCAL max_parallel_workers_per_gather = 0`}, f)
 }
 
-func (db *DB) analyticsQueryWith(ctx context.Context, settings []string, f func(q querier) error) error {
-	if db.Dialect != Postgres {
-		return f(db.R)
+func (s *Store) analyticsQueryWith(ctx context.Context, settings []string, f func(q querier) error) error {
+	if s.db.Dialect != sqldb.Postgres {
+		return f(s.db.R)
 	}
-	tx, err := db.R.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.db.R.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
@@ -179,7 +180,7 @@ var pvAttrColumn = map[string]string{
 // AnalyticsBreakdownRaw computes a breakdown from the raw page views and events: exact, with any
 // filters, but it reads every page view of the range. It returns the rows and how many values
 // the dimension has.
-func (s *AnalyticsStore) AnalyticsBreakdownRaw(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error) {
+func (s *Store) AnalyticsBreakdownRaw(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error) {
 	var args argList
 	var stmt string
 	switch q.Dim {
@@ -214,7 +215,7 @@ func (s *AnalyticsStore) AnalyticsBreakdownRaw(ctx context.Context, q folio.Brea
 	default:
 		expr, ok := visitDimExpr[q.Dim]
 		if !ok {
-			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRaw: unknown dimension %q", q.Dim)
+			return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRaw: unknown dimension %q", q.Dim)
 		}
 		cte := s.visitsCTE(&args, q.From, q.To, q.Filters, q.Dim, q.Sample)
 		expr = strings.ReplaceAll(strings.ReplaceAll(expr, "v.", "fv."), "x.", "fv.")
@@ -230,7 +231,7 @@ func (s *AnalyticsStore) AnalyticsBreakdownRaw(ctx context.Context, q folio.Brea
 		return err
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRaw: %w", err)
+		return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRaw: %w", err)
 	}
 	return rows, total, nil
 }
@@ -269,7 +270,7 @@ func scanBreakdown(rows *sql.Rows, err error) ([]folio.BreakdownCounts, int, err
 // the daily rollup: it reads at most days × values rows, whatever the traffic. Visitors are not
 // in the rollup (they are not additive over days) and come back 0, except for events, whose rows
 // carry the sum of each day's distinct visitors (an upper bound of the range's).
-func (s *AnalyticsStore) AnalyticsBreakdownRollup(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error) {
+func (s *Store) AnalyticsBreakdownRollup(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error) {
 	if len(q.Filters) > 0 {
 		return s.analyticsBreakdownVisitAttrs(ctx, q)
 	}
@@ -280,9 +281,9 @@ func (s *AnalyticsStore) AnalyticsBreakdownRollup(ctx context.Context, q folio.B
 			FROM analytics_daily_dims WHERE dim = 'device' AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
 			GROUP BY day HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, day
 			LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
-		rows, total, err := scanBreakdown(s.R.QueryContext(ctx, stmt, args...))
+		rows, total, err := scanBreakdown(s.db.R.QueryContext(ctx, stmt, args...))
 		if err != nil {
-			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
+			return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRollup: %w", err)
 		}
 		return rows, total, nil
 	}
@@ -292,9 +293,9 @@ func (s *AnalyticsStore) AnalyticsBreakdownRollup(ctx context.Context, q folio.B
 			FROM analytics_daily_dims WHERE dim = 'event' AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
 			GROUP BY value ORDER BY visitors DESC, events DESC, value
 			LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
-		rows, total, err := scanBreakdown(s.R.QueryContext(ctx, stmt, args...))
+		rows, total, err := scanBreakdown(s.db.R.QueryContext(ctx, stmt, args...))
 		if err != nil {
-			return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
+			return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRollup: %w", err)
 		}
 		return rows, total, nil
 	}
@@ -302,9 +303,9 @@ func (s *AnalyticsStore) AnalyticsBreakdownRollup(ctx context.Context, q folio.B
 		FROM analytics_daily_dims WHERE dim = ` + args.add(q.Dim) + ` AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
 		GROUP BY value HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, value
 		LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
-	rows, total, err := scanBreakdown(s.R.QueryContext(ctx, stmt, args...))
+	rows, total, err := scanBreakdown(s.db.R.QueryContext(ctx, stmt, args...))
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
+		return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRollup: %w", err)
 	}
 	return rows, total, nil
 }
@@ -326,9 +327,9 @@ var visitAttrColumn = map[string]string{
 // period's distinct attribute combinations per period, whatever the page views. A breakdown by
 // date under one filter reads that filter's daily rows of analytics_daily_dims instead. Visits,
 // page views and bounces are exact; visitors are not in the rollups and come back 0.
-func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error) {
+func (s *Store) analyticsBreakdownVisitAttrs(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error) {
 	if !folio.VisitAttrBreakdown(q.Dim, q.Filters) {
-		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %s filtered by %v is not in the rollup", q.Dim, q.Filters)
+		return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRollup: %s filtered by %v is not in the rollup", q.Dim, q.Filters)
 	}
 	filters := q.Filters
 	from, to := q.From, q.To
@@ -351,7 +352,7 @@ func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q folio.Breakdow
 	switch {
 	case len(filters) == 0:
 		// Only a date filter: the unfiltered rollup of that day.
-		return db.Analytics.AnalyticsBreakdownRollup(ctx, folio.BreakdownQuery{Dim: q.Dim, From: from, To: to, Limit: q.Limit, Offset: q.Offset})
+		return s.AnalyticsBreakdownRollup(ctx, folio.BreakdownQuery{Dim: q.Dim, From: from, To: to, Limit: q.Limit, Offset: q.Offset})
 	case q.Dim == "date" && len(filters) == 1:
 		// The visits of one attribute value by the day they start are its rows of the
 		// per-dimension rollup.
@@ -397,13 +398,13 @@ func (db *DB) analyticsBreakdownVisitAttrs(ctx context.Context, q folio.Breakdow
 		LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
 	var rows []folio.BreakdownCounts
 	var total int
-	err := db.visitAttrQuery(ctx, func(qr querier) error {
+	err := s.visitAttrQuery(ctx, func(qr querier) error {
 		var err error
 		rows, total, err = scanBreakdown(qr.QueryContext(ctx, stmt, args...))
 		return err
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.AnalyticsBreakdownRollup: %w", err)
+		return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRollup: %w", err)
 	}
 	return rows, total, nil
 }
@@ -554,7 +555,7 @@ func cancel(plus, minus []string) ([]string, []string) {
 
 // AnalyticsBreakdownCount counts the values of a breakdown (for a page past the last row, where
 // the rows carry no count).
-func (s *AnalyticsStore) AnalyticsBreakdownCount(ctx context.Context, q folio.BreakdownQuery, rollup bool) (int, error) {
+func (s *Store) AnalyticsBreakdownCount(ctx context.Context, q folio.BreakdownQuery, rollup bool) (int, error) {
 	q.Offset, q.Limit = 0, 1
 	var rows []folio.BreakdownCounts
 	var total int
@@ -573,16 +574,16 @@ func (s *AnalyticsStore) AnalyticsBreakdownCount(ctx context.Context, q folio.Br
 // AnalyticsRealtime counts the visitors with a page view since the given time and the pages they
 // are on (their latest page view), most visitors first, at most n pages. It reads the page views
 // of those minutes by their time index.
-func (s *AnalyticsStore) AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []folio.RealtimePage, error) {
+func (s *Store) AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []folio.RealtimePage, error) {
 	var total int
-	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE at >= $1`, s.ts(since)).Scan(&total); err != nil {
-		return 0, nil, fmt.Errorf("sqldb.AnalyticsRealtime: %w", err)
+	if err := s.db.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE at >= $1`, s.db.TS(since)).Scan(&total); err != nil {
+		return 0, nil, fmt.Errorf("analyticsdb.AnalyticsRealtime: %w", err)
 	}
-	rows, err := s.R.QueryContext(ctx, `SELECT path, COUNT(*) AS n FROM (SELECT path,
+	rows, err := s.db.R.QueryContext(ctx, `SELECT path, COUNT(*) AS n FROM (SELECT path,
 		ROW_NUMBER() OVER (PARTITION BY visitor_id ORDER BY at DESC, id DESC) AS rn FROM analytics_pageviews WHERE at >= $1) t
-		WHERE rn = 1 GROUP BY path ORDER BY n DESC, path LIMIT $2`, s.ts(since), n)
+		WHERE rn = 1 GROUP BY path ORDER BY n DESC, path LIMIT $2`, s.db.TS(since), n)
 	if err != nil {
-		return 0, nil, fmt.Errorf("sqldb.AnalyticsRealtime: %w", err)
+		return 0, nil, fmt.Errorf("analyticsdb.AnalyticsRealtime: %w", err)
 	}
 	defer rows.Close()
 	pages := []folio.RealtimePage{}

@@ -1,4 +1,4 @@
-package sqldb
+package analyticsdb
 
 import (
 	"context"
@@ -12,7 +12,19 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/sqldb"
 )
+
+// Store stores page views and events with their rollups, and reads the figures of the reports,
+// over the engine (*sqldb.DB). It implements analytics.Store. It remembers the state of the
+// visitors of its recent batches (see visitorCache): open one per database and process.
+type Store struct {
+	db       *sqldb.DB
+	visitors visitorCache
+}
+
+// New returns the analytics store over db.
+func New(db *sqldb.DB) *Store { return &Store{db: db} }
 
 // VisitGap is the inactivity that ends a visit: a page view more than VisitGap after the
 // visitor's previous one starts a new visit.
@@ -59,7 +71,7 @@ func decodeVisitAttrs(s string) folio.VisitAttrs {
 //
 // A batch of page views first takes the ingest turn (takeIngestTurn), which serialises batches
 // across instances and tells whether the visitors this instance remembers are still current.
-func (s *AnalyticsStore) WriteAnalytics(ctx context.Context, pvs []folio.AnalyticsPageView, evs []folio.AnalyticsEvent) error {
+func (s *Store) WriteAnalytics(ctx context.Context, pvs []folio.AnalyticsPageView, evs []folio.AnalyticsEvent) error {
 	if len(pvs) == 0 && len(evs) == 0 {
 		return nil
 	}
@@ -87,7 +99,7 @@ func (s *AnalyticsStore) WriteAnalytics(ctx context.Context, pvs []folio.Analyti
 		return s.writeEvents(ctx, tx, evs)
 	})
 	if err != nil {
-		return fmt.Errorf("sqldb.WriteAnalytics: %w", err)
+		return fmt.Errorf("analyticsdb.WriteAnalytics: %w", err)
 	}
 	if len(pvs) > 0 {
 		c.turn = turn
@@ -177,9 +189,9 @@ func (c *visitorCache) trim(newest time.Time) {
 // owner's time zone) and the visitors last seen before it, and returns how many rows went. The
 // daily rollups stay, so the site report keeps every day; the per-project report and the funnel,
 // which read raw rows, only cover the days kept. It is idempotent: every instance may run it.
-func (s *AnalyticsStore) PruneAnalytics(ctx context.Context, day string) (int64, error) {
+func (s *Store) PruneAnalytics(ctx context.Context, day string) (int64, error) {
 	var n int64
-	err := s.txAlone(ctx, func(tx *sql.Tx) error {
+	err := s.db.TxAlone(ctx, func(tx *sql.Tx) error {
 		// Not between an ingest batch's read of a visitor and its write, and every instance's
 		// remembered visitors become stale (see WriteAnalytics).
 		if _, err := tx.ExecContext(ctx, `UPDATE analytics_ingest SET turn = turn + 1`); err != nil {
@@ -203,7 +215,7 @@ func (s *AnalyticsStore) PruneAnalytics(ctx context.Context, day string) (int64,
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("sqldb.PruneAnalytics: %w", err)
+		return 0, fmt.Errorf("analyticsdb.PruneAnalytics: %w", err)
 	}
 	return n, nil
 }
@@ -250,7 +262,7 @@ type uniqueKey struct {
 
 // writePageViews writes pvs and their rollups. states holds the current state of some
 // visitors (the others are read); it is updated in place to the state after this batch.
-func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.AnalyticsPageView, states map[string]*visitorState) error {
+func (s *Store) writePageViews(ctx context.Context, tx anTx, pvs []folio.AnalyticsPageView, states map[string]*visitorState) error {
 	sort.SliceStable(pvs, func(i, j int) bool { return pvs[i].At.Before(pvs[j].At) })
 
 	// The visitors' state before this batch: remembered, else stored, else none (nil).
@@ -267,7 +279,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 	}
 	for chunk := range anChunks(unknown, 500) {
 		q := `SELECT id, visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path
-			FROM analytics_visitors WHERE visitor_key IN (` + db.anBatchValues(len(chunk), 1) + `)`
+			FROM analytics_visitors WHERE visitor_key IN (` + s.anBatchValues(len(chunk), 1) + `)`
 		rows, err := tx.query(ctx, q, anAnySlice(chunk)...)
 		if err != nil {
 			return err
@@ -275,12 +287,12 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 		for rows.Next() {
 			var k, pages, attrs string
 			var st visitorState
-			var last, start Time
+			var last, start sqldb.Time
 			if err := rows.Scan(&st.id, &k, &st.firstDay, &st.lastDay, &last, &start, &st.visitDay, &st.visitViews, &st.visitEntry, &pages, &attrs, &st.lastPath); err != nil {
 				closeRows(rows)
 				return err
 			}
-			st.lastSeen, st.visitStart, st.sample = last.Time, start.Time, sampleHash(k)
+			st.lastSeen, st.visitStart, st.sample = last.Time, start.Time, sqldb.VisitorSample(k)
 			if pages != "" {
 				st.visitPages = strings.Split(pages, "\n")
 			}
@@ -331,7 +343,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 		st := states[pv.VisitorKey]
 		switch {
 		case st == nil:
-			st = &visitorState{firstDay: pv.Day, lastSeen: pv.At, visitStart: pv.At, sample: sampleHash(pv.VisitorKey)}
+			st = &visitorState{firstDay: pv.Day, lastSeen: pv.At, visitStart: pv.At, sample: sqldb.VisitorSample(pv.VisitorKey)}
 			states[pv.VisitorKey] = st
 			newVisit[i] = true
 		case pv.At.Sub(st.lastSeen) > VisitGap:
@@ -416,7 +428,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 	// ... FROM (VALUES ...) of the stored ones (interleaved runs of the ingestion benchmark).
 	var known, fresh []string
 	for _, k := range keys {
-		if states[k].id != 0 && db.Dialect == SQLite {
+		if states[k].id != 0 && s.db.Dialect == sqldb.SQLite {
 			known = append(known, k)
 		} else {
 			fresh = append(fresh, k)
@@ -426,10 +438,10 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 		args := make([]any, 0, 11*len(chunk))
 		for _, k := range chunk {
 			st := states[k]
-			args = append(args, st.id, st.firstDay, st.lastDay, db.ts(st.lastSeen), db.ts(st.visitStart),
+			args = append(args, st.id, st.firstDay, st.lastDay, s.db.TS(st.lastSeen), s.db.TS(st.visitStart),
 				st.visitDay, st.visitViews, st.visitEntry, strings.Join(st.visitPages, "\n"), encodeVisitAttrs(st.attrs), st.lastPath)
 		}
-		if err := tx.exec(ctx, db.updateVisitorsSQL(len(chunk)), args...); err != nil {
+		if err := tx.exec(ctx, s.updateVisitorsSQL(len(chunk)), args...); err != nil {
 			return err
 		}
 	}
@@ -443,13 +455,13 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 		RETURNING id, visitor_key`
 	const visitorColumns = `visitor_key, first_day, last_day, last_seen, visit_start, visit_day, visit_views, visit_entry, visit_pages, visit_attrs, last_path`
 	chunkSize := 300
-	if db.Dialect == Postgres {
+	if s.db.Dialect == sqldb.Postgres {
 		chunkSize = max(len(fresh), 1) // one statement of column arrays, as upsertCombos
 	}
 	for chunk := range anChunks(fresh, chunkSize) {
 		var q string
 		var args []any
-		if db.Dialect == Postgres {
+		if s.db.Dialect == sqldb.Postgres {
 			var cols [8][]string
 			var seen, start []time.Time
 			var views []int32
@@ -470,10 +482,10 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 			args = make([]any, 0, 11*len(chunk))
 			for _, k := range chunk {
 				st := states[k]
-				args = append(args, k, st.firstDay, st.lastDay, db.ts(st.lastSeen), db.ts(st.visitStart),
+				args = append(args, k, st.firstDay, st.lastDay, s.db.TS(st.lastSeen), s.db.TS(st.visitStart),
 					st.visitDay, st.visitViews, st.visitEntry, strings.Join(st.visitPages, "\n"), encodeVisitAttrs(st.attrs), st.lastPath)
 			}
-			q = `INSERT INTO analytics_visitors (` + visitorColumns + `) VALUES ` + db.anBatchValues(len(chunk), 11) + upsertVisitors
+			q = `INSERT INTO analytics_visitors (` + visitorColumns + `) VALUES ` + s.anBatchValues(len(chunk), 11) + upsertVisitors
 		}
 		rows, err := tx.query(ctx, q, args...)
 		if err != nil {
@@ -506,7 +518,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 		st := states[pv.VisitorKey]
 		visitID := strconv.FormatInt(st.id, 36) + "." + strconv.FormatInt(visitStart[i].UnixMilli(), 36)
 		a := pv.Attrs
-		pvRows[i] = []any{db.ts(pv.At), pv.Day, st.id, visitID, newVisit[i], pv.Path, pv.Query, pv.Title, pv.Referrer,
+		pvRows[i] = []any{s.db.TS(pv.At), pv.Day, st.id, visitID, newVisit[i], pv.Path, pv.Query, pv.Title, pv.Referrer,
 			a.Source, a.Referrer, a.UTMSource, a.UTMMedium, a.UTMCampaign, a.Country, a.Device, a.Browser, a.BrowserVersion, a.OS, a.OSVersion,
 			st.sample}
 
@@ -542,7 +554,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 		if n == 0 {
 			continue
 		}
-		q := `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces) VALUES ` + db.anBatchValues(n, 6) + `
+		q := `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces) VALUES ` + s.anBatchValues(n, 6) + `
 			ON CONFLICT (dim, day, value) DO UPDATE SET visits = analytics_daily_dims.visits + excluded.visits,
 			pageviews = analytics_daily_dims.pageviews + excluded.pageviews, bounces = analytics_daily_dims.bounces + excluded.bounces`
 		if err := tx.exec(ctx, q, args...); err != nil {
@@ -565,10 +577,10 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 			pd.bounces += d.bounces
 		}
 	}
-	if err := db.upsertCombos(ctx, tx, "analytics_daily_visit_attrs", "day", combos); err != nil {
+	if err := s.upsertCombos(ctx, tx, "analytics_daily_visit_attrs", "day", combos); err != nil {
 		return err
 	}
-	if err := db.upsertCombos(ctx, tx, "analytics_period_visit_attrs", "period", periods); err != nil {
+	if err := s.upsertCombos(ctx, tx, "analytics_period_visit_attrs", "period", periods); err != nil {
 		return err
 	}
 
@@ -578,7 +590,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 		for _, k := range chunk {
 			args = append(args, k.day, k.path, pages[k].views, pages[k].title)
 		}
-		q := `INSERT INTO analytics_daily_pages (day, path, views, title) VALUES ` + db.anBatchValues(len(chunk), 4) + `
+		q := `INSERT INTO analytics_daily_pages (day, path, views, title) VALUES ` + s.anBatchValues(len(chunk), 4) + `
 			ON CONFLICT (day, path) DO UPDATE SET views = analytics_daily_pages.views + excluded.views,
 			title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE analytics_daily_pages.title END`
 		if err := tx.exec(ctx, q, args...); err != nil {
@@ -591,7 +603,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 		for _, k := range chunk {
 			args = append(args, k.day, k.path, refs[k])
 		}
-		q := `INSERT INTO analytics_daily_referrers (day, domain, visits) VALUES ` + db.anBatchValues(len(chunk), 3) + `
+		q := `INSERT INTO analytics_daily_referrers (day, domain, visits) VALUES ` + s.anBatchValues(len(chunk), 3) + `
 			ON CONFLICT (day, domain) DO UPDATE SET visits = analytics_daily_referrers.visits + excluded.visits`
 		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
@@ -603,7 +615,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 		for _, d := range chunk {
 			args = append(args, d, daily[d].views, daily[d].visits)
 		}
-		q := `INSERT INTO analytics_daily_totals (day, views, visits) VALUES ` + db.anBatchValues(len(chunk), 3) + `
+		q := `INSERT INTO analytics_daily_totals (day, views, visits) VALUES ` + s.anBatchValues(len(chunk), 3) + `
 			ON CONFLICT (day) DO UPDATE SET views = analytics_daily_totals.views + excluded.views,
 			visits = analytics_daily_totals.visits + excluded.visits`
 		if err := tx.exec(ctx, q, args...); err != nil {
@@ -616,7 +628,7 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 		for _, k := range chunk {
 			args = append(args, k.day, k.prevDay, k.prevIsFirst, uniques[k])
 		}
-		q := `INSERT INTO analytics_daily_uniques (day, prev_day, prev_is_first, visitors) VALUES ` + db.anBatchValues(len(chunk), 4) + `
+		q := `INSERT INTO analytics_daily_uniques (day, prev_day, prev_is_first, visitors) VALUES ` + s.anBatchValues(len(chunk), 4) + `
 			ON CONFLICT (day, prev_day, prev_is_first) DO UPDATE SET visitors = analytics_daily_uniques.visitors + excluded.visitors`
 		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
@@ -629,21 +641,21 @@ func (db *DB) writePageViews(ctx context.Context, tx anTx, pvs []folio.Analytics
 // id: n groups of (id, first_day, last_day, last_seen, visit_start, visit_day, visit_views,
 // visit_entry, visit_pages, visit_attrs, last_path). An UPDATE by primary key: the upsert it
 // replaces probed the unique index of visitor_key for every row first.
-func (db *DB) updateVisitorsSQL(n int) string {
+func (s *Store) updateVisitorsSQL(n int) string {
 	// SQLite names the columns of a VALUES list column1, column2, ...
 	return `UPDATE analytics_visitors SET first_day = v.column2, last_day = v.column3, last_seen = v.column4,
 		visit_start = v.column5, visit_day = v.column6, visit_views = v.column7, visit_entry = v.column8,
 		visit_pages = v.column9, visit_attrs = v.column10, last_path = v.column11
-		FROM (VALUES ` + db.anBatchValues(n, 11) + `) AS v WHERE analytics_visitors.id = v.column1`
+		FROM (VALUES ` + s.anBatchValues(n, 11) + `) AS v WHERE analytics_visitors.id = v.column1`
 }
 
 // upsertCombos adds deltas to a visit-attribute rollup: table, keyed by col (a day or a period)
 // and the attributes.
-func (db *DB) upsertCombos(ctx context.Context, tx anTx, table, col string, combos map[comboKey]*dimDelta) error {
+func (s *Store) upsertCombos(ctx context.Context, tx anTx, table, col string, combos map[comboKey]*dimDelta) error {
 	const conflict = `, source, referrer, utm_source, utm_medium, utm_campaign, country, device, browser, browser_version, os, os_version)
 		DO UPDATE SET visits = %[1]s.visits + excluded.visits,
 		pageviews = %[1]s.pageviews + excluded.pageviews, bounces = %[1]s.bounces + excluded.bounces`
-	if db.Dialect == Postgres {
+	if s.db.Dialect == sqldb.Postgres {
 		// One statement whatever the rows, a column array each, rather than chunks of 300 rows ×
 		// 15 parameters (4,500 to parse and bind a statement): interleaved runs of the ingestion
 		// benchmark gave 13,500–15,800 events per CPU-second against 13,500–14,700.
@@ -693,7 +705,7 @@ func (db *DB) upsertCombos(ctx context.Context, tx anTx, table, col string, comb
 			continue
 		}
 		q := `INSERT INTO ` + table + ` (` + col + `, source, referrer, utm_source, utm_medium, utm_campaign, country, device,
-			browser, browser_version, os, os_version, visits, pageviews, bounces) VALUES ` + db.anBatchValues(n, 15) + `
+			browser, browser_version, os, os_version, visits, pageviews, bounces) VALUES ` + s.anBatchValues(n, 15) + `
 			ON CONFLICT (` + col + fmt.Sprintf(conflict, table)
 		if err := tx.exec(ctx, q, args...); err != nil {
 			return err
@@ -707,7 +719,7 @@ var pageViewColumns = []string{"at", "day", "visitor_id", "visit_id", "is_new_vi
 	"source", "visit_referrer", "utm_source", "utm_medium", "utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version",
 	"visitor_sample"}
 
-func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []folio.AnalyticsEvent) error {
+func (s *Store) writeEvents(ctx context.Context, tx anTx, evs []folio.AnalyticsEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -729,8 +741,8 @@ func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []folio.AnalyticsEve
 		for chunk := range anChunks(list, 500) {
 			args := append([]any{k.name, k.day}, anAnySlice(chunk)...)
 			q := `SELECT DISTINCT visitor_key FROM analytics_events WHERE name = $1 AND day = $2 AND visitor_key IN (` + anPlaceholders(3, len(chunk), 1) + `)`
-			if db.Dialect == SQLite {
-				q = `SELECT DISTINCT visitor_key FROM analytics_events WHERE name = ? AND day = ? AND visitor_key IN (` + db.anBatchValues(len(chunk), 1) + `)`
+			if s.db.Dialect == sqldb.SQLite {
+				q = `SELECT DISTINCT visitor_key FROM analytics_events WHERE name = ? AND day = ? AND visitor_key IN (` + s.anBatchValues(len(chunk), 1) + `)`
 			}
 			rows, err := tx.query(ctx, q, args...)
 			if err != nil {
@@ -759,10 +771,10 @@ func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []folio.AnalyticsEve
 		}
 		sample, ok := samples[e.VisitorKey]
 		if !ok {
-			sample = sampleHash(e.VisitorKey)
+			sample = sqldb.VisitorSample(e.VisitorKey)
 			samples[e.VisitorKey] = sample
 		}
-		rows[i] = []any{db.ts(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step, sample}
+		rows[i] = []any{s.db.TS(e.At), e.Day, e.VisitorKey, e.Name, e.Path, props, e.Group, e.Step, sample}
 	}
 	if err := tx.insertRows(ctx, "analytics_events", []string{"at", "day", "visitor_key", "name", "path", "props", "grp", "step", "visitor_sample"}, rows); err != nil {
 		return err
@@ -773,7 +785,7 @@ func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []folio.AnalyticsEve
 		for _, k := range chunk {
 			args = append(args, "event", k.day, k.name, len(batchKeys[k]), counts[k], 0)
 		}
-		q := `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces) VALUES ` + db.anBatchValues(len(chunk), 6) + `
+		q := `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces) VALUES ` + s.anBatchValues(len(chunk), 6) + `
 			ON CONFLICT (dim, day, value) DO UPDATE SET visits = analytics_daily_dims.visits + excluded.visits,
 			pageviews = analytics_daily_dims.pageviews + excluded.pageviews`
 		if err := tx.exec(ctx, q, args...); err != nil {
@@ -787,12 +799,12 @@ func (db *DB) writeEvents(ctx context.Context, tx anTx, evs []folio.AnalyticsEve
 // When the window has none yet, candidate becomes its salt — unless another instance stored one
 // first, whose salt is returned instead, so all instances agree. Salts of earlier windows (and of
 // other rotation kinds) are deleted in the same transaction, so old hashes cannot be recomputed.
-func (s *AnalyticsStore) AnalyticsSalt(ctx context.Context, windowKey, candidate string) (string, error) {
+func (s *Store) AnalyticsSalt(ctx context.Context, windowKey, candidate string) (string, error) {
 	kind, _, _ := strings.Cut(windowKey, ":")
 	var salt string
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO analytics_salts (window_key, salt, created_at) VALUES ($1, $2, $3) ON CONFLICT (window_key) DO NOTHING`,
-			windowKey, candidate, s.ts(s.Now())); err != nil {
+			windowKey, candidate, s.db.TS(s.db.Now())); err != nil {
 			return err
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT salt FROM analytics_salts WHERE window_key = $1`, windowKey).Scan(&salt); err != nil {
@@ -802,16 +814,16 @@ func (s *AnalyticsStore) AnalyticsSalt(ctx context.Context, windowKey, candidate
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("sqldb.AnalyticsSalt: %w", err)
+		return "", fmt.Errorf("analyticsdb.AnalyticsSalt: %w", err)
 	}
 	return salt, nil
 }
 
 // AnalyticsSaltWindows lists the windows that have a stored salt (for tests and operators).
-func (s *AnalyticsStore) AnalyticsSaltWindows(ctx context.Context) ([]string, error) {
-	rows, err := s.R.QueryContext(ctx, `SELECT window_key FROM analytics_salts ORDER BY window_key`)
+func (s *Store) AnalyticsSaltWindows(ctx context.Context) ([]string, error) {
+	rows, err := s.db.R.QueryContext(ctx, `SELECT window_key FROM analytics_salts ORDER BY window_key`)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AnalyticsSaltWindows: %w", err)
+		return nil, fmt.Errorf("analyticsdb.AnalyticsSaltWindows: %w", err)
 	}
 	defer rows.Close()
 	var out []string
@@ -829,53 +841,53 @@ func (s *AnalyticsStore) AnalyticsSaltWindows(ctx context.Context) ([]string, er
 // is unique in the range at their first active day in it (previous active day before from);
 // returning when that previous day exists, or when it lies in the range and was their first day
 // ever (so the row is their second active day, and both are in the range).
-func (s *AnalyticsStore) AnalyticsTotals(ctx context.Context, from, to string) (folio.AnalyticsTotals, error) {
+func (s *Store) AnalyticsTotals(ctx context.Context, from, to string) (folio.AnalyticsTotals, error) {
 	var t folio.AnalyticsTotals
-	err := s.R.QueryRowContext(ctx, `SELECT COALESCE(SUM(views), 0), COALESCE(SUM(visits), 0)
+	err := s.db.R.QueryRowContext(ctx, `SELECT COALESCE(SUM(views), 0), COALESCE(SUM(visits), 0)
 		FROM analytics_daily_totals WHERE day >= $1 AND day <= $2`, from, to).Scan(&t.Views, &t.Visits)
 	if err != nil {
-		return t, fmt.Errorf("sqldb.AnalyticsTotals: %w", err)
+		return t, fmt.Errorf("analyticsdb.AnalyticsTotals: %w", err)
 	}
-	err = s.R.QueryRowContext(ctx, `SELECT
+	err = s.db.R.QueryRowContext(ctx, `SELECT
 		COALESCE(SUM(CASE WHEN prev_day < $1 THEN visitors ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN (prev_day <> '' AND prev_day < $1) OR (prev_day >= $1 AND prev_is_first) THEN visitors ELSE 0 END), 0)
 		FROM analytics_daily_uniques WHERE day >= $1 AND day <= $2`, from, to).Scan(&t.Unique, &t.Returning)
 	if err != nil {
-		return t, fmt.Errorf("sqldb.AnalyticsTotals: %w", err)
+		return t, fmt.Errorf("analyticsdb.AnalyticsTotals: %w", err)
 	}
 	return t, nil
 }
 
 // AnalyticsDaily returns the figures of each day of the range that has any, keyed by day.
-func (s *AnalyticsStore) AnalyticsDaily(ctx context.Context, from, to string) (map[string]folio.DailyTotals, error) {
+func (s *Store) AnalyticsDaily(ctx context.Context, from, to string) (map[string]folio.DailyTotals, error) {
 	out := map[string]folio.DailyTotals{}
-	rows, err := s.R.QueryContext(ctx, `SELECT day, views, visits FROM analytics_daily_totals WHERE day >= $1 AND day <= $2`, from, to)
+	rows, err := s.db.R.QueryContext(ctx, `SELECT day, views, visits FROM analytics_daily_totals WHERE day >= $1 AND day <= $2`, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
+		return nil, fmt.Errorf("analyticsdb.AnalyticsDaily: %w", err)
 	}
 	for rows.Next() {
 		var d folio.DailyTotals
 		if err := rows.Scan(&d.Date, &d.PageViews, &d.Visits); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
+			return nil, fmt.Errorf("analyticsdb.AnalyticsDaily: %w", err)
 		}
 		out[d.Date] = d
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
+		return nil, fmt.Errorf("analyticsdb.AnalyticsDaily: %w", err)
 	}
 	// Every visitor active on a day has exactly one row for that day (keyed by their previous day).
-	rows, err = s.R.QueryContext(ctx, `SELECT day, SUM(visitors) FROM analytics_daily_uniques WHERE day >= $1 AND day <= $2 GROUP BY day`, from, to)
+	rows, err = s.db.R.QueryContext(ctx, `SELECT day, SUM(visitors) FROM analytics_daily_uniques WHERE day >= $1 AND day <= $2 GROUP BY day`, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
+		return nil, fmt.Errorf("analyticsdb.AnalyticsDaily: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var day string
 		var n int
 		if err := rows.Scan(&day, &n); err != nil {
-			return nil, fmt.Errorf("sqldb.AnalyticsDaily: %w", err)
+			return nil, fmt.Errorf("analyticsdb.AnalyticsDaily: %w", err)
 		}
 		d := out[day]
 		d.Date, d.Visitors = day, n
@@ -886,11 +898,11 @@ func (s *AnalyticsStore) AnalyticsDaily(ctx context.Context, from, to string) (m
 
 // AnalyticsTopPages returns the n most viewed paths of the day range (views descending, then
 // path), each with the latest non-empty title seen for it in the range.
-func (s *AnalyticsStore) AnalyticsTopPages(ctx context.Context, from, to string, n int) ([]folio.PageView, error) {
-	rows, err := s.R.QueryContext(ctx, `SELECT path, SUM(views) AS v FROM analytics_daily_pages
+func (s *Store) AnalyticsTopPages(ctx context.Context, from, to string, n int) ([]folio.PageView, error) {
+	rows, err := s.db.R.QueryContext(ctx, `SELECT path, SUM(views) AS v FROM analytics_daily_pages
 		WHERE day >= $1 AND day <= $2 GROUP BY path ORDER BY v DESC, path LIMIT $3`, from, to, n)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AnalyticsTopPages: %w", err)
+		return nil, fmt.Errorf("analyticsdb.AnalyticsTopPages: %w", err)
 	}
 	out := []folio.PageView{}
 	for rows.Next() {
@@ -910,10 +922,10 @@ func (s *AnalyticsStore) AnalyticsTopPages(ctx context.Context, from, to string,
 		args = append(args, p.Path)
 	}
 	titles := map[string]string{}
-	rows, err = s.R.QueryContext(ctx, `SELECT path, title FROM analytics_daily_pages WHERE day >= $1 AND day <= $2
+	rows, err = s.db.R.QueryContext(ctx, `SELECT path, title FROM analytics_daily_pages WHERE day >= $1 AND day <= $2
 		AND title <> '' AND path IN (`+anPlaceholders(3, len(out), 1)+`) ORDER BY day`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AnalyticsTopPages: %w", err)
+		return nil, fmt.Errorf("analyticsdb.AnalyticsTopPages: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -931,14 +943,14 @@ func (s *AnalyticsStore) AnalyticsTopPages(ctx context.Context, from, to string,
 
 // AnalyticsReferrers returns the n referring domains of the day range with the most arrivals
 // (descending, then domain).
-func (s *AnalyticsStore) AnalyticsReferrers(ctx context.Context, from, to string, n int) ([]folio.Referrer, error) {
-	return scanReferrers(s.R.QueryContext(ctx, `SELECT domain, SUM(visits) AS v FROM analytics_daily_referrers
+func (s *Store) AnalyticsReferrers(ctx context.Context, from, to string, n int) ([]folio.Referrer, error) {
+	return scanReferrers(s.db.R.QueryContext(ctx, `SELECT domain, SUM(visits) AS v FROM analytics_daily_referrers
 		WHERE day >= $1 AND day <= $2 GROUP BY domain ORDER BY v DESC, domain LIMIT $3`, from, to, n))
 }
 
 func scanReferrers(rows *sql.Rows, err error) ([]folio.Referrer, error) {
 	if err != nil {
-		return nil, fmt.Errorf("sqldb: referrers: %w", err)
+		return nil, fmt.Errorf("analyticsdb: referrers: %w", err)
 	}
 	defer rows.Close()
 	out := []folio.Referrer{}
@@ -953,11 +965,11 @@ func scanReferrers(rows *sql.Rows, err error) ([]folio.Referrer, error) {
 }
 
 // AnalyticsPath reports one page path (exact match, query excluded) over the days from..to.
-func (s *AnalyticsStore) AnalyticsPath(ctx context.Context, path, from, to string, nRefs int) (*folio.AnalyticsPathReport, error) {
+func (s *Store) AnalyticsPath(ctx context.Context, path, from, to string, nRefs int) (*folio.AnalyticsPathReport, error) {
 	rep := &folio.AnalyticsPathReport{Daily: map[string]int{}}
-	rows, err := s.R.QueryContext(ctx, `SELECT day, views FROM analytics_daily_pages WHERE path = $1 AND day >= $2 AND day <= $3`, path, from, to)
+	rows, err := s.db.R.QueryContext(ctx, `SELECT day, views FROM analytics_daily_pages WHERE path = $1 AND day >= $2 AND day <= $3`, path, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AnalyticsPath: %w", err)
+		return nil, fmt.Errorf("analyticsdb.AnalyticsPath: %w", err)
 	}
 	for rows.Next() {
 		var d string
@@ -973,11 +985,11 @@ func (s *AnalyticsStore) AnalyticsPath(ctx context.Context, path, from, to strin
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE path = $1 AND day >= $2 AND day <= $3`,
+	if err := s.db.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE path = $1 AND day >= $2 AND day <= $3`,
 		path, from, to).Scan(&rep.Unique); err != nil {
-		return nil, fmt.Errorf("sqldb.AnalyticsPath: %w", err)
+		return nil, fmt.Errorf("analyticsdb.AnalyticsPath: %w", err)
 	}
-	rep.Referrers, err = scanReferrers(s.R.QueryContext(ctx, `SELECT referrer, COUNT(*) AS v FROM analytics_pageviews
+	rep.Referrers, err = scanReferrers(s.db.R.QueryContext(ctx, `SELECT referrer, COUNT(*) AS v FROM analytics_pageviews
 		WHERE path = $1 AND day >= $2 AND day <= $3 AND referrer <> '' GROUP BY referrer ORDER BY v DESC, referrer LIMIT $4`, path, from, to, nRefs))
 	if err != nil {
 		return nil, err
@@ -987,16 +999,16 @@ func (s *AnalyticsStore) AnalyticsPath(ctx context.Context, path, from, to strin
 
 // AnalyticsFunnel counts, over the days from..to, the distinct visitors of each step event and
 // the events named errorEvent by group, and abandonment errors by step.
-func (s *AnalyticsStore) AnalyticsFunnel(ctx context.Context, from, to string, steps []string, errorEvent string) (*folio.AnalyticsFunnelCounts, error) {
+func (s *Store) AnalyticsFunnel(ctx context.Context, from, to string, steps []string, errorEvent string) (*folio.AnalyticsFunnelCounts, error) {
 	c := &folio.AnalyticsFunnelCounts{StepVisitors: map[string]int{}, ErrorCount: map[string]int{}, ErrorVisitor: map[string]int{}, Abandonment: []folio.FunnelAbandonment{}}
 	args := []any{from, to}
 	for _, s := range steps {
 		args = append(args, s)
 	}
-	rows, err := s.R.QueryContext(ctx, `SELECT name, COUNT(DISTINCT visitor_key) FROM analytics_events
+	rows, err := s.db.R.QueryContext(ctx, `SELECT name, COUNT(DISTINCT visitor_key) FROM analytics_events
 		WHERE day >= $1 AND day <= $2 AND name IN (`+anPlaceholders(3, len(steps), 1)+`) GROUP BY name`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AnalyticsFunnel: %w", err)
+		return nil, fmt.Errorf("analyticsdb.AnalyticsFunnel: %w", err)
 	}
 	for rows.Next() {
 		var n string
@@ -1011,10 +1023,10 @@ func (s *AnalyticsStore) AnalyticsFunnel(ctx context.Context, from, to string, s
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = s.R.QueryContext(ctx, `SELECT grp, COUNT(*), COUNT(DISTINCT visitor_key) FROM analytics_events
+	rows, err = s.db.R.QueryContext(ctx, `SELECT grp, COUNT(*), COUNT(DISTINCT visitor_key) FROM analytics_events
 		WHERE name = $1 AND day >= $2 AND day <= $3 GROUP BY grp`, errorEvent, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AnalyticsFunnel: %w", err)
+		return nil, fmt.Errorf("analyticsdb.AnalyticsFunnel: %w", err)
 	}
 	for rows.Next() {
 		var g string
@@ -1029,10 +1041,10 @@ func (s *AnalyticsStore) AnalyticsFunnel(ctx context.Context, from, to string, s
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = s.R.QueryContext(ctx, `SELECT step, COUNT(*) AS n FROM analytics_events
+	rows, err = s.db.R.QueryContext(ctx, `SELECT step, COUNT(*) AS n FROM analytics_events
 		WHERE name = $1 AND grp = 'abandonment' AND day >= $2 AND day <= $3 GROUP BY step ORDER BY n DESC, step`, errorEvent, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AnalyticsFunnel: %w", err)
+		return nil, fmt.Errorf("analyticsdb.AnalyticsFunnel: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -1049,8 +1061,8 @@ func (s *AnalyticsStore) AnalyticsFunnel(ctx context.Context, from, to string, s
 // SQLite gets anonymous "?" placeholders: it resolves each "$n" by a linear search of the ones
 // seen so far (and the driver does the same when binding), which makes a statement with
 // thousands of "$n" quadratic — it was most of the write cost. PostgreSQL gets "$n".
-func (db *DB) anBatchValues(rows, width int) string {
-	if db.Dialect != SQLite {
+func (s *Store) anBatchValues(rows, width int) string {
+	if s.db.Dialect != sqldb.SQLite {
 		return anPlaceholders(1, rows, width)
 	}
 	group := "(" + strings.Repeat("?, ", width-1) + "?)"
