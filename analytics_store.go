@@ -4,7 +4,7 @@ import "time"
 
 // The records the analytics use case hands to its store and the figures the store returns: the
 // store keeps page views, events and their rollups; the use case turns the figures into the
-// reports of docs/api.md §8.
+// reports of docs/api.md ("Analytics").
 
 // AnalyticsPageView is one page view to store. Day is its date (YYYY-MM-DD) in the owner's time
 // zone, computed by the caller; VisitorKey is already anonymous (a salted hash).
@@ -16,8 +16,9 @@ type AnalyticsPageView struct {
 	Query      string // kept query parameters (utm_*, ref), encoded
 	Title      string
 	Referrer   string // domain, or ""
-	// The attributes of the page view's visit (docs/api.md §8). The store keeps those of the
-	// visit's first page view for all its page views, so these matter only on that one.
+	// The attributes of the page view's visit (docs/api.md, "Breakdowns, realtime"). The store
+	// keeps those of the visit's first page view for all its page views, so these matter only on
+	// that one.
 	Attrs VisitAttrs
 }
 
@@ -63,9 +64,9 @@ type AnalyticsFunnelCounts struct {
 	Abandonment  []FunnelAbandonment
 }
 
-// BreakdownDims are the breakdown dimensions (docs/api.md §8). Visit dimensions describe a visit
-// (its attributes, entry and exit page); page is a property of each page view; event is a named
-// event.
+// BreakdownDims are the breakdown dimensions (docs/api.md, "Breakdowns, realtime"). Visit
+// dimensions describe a visit (its attributes, entry and exit page); page is a property of each
+// page view; event is a named event.
 var BreakdownDims = []string{"page", "entry_page", "exit_page", "source", "referrer", "utm_source", "utm_medium",
 	"utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version", "event", "date"}
 

@@ -275,10 +275,10 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 	return s.enqueue(it), nil
 }
 
-// enrich derives a visit's attributes (contract §8) from what arrives with its page view: the
-// campaign tags of the page address, the referrer host (already reduced), the country of the
-// client address and the User-Agent's device, browser and OS. Neither the address nor the agent
-// is kept.
+// enrich derives a visit's attributes (docs/api.md, "Breakdowns, realtime") from what arrives with
+// its page view: the campaign tags of the page address, the referrer host (already reduced), the
+// country of the client address and the User-Agent's device, browser and OS. Neither the address
+// nor the agent is kept.
 func (s *Service) enrich(addr, refHost, clientIP, userAgent string) folio.VisitAttrs {
 	c := ParseCampaign(addr)
 	a := s.agents.parse(userAgent)

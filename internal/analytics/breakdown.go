@@ -10,9 +10,9 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// Dimensions are the breakdown dimensions of contract §8, plus browser_version and os_version
-// ("Firefox 128") and date (the day a visit starts, for charts of a filtered view). Each is also a
-// filter parameter.
+// Dimensions are the breakdown dimensions of docs/api.md ("Breakdowns, realtime"), plus
+// browser_version and os_version ("Firefox 128") and date (the day a visit starts, for charts of a
+// filtered view). Each is also a filter parameter.
 var Dimensions = folio.BreakdownDims
 
 // DefaultRawLimit is the most page views in a range that an unfiltered breakdown reads raw

@@ -186,8 +186,9 @@ func (s analyticsAPI) analyticsBreakdown(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	// page is both the paging parameter and the page dimension's filter (contract §4 and §8): a
-	// value starting with "/" (as every stored path does) filters, any other is the page number.
+	// page is both the paging parameter and the page dimension's filter (docs/api.md, "Analytics"
+	// and "Breakdowns, realtime"): a value starting with "/" (as every stored path does) filters,
+	// any other is the page number.
 	filterQ, pagingQ := maps.Clone(q), url.Values{}
 	if vs, ok := q["limit"]; ok {
 		pagingQ["limit"] = vs
