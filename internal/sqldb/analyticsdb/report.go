@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/foliohq/folio"
 )
@@ -226,4 +227,30 @@ func (s *Store) AnalyticsFunnel(ctx context.Context, from, to string, steps []st
 		c.Abandonment = append(c.Abandonment, a)
 	}
 	return c, rows.Err()
+}
+
+// AnalyticsRealtime counts the visitors with a page view since the given time and the pages they
+// are on (their latest page view), most visitors first, at most n pages. It reads the page views
+// of those minutes by their time index.
+func (s *Store) AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []folio.RealtimePage, error) {
+	var total int
+	if err := s.db.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE at >= $1`, s.db.TS(since)).Scan(&total); err != nil {
+		return 0, nil, fmt.Errorf("analyticsdb.AnalyticsRealtime: %w", err)
+	}
+	rows, err := s.db.R.QueryContext(ctx, `SELECT path, COUNT(*) AS n FROM (SELECT path,
+		ROW_NUMBER() OVER (PARTITION BY visitor_id ORDER BY at DESC, id DESC) AS rn FROM analytics_pageviews WHERE at >= $1) t
+		WHERE rn = 1 GROUP BY path ORDER BY n DESC, path LIMIT $2`, s.db.TS(since), n)
+	if err != nil {
+		return 0, nil, fmt.Errorf("analyticsdb.AnalyticsRealtime: %w", err)
+	}
+	defer rows.Close()
+	pages := []folio.RealtimePage{}
+	for rows.Next() {
+		var p folio.RealtimePage
+		if err := rows.Scan(&p.Path, &p.Visitors); err != nil {
+			return 0, nil, err
+		}
+		pages = append(pages, p)
+	}
+	return total, pages, rows.Err()
 }
