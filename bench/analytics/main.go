@@ -14,8 +14,8 @@
 // 10,000,000 page views over 90 days with their visit attributes. Goal: p50 < 100 ms.
 //
 // The 10M-row database is generated once through the store's own batch write
-// (sqldb.WriteAnalytics, so rollups are built exactly as at ingest) and cached: a SQLite file
-// under the user cache directory and a PostgreSQL schema (bench_analytics_<n>), both marked with
+// (analyticsdb.Store.WriteAnalytics, so rollups are built exactly as at ingest) and cached: a
+// SQLite file under the user cache directory and a PostgreSQL schema (bench_analytics_<n>), both marked with
 // the generator version so a changed generator regenerates. -regenerate forces it.
 // PostgreSQL comes from -postgres or FOLIO_TEST_POSTGRES_URL; without either it is skipped.
 package main
@@ -648,11 +648,11 @@ func generateCached(ctx context.Context, db *sqldb.DB, loc *time.Location, n, da
 		log.Fatal(err)
 	}
 	db.W.ExecContext(ctx, `ANALYZE`)
-	fmt.Printf("generated %d page views + %d events over %d days through sqldb.WriteAnalytics at %.0f page views/s (cached in %s)\n", n, evs, days, rate, where)
+	fmt.Printf("generated %d page views + %d events over %d days through analyticsdb.Store.WriteAnalytics at %.0f page views/s (cached in %s)\n", n, evs, days, rate, where)
 }
 
-// generate writes about n page views over the given days through sqldb.WriteAnalytics: visits
-// of 1–7 page views a few minutes apart by visitors drawn from a skewed pool of 1.5 million (so
+// generate writes about n page views over the given days through
+// analyticsdb.Store.WriteAnalytics: visits of 1–7 page views a few minutes apart by visitors drawn from a skewed pool of 1.5 million (so
 // many return on other days), over 300 paths (skewed), with a source, campaign, country, device,
 // browser and OS per visitor or visit drawn from realistic skewed mixes; about one event per 100
 // page views. It returns page views/s and the events written.
