@@ -275,7 +275,7 @@ func (db *DB) txOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
 type stmtCache struct {
 	mu        sync.Mutex
 	m         map[stmtKey]*sql.Stmt
-	analytics int // statements added by prepareRepeated
+	analytics int // statements added by PrepareRepeated
 }
 
 // maxCachedStmts bounds stmtCache.
