@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// Analytics is the site report of GET /api/analytics (spec §2). Definitions (contract §4):
+// Analytics is the site report of GET /api/analytics (docs/api.md, "Analytics"). Definitions:
 // Visitors.Total counts visits (a visitor's page views split wherever more than 30 minutes pass
 // without one), Visitors.Unique counts distinct visitors, Visitors.Returning counts the unique
 // visitors who, on some day of the range, had already been seen on an earlier day (inside or
@@ -18,7 +18,7 @@ type Analytics struct {
 	TimeRange TimeRange      `json:"timeRange"`
 	// Daily is one entry per day of the range, for charts (beyond the spec's object).
 	Daily []DailyTotals `json:"daily"`
-	// Previous is present with compare=previous (contract §8).
+	// Previous is present with compare=previous (docs/api.md, "Analytics").
 	Previous *AnalyticsComparison `json:"previous,omitempty" doc:"compare=previous: the same figures over the preceding period of equal length"`
 }
 
@@ -83,9 +83,10 @@ type ProjectAnalytics struct {
 	TimeRange      TimeRange    `json:"timeRange"`
 }
 
-// Booking funnel steps (spec §6), in funnel order. The booking interface reports each as an
-// event whose name is the step. The last three follow a completed booking (issue 17): the
-// visitor opened the manage link, then rescheduled or cancelled.
+// Booking funnel steps (docs/api.md, "Analytics": the funnel), in funnel order. The booking
+// interface reports each as an event whose name is the step. The last three follow a completed
+// booking (docs/api.md, "Booking lifecycle"): the visitor opened the manage link, then rescheduled
+// or cancelled.
 var FunnelSteps = []string{
 	"modal_opened", "contact_info_submitted", "date_selected", "time_selected", "booking_confirmed", "booking_completed",
 	"manage_opened", "booking_rescheduled", "booking_cancelled",
@@ -95,7 +96,7 @@ var FunnelSteps = []string{
 // FunnelErrorGroups and props.step, optionally, the funnel step where it happened.
 const FunnelErrorEvent = "booking_error"
 
-// FunnelErrorGroups are the error groups of spec §6.
+// FunnelErrorGroups are the error groups of the funnel (docs/api.md, "Analytics").
 var FunnelErrorGroups = []string{"conflict", "api_failure", "validation", "abandonment"}
 
 // FunnelReport is the booking funnel of GET /api/analytics/funnel.

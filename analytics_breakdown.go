@@ -1,7 +1,8 @@
 package folio
 
-// Breakdown is the answer of GET /api/analytics/breakdown (contract §8): one dimension's values
-// over a range, with the figures of the visits (or page views, or events) behind each.
+// Breakdown is the answer of GET /api/analytics/breakdown (docs/api.md, "Breakdowns, realtime"):
+// one dimension's values over a range, with the figures of the visits (or page views, or events)
+// behind each.
 type Breakdown struct {
 	Dimension string            `json:"dimension"`
 	Rows      []BreakdownRow    `json:"rows"`

@@ -21,8 +21,8 @@ var analyticsTables = []string{"analytics_visitors", "analytics_pageviews", "ana
 
 // copyToPostgres bulk-loads the generated data of the SQLite database src into the migrated,
 // empty PostgreSQL database dst with COPY: the rows (rollups included) are exactly the ones
-// sqldb.WriteAnalytics wrote on SQLite, so both engines answer over the same data. Secondary
-// indexes are dropped for the load and rebuilt after it, as a bulk load should.
+// analyticsdb.Store.WriteAnalytics wrote on SQLite, so both engines answer over the same data.
+// Secondary indexes are dropped for the load and rebuilt after it, as a bulk load should.
 func copyToPostgres(ctx context.Context, src, dst *sqldb.DB) {
 	conn, err := dst.W.Conn(ctx)
 	if err != nil {

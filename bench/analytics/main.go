@@ -14,8 +14,8 @@
 // 10,000,000 page views over 90 days with their visit attributes. Goal: p50 < 100 ms.
 //
 // The 10M-row database is generated once through the store's own batch write
-// (sqldb.WriteAnalytics, so rollups are built exactly as at ingest) and cached: a SQLite file
-// under the user cache directory and a PostgreSQL schema (bench_analytics_<n>), both marked with
+// (analyticsdb.Store.WriteAnalytics, so rollups are built exactly as at ingest) and cached: a
+// SQLite file under the user cache directory and a PostgreSQL schema (bench_analytics_<n>), both marked with
 // the generator version so a changed generator regenerates. -regenerate forces it.
 // PostgreSQL comes from -postgres or FOLIO_TEST_POSTGRES_URL; without either it is skipped.
 package main
@@ -46,6 +46,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 )
 
 // filteredCase is a breakdown of dim under filters, named by label.
@@ -320,7 +321,7 @@ func openPostgres(ctx context.Context, base, schema string) *sqldb.DB {
 // events/s from the first Collect until the last event is written.
 func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 	defer db.Close()
-	s, err := analytics.New(db, analytics.Options{Location: loc, SiteURL: "https://folio.example", QueueSize: 65536})
+	s, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc, SiteURL: "https://folio.example", QueueSize: 65536})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -451,11 +452,11 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 	fmt.Printf("  stored: %d page views and %d events by %d visitors; %d day×dimension×value rollup rows\n", pv, ev, visitors, dims)
 
 	end := endOfData(loc)
-	s, err := analytics.New(db, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: rawLimit})
+	s, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: rawLimit})
 	if err != nil {
 		log.Fatal(err)
 	}
-	exact, err := analytics.New(db, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: math.MaxInt})
+	exact, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: math.MaxInt})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -647,11 +648,11 @@ func generateCached(ctx context.Context, db *sqldb.DB, loc *time.Location, n, da
 		log.Fatal(err)
 	}
 	db.W.ExecContext(ctx, `ANALYZE`)
-	fmt.Printf("generated %d page views + %d events over %d days through sqldb.WriteAnalytics at %.0f page views/s (cached in %s)\n", n, evs, days, rate, where)
+	fmt.Printf("generated %d page views + %d events over %d days through analyticsdb.Store.WriteAnalytics at %.0f page views/s (cached in %s)\n", n, evs, days, rate, where)
 }
 
-// generate writes about n page views over the given days through sqldb.WriteAnalytics: visits
-// of 1–7 page views a few minutes apart by visitors drawn from a skewed pool of 1.5 million (so
+// generate writes about n page views over the given days through
+// analyticsdb.Store.WriteAnalytics: visits of 1–7 page views a few minutes apart by visitors drawn from a skewed pool of 1.5 million (so
 // many return on other days), over 300 paths (skewed), with a source, campaign, country, device,
 // browser and OS per visitor or visit drawn from realistic skewed mixes; about one event per 100
 // page views. It returns page views/s and the events written.
@@ -683,10 +684,11 @@ func generate(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days int
 	start := time.Now()
 	written, evWritten := 0, 0
 	const batchSize = 5000
-	batch := make([]sqldb.AnalyticsPageView, 0, batchSize)
-	var evBatch []sqldb.AnalyticsEvent
+	batch := make([]folio.AnalyticsPageView, 0, batchSize)
+	var evBatch []folio.AnalyticsEvent
+	store := analyticsdb.New(db)
 	flush := func() {
-		if err := db.Analytics.WriteAnalytics(ctx, batch, evBatch); err != nil {
+		if err := store.WriteAnalytics(ctx, batch, evBatch); err != nil {
 			log.Fatal(err)
 		}
 		written += len(batch)
@@ -697,23 +699,23 @@ func generate(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days int
 		y, m, dd := first.AddDate(0, 0, d).Date()
 		dayStart := time.Date(y, m, dd, 0, 0, 0, 0, loc)
 		day := dayStart.Format(time.DateOnly)
-		var pvs []sqldb.AnalyticsPageView
-		var evs []sqldb.AnalyticsEvent
+		var pvs []folio.AnalyticsPageView
+		var evs []folio.AnalyticsEvent
 		for len(pvs) < perDay {
 			vn := zipfVisitor.Uint64()
 			visitor := fmt.Sprintf("c%021d", vn)
 			t := dayStart.Add(time.Duration(rng.IntN(22*3600)) * time.Second)
 			src := sources[rng.IntN(len(sources))]
 			s := software[vn%uint64(len(software))]
-			attrs := sqldb.VisitAttrs{Source: src.name, Referrer: src.host, UTMSource: src.uSource, UTMMedium: src.uMedium, UTMCampaign: src.uCampaign,
+			attrs := folio.VisitAttrs{Source: src.name, Referrer: src.host, UTMSource: src.uSource, UTMMedium: src.uMedium, UTMCampaign: src.uCampaign,
 				Country: countries[(vn*7+uint64(zipfCountry.Uint64()))%uint64(len(countries))], Device: s.device, Browser: s.browser,
 				BrowserVersion: s.bv, OS: s.os, OSVersion: s.ov}
 			ref := src.host
 			for k := 1 + rng.IntN(7); k > 0; k-- {
 				p := fmt.Sprintf("/page/%d", zipfPath.Uint64())
-				pvs = append(pvs, sqldb.AnalyticsPageView{At: t, Day: day, VisitorKey: visitor, Path: p, Title: "Title " + p, Referrer: ref, Attrs: attrs})
+				pvs = append(pvs, folio.AnalyticsPageView{At: t, Day: day, VisitorKey: visitor, Path: p, Title: "Title " + p, Referrer: ref, Attrs: attrs})
 				if rng.IntN(100) == 0 {
-					evs = append(evs, sqldb.AnalyticsEvent{At: t, Day: day, VisitorKey: visitor, Name: goals[rng.IntN(len(goals))], Path: p, Props: "{}"})
+					evs = append(evs, folio.AnalyticsEvent{At: t, Day: day, VisitorKey: visitor, Name: goals[rng.IntN(len(goals))], Path: p, Props: "{}"})
 				}
 				ref = ""
 				t = t.Add(time.Duration(30+rng.IntN(400)) * time.Second)

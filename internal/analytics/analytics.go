@@ -28,7 +28,6 @@ import (
 	"github.com/x-way/crawlerdetect"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // Script is the tracking script served at /api/analytics/script.js. It reports page views, SPA
@@ -97,7 +96,8 @@ type Options struct {
 // Service collects analytics events and builds reports. Create it with New, call Start to run
 // the writer and Close to drain it on shutdown.
 type Service struct {
-	db        *sqldb.DB
+	store     Store
+	projects  Projects
 	loc       *time.Location
 	rotation  string
 	retention int // days of raw rows kept (Options.RetentionDays)
@@ -131,14 +131,15 @@ type Service struct {
 }
 
 type item struct {
-	pv    *sqldb.AnalyticsPageView
-	ev    *sqldb.AnalyticsEvent
+	pv    *folio.AnalyticsPageView
+	ev    *folio.AnalyticsEvent
 	flush chan struct{}
 }
 
-// New returns a Service over db. It returns an error for an unknown rotation or site URL.
-func New(db *sqldb.DB, o Options) (*Service, error) {
-	s := &Service{db: db, loc: o.Location, rotation: o.Rotation, batch: o.BatchSize, every: o.FlushInterval,
+// New returns a Service over store; projects answers whether a project exists, for the
+// project report. It returns an error for an unknown rotation or site URL.
+func New(store Store, projects Projects, o Options) (*Service, error) {
+	s := &Service{store: store, projects: projects, loc: o.Location, rotation: o.Rotation, batch: o.BatchSize, every: o.FlushInterval,
 		retention: o.RetentionDays, now: o.Now, rand: o.Rand, log: o.Logger, done: make(chan struct{})}
 	if s.loc == nil {
 		s.loc = time.UTC
@@ -251,10 +252,10 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 	var it item
 	if in.Type == folio.CollectPageView {
 		ref := referrerDomain(in.Referrer, s.siteHost)
-		it.pv = &sqldb.AnalyticsPageView{At: now, Day: day, VisitorKey: key, Path: path, Query: query,
+		it.pv = &folio.AnalyticsPageView{At: now, Day: day, VisitorKey: key, Path: path, Query: query,
 			Title: strings.TrimSpace(in.Title), Referrer: ref, Attrs: s.enrich(in.Path, ref, clientIP, userAgent)}
 	} else {
-		ev := &sqldb.AnalyticsEvent{At: now, Day: day, VisitorKey: key, Name: in.Name, Path: path, Props: "{}"}
+		ev := &folio.AnalyticsEvent{At: now, Day: day, VisitorKey: key, Name: in.Name, Path: path, Props: "{}"}
 		if len(in.Props) > 0 {
 			b, err := json.Marshal(in.Props)
 			if err != nil {
@@ -274,14 +275,14 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 	return s.enqueue(it), nil
 }
 
-// enrich derives a visit's attributes (contract §8) from what arrives with its page view: the
-// campaign tags of the page address, the referrer host (already reduced), the country of the
-// client address and the User-Agent's device, browser and OS. Neither the address nor the agent
-// is kept.
-func (s *Service) enrich(addr, refHost, clientIP, userAgent string) sqldb.VisitAttrs {
+// enrich derives a visit's attributes (docs/api.md, "Breakdowns, realtime") from what arrives with
+// its page view: the campaign tags of the page address, the referrer host (already reduced), the
+// country of the client address and the User-Agent's device, browser and OS. Neither the address
+// nor the agent is kept.
+func (s *Service) enrich(addr, refHost, clientIP, userAgent string) folio.VisitAttrs {
 	c := ParseCampaign(addr)
 	a := s.agents.parse(userAgent)
-	return sqldb.VisitAttrs{Source: SourceName(refHost, c.Source), Referrer: refHost,
+	return folio.VisitAttrs{Source: SourceName(refHost, c.Source), Referrer: refHost,
 		UTMSource: c.Source, UTMMedium: c.Medium, UTMCampaign: c.Campaign, Country: Country(clientIP),
 		Device: a.Device, Browser: a.Browser, BrowserVersion: a.BrowserVersion, OS: a.OS, OSVersion: a.OSVersion}
 }
@@ -337,13 +338,13 @@ func (c *botCache) isBot(ua string) bool {
 }
 
 // Prune deletes the raw page views and events older than the retention (see
-// sqldb.PruneAnalytics) and returns how many rows went; without a retention it does nothing.
+// Store.PruneAnalytics) and returns how many rows went; without a retention it does nothing.
 func (s *Service) Prune(ctx context.Context) (int64, error) {
 	if s.retention <= 0 {
 		return 0, nil
 	}
 	keepFrom := s.now().In(s.loc).AddDate(0, 0, -s.retention).Format(time.DateOnly)
-	return s.db.Analytics.PruneAnalytics(ctx, keepFrom)
+	return s.store.PruneAnalytics(ctx, keepFrom)
 }
 
 // RunRetention prunes at once and then every hour until ctx ends. Pruning is idempotent, so
@@ -484,8 +485,8 @@ func (s *Service) write(batch []item) {
 			nPV++
 		}
 	}
-	pvs := make([]sqldb.AnalyticsPageView, 0, nPV)
-	evs := make([]sqldb.AnalyticsEvent, 0, len(batch)-nPV)
+	pvs := make([]folio.AnalyticsPageView, 0, nPV)
+	evs := make([]folio.AnalyticsEvent, 0, len(batch)-nPV)
 	for _, it := range batch {
 		if it.pv != nil {
 			pvs = append(pvs, *it.pv)
@@ -500,7 +501,7 @@ func (s *Service) write(batch []item) {
 		}
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err = s.db.Analytics.WriteAnalytics(ctx, pvs, evs)
+		err = s.store.WriteAnalytics(ctx, pvs, evs)
 		cancel()
 		if err == nil {
 			s.batches.Observe(time.Since(start).Seconds())
@@ -528,7 +529,7 @@ func (s *Service) currentSalt(ctx context.Context, now time.Time) ([]byte, error
 	if _, err := io.ReadFull(s.rand, b[:]); err != nil {
 		return nil, fmt.Errorf("analytics: salt: %w", err)
 	}
-	stored, err := s.db.Analytics.AnalyticsSalt(ctx, w, fmt.Sprintf("%x", b))
+	stored, err := s.store.AnalyticsSalt(ctx, w, fmt.Sprintf("%x", b))
 	if err != nil {
 		return nil, err
 	}

@@ -8,13 +8,12 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// Dimensions are the breakdown dimensions of contract §8, plus browser_version and os_version
-// ("Firefox 128") and date (the day a visit starts, for charts of a filtered view). Each is also a
-// filter parameter.
-var Dimensions = sqldb.BreakdownDims
+// Dimensions are the breakdown dimensions of docs/api.md ("Breakdowns, realtime"), plus
+// browser_version and os_version ("Firefox 128") and date (the day a visit starts, for charts of a
+// filtered view). Each is also a filter parameter.
+var Dimensions = folio.BreakdownDims
 
 // DefaultRawLimit is the most page views in a range that an unfiltered breakdown reads raw
 // (exact visitors); above it the daily rollup answers (see Options.RawLimit).
@@ -99,8 +98,8 @@ func (s *Service) Breakdown(ctx context.Context, p BreakdownParams) (*folio.Brea
 }
 
 func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Range) (*folio.BreakdownPeriod, error) {
-	q := sqldb.BreakdownQuery{Dim: p.Dimension, From: r.From, To: r.To, Filters: p.Filters, Limit: p.Limit, Offset: (p.Page - 1) * p.Limit}
-	totals, err := s.db.Analytics.AnalyticsTotals(ctx, r.From, r.To)
+	q := folio.BreakdownQuery{Dim: p.Dimension, From: r.From, To: r.To, Filters: p.Filters, Limit: p.Limit, Offset: (p.Page - 1) * p.Limit}
+	totals, err := s.store.AnalyticsTotals(ctx, r.From, r.To)
 	if err != nil {
 		return nil, err
 	}
@@ -108,25 +107,25 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 	// rollup; the others (a page, entry/exit page or event involved) read the raw rows, of a
 	// sample of the visitors when the range holds too many page views to group them all.
 	rollup := false
-	if len(p.Filters) == 0 || sqldb.VisitAttrBreakdown(p.Dimension, p.Filters) {
+	if len(p.Filters) == 0 || folio.VisitAttrBreakdown(p.Dimension, p.Filters) {
 		// A range without page views (the period before the data, say) has nothing to group:
 		// the rollup answers it at once.
 		rollup = totals.Views > s.rawLimit || totals.Views == 0 && p.Dimension != "event"
 	} else if !p.Exact {
 		q.Sample = sampleRate(totals.Views, s.rawLimit, s.sampleTo)
 	}
-	var rows []sqldb.BreakdownRow
+	var rows []folio.BreakdownCounts
 	var total int
 	if rollup {
-		rows, total, err = s.db.Analytics.AnalyticsBreakdownRollup(ctx, q)
+		rows, total, err = s.store.AnalyticsBreakdownRollup(ctx, q)
 	} else {
-		rows, total, err = s.db.Analytics.AnalyticsBreakdownRaw(ctx, q)
+		rows, total, err = s.store.AnalyticsBreakdownRaw(ctx, q)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 && q.Offset > 0 {
-		if total, err = s.db.Analytics.AnalyticsBreakdownCount(ctx, q, rollup); err != nil {
+		if total, err = s.store.AnalyticsBreakdownCount(ctx, q, rollup); err != nil {
 			return nil, err
 		}
 	}
@@ -173,18 +172,18 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 }
 
 // sampleRate is the visitor sample a raw breakdown reads for a range of views page views: none
-// (0) up to rawLimit, else the finest of sqldb.SampleRates whose share stays within target (the
+// (0) up to rawLimit, else the finest of folio.SampleRates whose share stays within target (the
 // coarsest beyond that).
 func sampleRate(views, rawLimit, target int) int {
 	if views <= rawLimit {
 		return 0
 	}
-	for _, r := range sqldb.SampleRates {
+	for _, r := range folio.SampleRates {
 		if views/r <= target {
 			return r
 		}
 	}
-	return sqldb.SampleRates[len(sqldb.SampleRates)-1]
+	return folio.SampleRates[len(folio.SampleRates)-1]
 }
 
 // estimateVisitors scales a row's visits by the range's visitors per visit: the rollup keeps
@@ -199,13 +198,9 @@ func estimateVisitors(rowVisits, visits, visitors int) int {
 
 // Realtime counts the visitors of the last RealtimeWindow and the pages they are on.
 func (s *Service) Realtime(ctx context.Context) (*folio.Realtime, error) {
-	n, pages, err := s.db.Analytics.AnalyticsRealtime(ctx, s.now().Add(-RealtimeWindow), 10)
+	n, pages, err := s.store.AnalyticsRealtime(ctx, s.now().Add(-RealtimeWindow), 10)
 	if err != nil {
 		return nil, err
 	}
-	out := &folio.Realtime{Visitors: n, Pages: make([]folio.RealtimePage, len(pages))}
-	for i, p := range pages {
-		out.Pages[i] = folio.RealtimePage{Path: p.Path, Visitors: p.Visitors}
-	}
-	return out, nil
+	return &folio.Realtime{Visitors: n, Pages: pages}, nil
 }

@@ -353,13 +353,13 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		clock := foliotest.NewClock(st.calls[0].at)
-		s, err := New(db, Options{Location: loc, SiteURL: "https://folio.example", Now: clock.Now, BatchSize: 23, FlushInterval: time.Hour, QueueSize: len(st.calls) + 1})
+		s, err := newTestService(db, Options{Location: loc, SiteURL: "https://folio.example", Now: clock.Now, BatchSize: 23, FlushInterval: time.Hour, QueueSize: len(st.calls) + 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		collectStream(t, s, clock, st)
 		defer s.Close(ctx)
-		rollup, err := New(db, Options{Location: loc, Now: clock.Now, RawLimit: -1})
+		rollup, err := newTestService(db, Options{Location: loc, Now: clock.Now, RawLimit: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -405,7 +405,7 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 						}
 						checkBreakdown(t, got, want, visitors, true)
 
-						if f == nil && rg.name == "whole stream" || f != nil && sqldb.VisitAttrBreakdown(dim, f) {
+						if f == nil && rg.name == "whole stream" || f != nil && folio.VisitAttrBreakdown(dim, f) {
 							// The rollup gives the same visits, page views and bounces (filtered by
 							// visit attributes: from analytics_daily_visit_attrs and, for whole parts
 							// of months and months, analytics_period_visit_attrs).
@@ -539,7 +539,7 @@ func TestSampledBreakdowns(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		clock := foliotest.NewClock(st.calls[0].at)
-		s, err := New(db, Options{Location: loc, SiteURL: "https://folio.example", Now: clock.Now, BatchSize: 500, FlushInterval: time.Hour,
+		s, err := newTestService(db, Options{Location: loc, SiteURL: "https://folio.example", Now: clock.Now, BatchSize: 500, FlushInterval: time.Hour,
 			QueueSize: len(st.calls) + 1})
 		if err != nil {
 			t.Fatal(err)
@@ -601,7 +601,7 @@ func TestSampledBreakdowns(t *testing.T) {
 
 		// Sampling starts above RawLimit page views and reads the finest level whose share stays
 		// within it: here 1 in 8.
-		sampled, err := New(db, Options{Location: loc, Now: clock.Now, RawLimit: len(st.pvs) / 6, SampleTarget: len(st.pvs) / 6})
+		sampled, err := newTestService(db, Options{Location: loc, Now: clock.Now, RawLimit: len(st.pvs) / 6, SampleTarget: len(st.pvs) / 6})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 )
 
 func counterValue(t *testing.T, v *prometheus.CounterVec, label string) float64 {
@@ -39,7 +40,7 @@ func pageview(path string) *folio.CollectInput {
 
 func TestBotsAreDropped(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
-	s, err := New(db, Options{})
+	s, err := newTestService(db, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestVisitorKeys(t *testing.T) {
 		// Sunday 2026-03-01 23:30 Berlin; the next day is a Monday.
 		clock := foliotest.NewClock(time.Date(2026, 3, 1, 23, 30, 0, 0, loc))
 		newService := func(rotation string) *Service {
-			s, err := New(db, Options{Location: loc, Rotation: rotation, Now: clock.Now})
+			s, err := newTestService(db, Options{Location: loc, Rotation: rotation, Now: clock.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +237,7 @@ func TestVisitorKeys(t *testing.T) {
 		if keyOf(t, week, "192.0.2.7", browserUA) != w2 {
 			t.Error("the weekly key rotated within the week")
 		}
-		windows, err := db.Analytics.AnalyticsSaltWindows(context.Background())
+		windows, err := analyticsdb.New(db).AnalyticsSaltWindows(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +260,7 @@ func TestVisitorKeys(t *testing.T) {
 
 func TestQueueOverflowIsCounted(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
-		s, err := New(db, Options{QueueSize: 4})
+		s, err := newTestService(db, Options{QueueSize: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +292,7 @@ func TestQueueOverflowIsCounted(t *testing.T) {
 func TestShutdownDrainsEverything(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		// A batch never fills and the timer never fires: only Close writes.
-		s, err := New(db, Options{BatchSize: 1 << 20, FlushInterval: time.Hour})
+		s, err := newTestService(db, Options{BatchSize: 1 << 20, FlushInterval: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,7 +331,7 @@ func TestShutdownDrainsEverything(t *testing.T) {
 func TestBacklogGrowsBatches(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		const size, n = 10, 200
-		s, err := New(db, Options{BatchSize: size, FlushInterval: time.Hour, QueueSize: 2 * n})
+		s, err := newTestService(db, Options{BatchSize: size, FlushInterval: time.Hour, QueueSize: 2 * n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,7 +380,7 @@ func batchCount(t *testing.T, s *Service) uint64 {
 }
 
 func TestCollectRejectsBadInput(t *testing.T) {
-	s, err := New(foliotest.MustOpenSQLite(t), Options{})
+	s, err := newTestService(foliotest.MustOpenSQLite(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -106,19 +106,19 @@ func (s *Service) Report(ctx context.Context, r Range, compare ...bool) (*folio.
 }
 
 func (s *Service) report(ctx context.Context, r Range) (*folio.Analytics, error) {
-	t, err := s.db.Analytics.AnalyticsTotals(ctx, r.From, r.To)
+	t, err := s.store.AnalyticsTotals(ctx, r.From, r.To)
 	if err != nil {
 		return nil, err
 	}
-	pages, err := s.db.Analytics.AnalyticsTopPages(ctx, r.From, r.To, TopN)
+	pages, err := s.store.AnalyticsTopPages(ctx, r.From, r.To, TopN)
 	if err != nil {
 		return nil, err
 	}
-	refs, err := s.db.Analytics.AnalyticsReferrers(ctx, r.From, r.To, TopN)
+	refs, err := s.store.AnalyticsReferrers(ctx, r.From, r.To, TopN)
 	if err != nil {
 		return nil, err
 	}
-	byDay, err := s.db.Analytics.AnalyticsDaily(ctx, r.From, r.To)
+	byDay, err := s.store.AnalyticsDaily(ctx, r.From, r.To)
 	if err != nil {
 		return nil, err
 	}
@@ -144,11 +144,11 @@ func ProjectPath(projectID string) string { return "/projects/" + projectID }
 // ProjectReport builds the report of one project's page. It returns RESOURCE_NOT_FOUND for an
 // unknown project.
 func (s *Service) ProjectReport(ctx context.Context, projectID string, r Range) (*folio.ProjectAnalytics, error) {
-	if _, err := s.db.Content.Project(ctx, projectID); err != nil {
+	if _, err := s.projects.Project(ctx, projectID); err != nil {
 		return nil, err
 	}
 	path := ProjectPath(projectID)
-	rep, err := s.db.Analytics.AnalyticsPath(ctx, path, r.From, r.To, TopN)
+	rep, err := s.store.AnalyticsPath(ctx, path, r.From, r.To, TopN)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (s *Service) ProjectReport(ctx context.Context, projectID string, r Range) 
 // Funnel builds the booking funnel of a range: distinct visitors per step (folio.FunnelSteps),
 // conversion from the previous and from the first step, and the error groups.
 func (s *Service) Funnel(ctx context.Context, r Range) (*folio.FunnelReport, error) {
-	c, err := s.db.Analytics.AnalyticsFunnel(ctx, r.From, r.To, folio.FunnelSteps, folio.FunnelErrorEvent)
+	c, err := s.store.AnalyticsFunnel(ctx, r.From, r.To, folio.FunnelSteps, folio.FunnelErrorEvent)
 	if err != nil {
 		return nil, err
 	}

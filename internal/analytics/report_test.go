@@ -281,7 +281,7 @@ func TestReportsMatchReferenceComputation(t *testing.T) {
 
 		clock := foliotest.NewClock(evs[0].at)
 		// Small odd batches so visitors and visits straddle batch boundaries.
-		s, err := New(db, Options{Location: loc, SiteURL: siteURL, Now: clock.Now, BatchSize: 37, FlushInterval: time.Hour, QueueSize: len(evs) + 1})
+		s, err := newTestService(db, Options{Location: loc, SiteURL: siteURL, Now: clock.Now, BatchSize: 37, FlushInterval: time.Hour, QueueSize: len(evs) + 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +384,7 @@ func TestReportsMatchReferenceComputation(t *testing.T) {
 
 func TestProjectReportUnknownProject(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
-	s, err := New(db, Options{})
+	s, err := newTestService(db, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

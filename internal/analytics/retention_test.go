@@ -17,7 +17,7 @@ func TestRetentionPrunesRawRowsAndKeepsTotals(t *testing.T) {
 		ctx := context.Background()
 		start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 		clock := foliotest.NewClock(start)
-		s, err := New(db, Options{Now: clock.Now, RetentionDays: 2})
+		s, err := newTestService(db, Options{Now: clock.Now, RetentionDays: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +87,7 @@ func TestRetentionPrunesRawRowsAndKeepsTotals(t *testing.T) {
 			t.Errorf("second prune = %d, %v; want 0, nil", n, err)
 		}
 
-		keepAll, err := New(db, Options{Now: clock.Now})
+		keepAll, err := newTestService(db, Options{Now: clock.Now})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/foliohq/folio/internal/config"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 )
 
 func TestHelpListsTheCommands(t *testing.T) {
@@ -236,7 +237,7 @@ func TestSeedDemoAnalytics(t *testing.T) {
 		if n < demoDays*5 {
 			t.Fatalf("queued %d events, want a few weeks' worth", n)
 		}
-		svc, err := analytics.New(db, analytics.Options{Location: loc})
+		svc, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 )
 
 // demoDays is how many days of sample analytics `folio seed --demo` adds, ending now.
@@ -58,7 +59,7 @@ func SeedDemoAnalytics(ctx context.Context, db *sqldb.DB, loc *time.Location, si
 	}
 
 	clock := now
-	svc, err := analytics.New(db, analytics.Options{Location: loc, SiteURL: siteURL, QueueSize: 1 << 16,
+	svc, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc, SiteURL: siteURL, QueueSize: 1 << 16,
 		Now: func() time.Time { return clock }})
 	if err != nil {
 		return 0, err

@@ -20,6 +20,7 @@ import (
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/ratelimit"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 	"github.com/foliohq/folio/internal/webhook"
 )
 
@@ -94,7 +95,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 	// Analytics: events are written in batches off the request path. The deferred Close runs after
 	// the HTTP server has shut down (defers run last) and writes everything still queued.
-	an, err := analytics.New(db, analytics.Options{Location: cfg.BookingTimezone, Rotation: cfg.AnalyticsSaltRotation,
+	an, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: cfg.BookingTimezone, Rotation: cfg.AnalyticsSaltRotation,
 		SiteURL: cfg.SiteURL, QueueSize: cfg.AnalyticsQueueSize, RetentionDays: cfg.AnalyticsRetention, RawLimit: cfg.AnalyticsExactLimit, Logger: log})
 	if err != nil {
 		return err

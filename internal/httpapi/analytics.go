@@ -44,7 +44,11 @@ func breakdownParams() []param {
 	return ps
 }
 
-func (s *Server) analyticsRoutes() []route {
+// analyticsAPI serves /api/analytics: collection, the tracking script and the reports, over
+// the analytics use case (Server.Analytics; 503 when it is not running).
+type analyticsAPI struct{ *Server }
+
+func (s analyticsAPI) routes() []route {
 	return []route{
 		{Method: "POST", Pattern: "/api/analytics/collect", Handle: s.collectAnalytics, Audit: "-",
 			Tag: "Analytics", Summary: "Record a page view or a named event (no cookies; any origin; JSON sent as application/json or text/plain, at most 2 KiB). Bots and overflow are dropped silently, still 202.",
@@ -70,7 +74,7 @@ func (s *Server) analyticsRoutes() []route {
 	}
 }
 
-func (s *Server) analyticsService() (*analytics.Service, error) {
+func (s analyticsAPI) analyticsService() (*analytics.Service, error) {
 	if s.Analytics == nil {
 		return nil, folio.Errorf(folio.EUNAVAILABLE, "Analytics is not running on this server.")
 	}
@@ -80,7 +84,7 @@ func (s *Server) analyticsService() (*analytics.Service, error) {
 // collectAnalytics answers 202 whether or not the event is kept (bots, a full queue): the
 // beacon cannot act on the difference, and telling bots they were spotted helps nobody. It
 // never reads or sets cookies; CORS for it is handled in cors.go.
-func (s *Server) collectAnalytics(w http.ResponseWriter, r *http.Request) error {
+func (s analyticsAPI) collectAnalytics(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.analyticsService()
 	if err != nil {
 		return err
@@ -98,7 +102,7 @@ func (s *Server) collectAnalytics(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-func (s *Server) analyticsScript(w http.ResponseWriter, r *http.Request) error {
+func (s analyticsAPI) analyticsScript(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Content-Type", "text/javascript; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(analytics.Script)))
@@ -116,7 +120,7 @@ func (s *Server) analyticsScript(w http.ResponseWriter, r *http.Request) error {
 // analyticsReader is the service for a report: it first writes the events still queued, so
 // a report read right after a collect (202) already counts it. Reports are admin-only and
 // rare, so forcing the batch out early costs the ingest path nothing measurable.
-func (s *Server) analyticsReader(r *http.Request) (*analytics.Service, error) {
+func (s analyticsAPI) analyticsReader(r *http.Request) (*analytics.Service, error) {
 	a, err := s.analyticsService()
 	if err != nil {
 		return nil, err
@@ -127,7 +131,7 @@ func (s *Server) analyticsReader(r *http.Request) (*analytics.Service, error) {
 	return a, nil
 }
 
-func (s *Server) analyticsRange(r *http.Request) (*analytics.Service, analytics.Range, error) {
+func (s analyticsAPI) analyticsRange(r *http.Request) (*analytics.Service, analytics.Range, error) {
 	a, err := s.analyticsReader(r)
 	if err != nil {
 		return nil, analytics.Range{}, err
@@ -137,7 +141,7 @@ func (s *Server) analyticsRange(r *http.Request) (*analytics.Service, analytics.
 	return a, rg, err
 }
 
-func (s *Server) analyticsReport(w http.ResponseWriter, r *http.Request) error {
+func (s analyticsAPI) analyticsReport(w http.ResponseWriter, r *http.Request) error {
 	a, rg, err := s.analyticsRange(r)
 	if err != nil {
 		return err
@@ -165,7 +169,7 @@ func compareFlag(r *http.Request) (bool, error) {
 	}
 }
 
-func (s *Server) analyticsBreakdown(w http.ResponseWriter, r *http.Request) error {
+func (s analyticsAPI) analyticsBreakdown(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	dim := q.Get("dimension")
 	switch {
@@ -182,8 +186,9 @@ func (s *Server) analyticsBreakdown(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	// page is both the paging parameter and the page dimension's filter (contract §4 and §8): a
-	// value starting with "/" (as every stored path does) filters, any other is the page number.
+	// page is both the paging parameter and the page dimension's filter (docs/api.md, "Analytics"
+	// and "Breakdowns, realtime"): a value starting with "/" (as every stored path does) filters,
+	// any other is the page number.
 	filterQ, pagingQ := maps.Clone(q), url.Values{}
 	if vs, ok := q["limit"]; ok {
 		pagingQ["limit"] = vs
@@ -293,7 +298,7 @@ func csvSafe(v string) string {
 	return v
 }
 
-func (s *Server) analyticsRealtime(w http.ResponseWriter, r *http.Request) error {
+func (s analyticsAPI) analyticsRealtime(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.analyticsReader(r)
 	if err != nil {
 		return err
@@ -306,7 +311,7 @@ func (s *Server) analyticsRealtime(w http.ResponseWriter, r *http.Request) error
 	return writeJSON(w, http.StatusOK, rt)
 }
 
-func (s *Server) projectAnalytics(w http.ResponseWriter, r *http.Request) error {
+func (s analyticsAPI) projectAnalytics(w http.ResponseWriter, r *http.Request) error {
 	a, rg, err := s.analyticsRange(r)
 	if err != nil {
 		return err
@@ -318,7 +323,7 @@ func (s *Server) projectAnalytics(w http.ResponseWriter, r *http.Request) error 
 	return writeJSON(w, http.StatusOK, rep)
 }
 
-func (s *Server) funnelAnalytics(w http.ResponseWriter, r *http.Request) error {
+func (s analyticsAPI) funnelAnalytics(w http.ResponseWriter, r *http.Request) error {
 	a, rg, err := s.analyticsRange(r)
 	if err != nil {
 		return err

@@ -11,13 +11,14 @@ import (
 	"github.com/foliohq/folio/internal/analytics"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 )
 
 const testBrowserUA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15"
 
 func newAnalyticsServer(t *testing.T, db *sqldb.DB) (*testServer, *analytics.Service) {
 	t.Helper()
-	a, err := analytics.New(db, analytics.Options{SiteURL: "http://folio.test", FlushInterval: time.Hour})
+	a, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{SiteURL: "http://folio.test", FlushInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, s.mediaRoutes()...)
 	rs = append(rs, s.contactRoutes()...)
 	rs = append(rs, s.extblogRoutes()...)
-	rs = append(rs, s.analyticsRoutes()...)
+	rs = append(rs, analyticsAPI{s}.routes()...)
 	rs = append(rs, bookingAPI{s}.routes()...)
 	rs = append(rs, s.blogRoutes()...)
 	rs = append(rs, s.dashboardRoutes()...)

@@ -46,22 +46,20 @@ type DB struct {
 	Changed func(scope string)
 
 	// The domain stores over this database (stores.go).
-	Content   *ContentStore
-	Bookings  *BookingStore
-	Identity  *IdentityStore
-	Audit     *AuditStore
-	Jobs      *JobStore
-	Outbox    *OutboxStore
-	Webhooks  *WebhookStore
-	Extblog   *ExtblogStore
-	Contact   *ContactStore
-	Archive   *ArchiveStore
-	Analytics *AnalyticsStore
+	Content  *ContentStore
+	Bookings *BookingStore
+	Identity *IdentityStore
+	Audit    *AuditStore
+	Jobs     *JobStore
+	Outbox   *OutboxStore
+	Webhooks *WebhookStore
+	Extblog  *ExtblogStore
+	Contact  *ContactStore
+	Archive  *ArchiveStore
 
-	group    groupCommit
-	stmts    stmtCache
-	hooks    webhookTypes
-	visitors visitorCache
+	group groupCommit
+	stmts stmtCache
+	hooks webhookTypes
 }
 
 // Open opens the database named by databaseURL: postgres://… (or postgresql://…) for
@@ -277,7 +275,7 @@ func (db *DB) txOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
 type stmtCache struct {
 	mu        sync.Mutex
 	m         map[stmtKey]*sql.Stmt
-	analytics int // statements added by prepareRepeated
+	analytics int // statements added by PrepareRepeated
 }
 
 // maxCachedStmts bounds stmtCache.

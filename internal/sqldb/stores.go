@@ -34,9 +34,6 @@ type ContactStore struct{ *DB }
 // ArchiveStore reads and writes whole-site archives (export and import).
 type ArchiveStore struct{ *DB }
 
-// AnalyticsStore stores page views and events and reads the reports.
-type AnalyticsStore struct{ *DB }
-
 func (db *DB) openStores() {
 	db.Content = &ContentStore{db}
 	db.Bookings = &BookingStore{db}
@@ -48,5 +45,4 @@ func (db *DB) openStores() {
 	db.Extblog = &ExtblogStore{db}
 	db.Contact = &ContactStore{db}
 	db.Archive = &ArchiveStore{db}
-	db.Analytics = &AnalyticsStore{db}
 }

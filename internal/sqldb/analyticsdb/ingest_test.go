@@ -1,4 +1,4 @@
-package sqldb_test
+package analyticsdb_test
 
 import (
 	"context"
@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 )
 
 // TestIngestAcrossInstances writes one visit's page views through two instances of one database
@@ -23,13 +25,15 @@ func TestIngestAcrossInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer b.Close()
+		// Each instance has its store, which remembers the visitors of its own batches.
+		stores := map[*sqldb.DB]*analyticsdb.Store{a: analyticsdb.New(a), b: analyticsdb.New(b)}
 		at := time.Date(2026, 4, 10, 9, 0, 0, 0, time.UTC)
 		view := func(db *sqldb.DB, visitor, path string, minutes int) {
 			t.Helper()
 			when := at.Add(time.Duration(minutes) * time.Minute)
-			pv := sqldb.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: visitor, Path: path,
-				Attrs: sqldb.VisitAttrs{Source: "Direct / None", Device: "desktop", Browser: "Firefox"}}
-			if err := db.Analytics.WriteAnalytics(ctx, []sqldb.AnalyticsPageView{pv}, nil); err != nil {
+			pv := folio.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: visitor, Path: path,
+				Attrs: folio.VisitAttrs{Source: "Direct / None", Device: "desktop", Browser: "Firefox"}}
+			if err := stores[db].WriteAnalytics(ctx, []folio.AnalyticsPageView{pv}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -58,7 +62,7 @@ func TestIngestAcrossInstances(t *testing.T) {
 
 		// A prune that deletes the visitor: a's next batch must not update the deleted row.
 		view(a, "v2", "/", 30)
-		if _, err := b.Analytics.PruneAnalytics(ctx, "2026-04-11"); err != nil {
+		if _, err := stores[b].PruneAnalytics(ctx, "2026-04-11"); err != nil {
 			t.Fatal(err)
 		}
 		view(a, "v2", "/", 35)
@@ -91,25 +95,25 @@ func TestVisitorSample(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		at := time.Date(2026, 4, 10, 9, 0, 0, 0, time.UTC)
-		var pvs []sqldb.AnalyticsPageView
-		var evs []sqldb.AnalyticsEvent
+		var pvs []folio.AnalyticsPageView
+		var evs []folio.AnalyticsEvent
 		for v := range 800 {
 			key := fmt.Sprint("visitor-", v)
 			// Two visits of two page views each, an hour apart, and an event.
 			for i := range 4 {
 				when := at.Add(time.Duration(v)*time.Second + time.Duration(i/2)*time.Hour + time.Duration(i%2)*time.Minute)
-				pvs = append(pvs, sqldb.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: key, Path: "/",
-					Attrs: sqldb.VisitAttrs{Source: "Direct / None", Device: "desktop", Browser: "Firefox"}})
+				pvs = append(pvs, folio.AnalyticsPageView{At: when, Day: when.Format(time.DateOnly), VisitorKey: key, Path: "/",
+					Attrs: folio.VisitAttrs{Source: "Direct / None", Device: "desktop", Browser: "Firefox"}})
 			}
 			when := at.Add(time.Duration(v)*time.Second + 2*time.Minute)
-			evs = append(evs, sqldb.AnalyticsEvent{At: when, Day: when.Format(time.DateOnly), VisitorKey: key, Name: "signup", Path: "/"})
+			evs = append(evs, folio.AnalyticsEvent{At: when, Day: when.Format(time.DateOnly), VisitorKey: key, Name: "signup", Path: "/"})
 		}
-		if err := db.Analytics.WriteAnalytics(ctx, pvs, evs); err != nil {
+		if err := analyticsdb.New(db).WriteAnalytics(ctx, pvs, evs); err != nil {
 			t.Fatal(err)
 		}
 		// Migration 0023's updates, run again over rows set to the default, give each row the
 		// hash the batch gave it.
-		src, err := os.ReadFile("migrations/" + string(db.Dialect) + "/0023_analytics_visitor_sample.sql")
+		src, err := os.ReadFile("../migrations/" + string(db.Dialect) + "/0023_analytics_visitor_sample.sql")
 		if err != nil {
 			t.Fatal(err)
 		}

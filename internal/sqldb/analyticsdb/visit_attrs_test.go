@@ -1,4 +1,4 @@
-package sqldb_test
+package analyticsdb_test
 
 import (
 	"context"
@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 )
 
 // TestVisitAttrRollupMatchesBackfill writes page views batch by batch (visits split across
@@ -27,18 +29,19 @@ func TestVisitAttrRollupMatchesBackfill(t *testing.T) {
 		devices := []string{"desktop", "mobile", "tablet"}
 		sources := []string{"Google", "GitHub", "Direct / None"}
 		at := time.Date(2026, 3, 31, 22, 0, 0, 0, time.UTC) // across a month (and part) boundary
-		var pvs []sqldb.AnalyticsPageView
+		var pvs []folio.AnalyticsPageView
 		for i := 0; i < 700; i++ {
 			at = at.Add(time.Duration(rng.IntN(240)) * time.Second)
 			v := rng.IntN(30)
-			pvs = append(pvs, sqldb.AnalyticsPageView{At: at, Day: at.Format(time.DateOnly), VisitorKey: fmt.Sprintf("v%d", v),
-				Path: fmt.Sprintf("/p%d", rng.IntN(5)), Attrs: sqldb.VisitAttrs{
+			pvs = append(pvs, folio.AnalyticsPageView{At: at, Day: at.Format(time.DateOnly), VisitorKey: fmt.Sprintf("v%d", v),
+				Path: fmt.Sprintf("/p%d", rng.IntN(5)), Attrs: folio.VisitAttrs{
 					Source: sources[rng.IntN(len(sources))], Country: countries[v%len(countries)], Device: devices[v%len(devices)],
 					Browser: "Firefox", BrowserVersion: fmt.Sprint(120 + v%3), OS: "Linux", UTMCampaign: []string{"", "spring"}[rng.IntN(2)]}})
 		}
+		store := analyticsdb.New(db)
 		for len(pvs) > 0 {
 			n := min(len(pvs), 1+rng.IntN(40))
-			if err := db.Analytics.WriteAnalytics(ctx, pvs[:n], nil); err != nil {
+			if err := store.WriteAnalytics(ctx, pvs[:n], nil); err != nil {
 				t.Fatal(err)
 			}
 			pvs = pvs[n:]
@@ -127,7 +130,7 @@ func TestVisitAttrRollupMatchesBackfill(t *testing.T) {
 				t.Errorf("%d %s rows differ from the daily rows summed", mismatched, level.name)
 			}
 		}
-		src19, err := os.ReadFile("migrations/" + string(db.Dialect) + "/0019_analytics_period_visit_attrs.sql")
+		src19, err := os.ReadFile("../migrations/" + string(db.Dialect) + "/0019_analytics_period_visit_attrs.sql")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +149,7 @@ func TestVisitAttrRollupMatchesBackfill(t *testing.T) {
 		}
 
 		// Migration 0018's backfill computes the same rows from the raw page views.
-		src, err := os.ReadFile("migrations/" + string(db.Dialect) + "/0018_analytics_visit_attrs.sql")
+		src, err := os.ReadFile("../migrations/" + string(db.Dialect) + "/0018_analytics_visit_attrs.sql")
 		if err != nil {
 			t.Fatal(err)
 		}

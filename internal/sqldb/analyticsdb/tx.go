@@ -1,4 +1,4 @@
-package sqldb
+package analyticsdb
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/foliohq/folio/internal/sqldb"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -28,16 +29,16 @@ type anRows interface {
 }
 
 // analyticsTx runs fn in one transaction of the engine's kind.
-func (db *DB) analyticsTx(ctx context.Context, fn func(tx anTx) error) error {
-	if db.Dialect != Postgres {
+func (s *Store) analyticsTx(ctx context.Context, fn func(tx anTx) error) error {
+	if s.db.Dialect != sqldb.Postgres {
 		uses := map[string]int{}
-		err := db.txAlone(ctx, func(tx *sql.Tx) error { return fn(sqlAnTx{db: db, tx: tx, uses: uses}) })
+		err := s.db.TxAlone(ctx, func(tx *sql.Tx) error { return fn(sqlAnTx{s: s, tx: tx, uses: uses}) })
 		if err == nil {
-			db.prepareRepeated(ctx, uses)
+			s.db.PrepareRepeated(ctx, uses)
 		}
 		return err
 	}
-	conn, err := db.W.Conn(ctx)
+	conn, err := s.db.W.Conn(ctx)
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func (db *DB) analyticsTx(ctx context.Context, fn func(tx anTx) error) error {
 	return conn.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)
 		if !ok {
-			return fmt.Errorf("sqldb: unexpected PostgreSQL driver connection %T", dc)
+			return fmt.Errorf("analyticsdb: unexpected PostgreSQL driver connection %T", dc)
 		}
 		return pgx.BeginFunc(ctx, sc.Conn(), func(tx pgx.Tx) error { return fn(pgxAnTx{tx: tx}) })
 	})
@@ -54,7 +55,7 @@ func (db *DB) analyticsTx(ctx context.Context, fn func(tx anTx) error) error {
 // sqlAnTx runs statements through the writer's statement cache and counts them (uses), so the
 // ones a batch runs more than once get prepared for the next batches (prepareRepeated).
 type sqlAnTx struct {
-	db   *DB
+	s    *Store
 	tx   *sql.Tx
 	uses map[string]int
 }
@@ -63,7 +64,7 @@ type sqlAnRows struct{ *sql.Rows }
 
 func (t sqlAnTx) query(ctx context.Context, q string, args ...any) (anRows, error) {
 	t.uses[q]++
-	rows, err := t.db.txQuery(ctx, t.tx, q, args...)
+	rows, err := t.s.db.TxQuery(ctx, t.tx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -72,34 +73,8 @@ func (t sqlAnTx) query(ctx context.Context, q string, args ...any) (anRows, erro
 
 func (t sqlAnTx) exec(ctx context.Context, q string, args ...any) error {
 	t.uses[q]++
-	_, err := t.db.txExec(ctx, t.tx, q, args...)
+	_, err := t.s.db.TxExec(ctx, t.tx, q, args...)
 	return err
-}
-
-// maxAnalyticsStmts bounds the analytics statements kept prepared.
-const maxAnalyticsStmts = 64
-
-// prepareRepeated prepares, on SQLite's writer, the statements a batch ran at least twice: the
-// full-size chunks of its multi-row statements (a chunk of 200 page views, of 300 upserts),
-// whose text recurs in every large batch. Parsing such a statement (thousands of placeholders)
-// cost about as much as running it. Partial chunks, whose size varies, stay unprepared; the
-// count is bounded by the statement kinds (and maxAnalyticsStmts).
-func (db *DB) prepareRepeated(ctx context.Context, uses map[string]int) {
-	for q, n := range uses {
-		if n < 2 {
-			continue
-		}
-		db.stmts.mu.Lock()
-		_, have := db.stmts.m[stmtKey{db.W, q}]
-		full := db.stmts.analytics >= maxAnalyticsStmts
-		if !have && !full {
-			db.stmts.analytics++
-		}
-		db.stmts.mu.Unlock()
-		if !have && !full {
-			db.prepared(ctx, db.W, q)
-		}
-	}
 }
 
 func (t sqlAnTx) insertRows(ctx context.Context, table string, cols []string, rows [][]any) error {
@@ -109,7 +84,7 @@ func (t sqlAnTx) insertRows(ctx context.Context, table string, cols []string, ro
 		for _, r := range chunk {
 			args = append(args, r...)
 		}
-		q := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES ` + t.db.anBatchValues(len(chunk), len(cols))
+		q := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES ` + t.s.anBatchValues(len(chunk), len(cols))
 		if err := t.exec(ctx, q, args...); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package sqldb
+package analyticsdb
 
 import (
 	"math/rand/v2"

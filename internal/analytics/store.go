@@ -1,0 +1,49 @@
+package analytics
+
+import (
+	"context"
+	"time"
+
+	"github.com/foliohq/folio"
+)
+
+// Store is what the analytics use case needs of its storage: it stores batches of page views
+// and events with their rollups in one transaction, keeps the visitor salts, and reads the
+// figures the reports are made of. analyticstest.TestStore checks an implementation.
+type Store interface {
+	// WriteAnalytics stores a batch of page views and events and updates the rollups, all in one
+	// transaction; it splits visits (a page view more than the visit gap after the visitor's
+	// previous one starts a new visit) and may sort pvs in place.
+	WriteAnalytics(ctx context.Context, pvs []folio.AnalyticsPageView, evs []folio.AnalyticsEvent) error
+	// PruneAnalytics deletes the raw page views and events of days before day and returns how
+	// many rows went; the rollups stay.
+	PruneAnalytics(ctx context.Context, day string) (int64, error)
+	// AnalyticsSalt returns the salt of a rotation window ("day:2026-01-05"), storing candidate
+	// when the window has none yet, so every instance uses the first salt stored; it deletes the
+	// salts of earlier windows and of other rotation kinds in the same transaction.
+	AnalyticsSalt(ctx context.Context, windowKey, candidate string) (string, error)
+
+	AnalyticsTotals(ctx context.Context, from, to string) (folio.AnalyticsTotals, error)
+	AnalyticsDaily(ctx context.Context, from, to string) (map[string]folio.DailyTotals, error)
+	AnalyticsTopPages(ctx context.Context, from, to string, n int) ([]folio.PageView, error)
+	AnalyticsReferrers(ctx context.Context, from, to string, n int) ([]folio.Referrer, error)
+	AnalyticsPath(ctx context.Context, path, from, to string, nRefs int) (*folio.AnalyticsPathReport, error)
+	AnalyticsFunnel(ctx context.Context, from, to string, steps []string, errorEvent string) (*folio.AnalyticsFunnelCounts, error)
+
+	// AnalyticsBreakdownRaw groups the raw page views and events (of a visitor sample when
+	// q.Sample is set); AnalyticsBreakdownRollup reads the rollups (exact visits, page views,
+	// bounces and events; no visitors). Both return one page of rows and the total of values.
+	AnalyticsBreakdownRaw(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error)
+	AnalyticsBreakdownRollup(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error)
+	// AnalyticsBreakdownCount counts the values of a breakdown, for a page beyond the last.
+	AnalyticsBreakdownCount(ctx context.Context, q folio.BreakdownQuery, rollup bool) (int, error)
+	// AnalyticsRealtime counts the visitors with a page view since the given time and the pages
+	// they are on, most visitors first, at most n pages.
+	AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []folio.RealtimePage, error)
+}
+
+// Projects looks projects up: the project report is only for a project that exists.
+type Projects interface {
+	// Project returns the project with the given id, or a RESOURCE_NOT_FOUND error.
+	Project(ctx context.Context, id string) (*folio.Project, error)
+}
