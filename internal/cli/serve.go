@@ -15,6 +15,7 @@ import (
 	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/ratelimit"
@@ -39,6 +40,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 	srv := &httpapi.Server{
 		DB: db, Logger: log, AccessLog: true,
+		Content:             content.New(db.Content),
 		RequestTimeout:      cfg.RequestTimeout,
 		SiteURL:             cfg.SiteURL,
 		PublicCacheSize:     cfg.PublicCacheSize,

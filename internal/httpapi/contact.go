@@ -52,7 +52,10 @@ const (
 	maxContactMessage = 10_000
 )
 
-func (s *Server) contactRoutes() []route {
+// contactAPI serves the contact form and the admin listings of its messages and of the mail outbox.
+type contactAPI struct{ *Server }
+
+func (s contactAPI) routes() []route {
 	return []route{
 		{Method: "POST", Pattern: "/api/contact", Handle: s.contact, Limit: limitHelperIP,
 			Tag: "Contact", Summary: "Send a contact-form message to the owner (failures answer {error: string})",
@@ -70,7 +73,7 @@ func (s *Server) contactRoutes() []route {
 // contact implements spec §4 Contact: validate, store the message with its mail, send it at
 // once and answer with the outcome. A failed send loses nothing: the message stays stored and
 // the outbox retries the mail.
-func (s *Server) contact(w http.ResponseWriter, r *http.Request) error {
+func (s contactAPI) contact(w http.ResponseWriter, r *http.Request) error {
 	fail := func(status int, msg string) error {
 		return writeJSON(w, status, contactError{Error: msg})
 	}
@@ -159,7 +162,7 @@ func (s *Server) contact(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, contactSuccess{Success: true, Message: "Message sent successfully."})
 }
 
-func (s *Server) listContactMessages(w http.ResponseWriter, r *http.Request) error {
+func (s contactAPI) listContactMessages(w http.ResponseWriter, r *http.Request) error {
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
@@ -171,7 +174,7 @@ func (s *Server) listContactMessages(w http.ResponseWriter, r *http.Request) err
 	return writeJSON(w, http.StatusOK, contactList{Messages: items, Pagination: newPagination(page, limit, total)})
 }
 
-func (s *Server) listOutbox(w http.ResponseWriter, r *http.Request) error {
+func (s contactAPI) listOutbox(w http.ResponseWriter, r *http.Request) error {
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -89,6 +90,10 @@ type Server struct {
 
 	// Analytics collects page views and events and builds the reports; nil answers 503.
 	Analytics *analytics.Service
+
+	// Content serves posts, projects, search and the feeds (blog.go, project.go, search.go,
+	// feed.go); nil: one over DB.
+	Content *content.Service
 
 	// Bookings serves the booking routes (booking.go); nil answers 503.
 	Bookings *booking.Service
@@ -183,6 +188,9 @@ func (s *Server) Handler() http.Handler {
 	s.metrics = newMetrics()
 	s.cache = newResponseCache(s.PublicCacheSize, s.PublicCacheBytes)
 	s.metrics.watchCache(s.cache)
+	if s.Content == nil && s.DB != nil {
+		s.Content = content.New(s.DB.Content)
+	}
 	s.routes = s.routeTable()
 
 	mux := http.NewServeMux()

@@ -371,33 +371,6 @@ func (s *WebhookStore) WebhookDeliveries(ctx context.Context, hookID string, pag
 // The data of each event type. They are small and stable: receivers fetch the resource from the
 // API when they need more.
 
-// PostEventData is the data of post.published and post.unpublished.
-type PostEventData struct {
-	ID          string     `json:"id"`
-	Slug        string     `json:"slug"`
-	Title       string     `json:"title"`
-	Excerpt     string     `json:"excerpt,omitempty"`
-	Status      string     `json:"status"`
-	PublishedAt *time.Time `json:"publishedAt,omitempty"`
-}
-
-func postEvent(typ string, p *folio.Post) folio.Event {
-	return folio.Event{Type: typ, Data: PostEventData{ID: p.ID, Slug: p.Slug, Title: p.Title, Excerpt: p.Excerpt,
-		Status: p.Status, PublishedAt: p.PublishedAt}}
-}
-
-// emitPostTransition emits post.published or post.unpublished when a post's status crossed
-// "published" in this write.
-func (db *DB) emitPostTransition(ctx context.Context, tx *sql.Tx, before string, p *folio.Post) error {
-	switch {
-	case before != folio.PostPublished && p.Status == folio.PostPublished:
-		return db.Webhooks.EmitTx(ctx, tx, postEvent(folio.EventPostPublished, p))
-	case before == folio.PostPublished && p.Status != folio.PostPublished:
-		return db.Webhooks.EmitTx(ctx, tx, postEvent(folio.EventPostUnpublished, p))
-	}
-	return nil
-}
-
 // BookingEventData is the data of booking.created (and, with Status, of booking.cancelled and
 // booking.rescheduled). The visitor's free text stays out: receivers are often chat rooms.
 type BookingEventData struct {
