@@ -41,6 +41,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	srv := &httpapi.Server{
 		DB: db, Logger: log, AccessLog: true,
 		Content:             content.New(db.Content),
+		Contact:             db.Contact,
 		RequestTimeout:      cfg.RequestTimeout,
 		SiteURL:             cfg.SiteURL,
 		PublicCacheSize:     cfg.PublicCacheSize,

@@ -13,7 +13,6 @@ import (
 
 	"github.com/foliohq/folio"
 	foliomail "github.com/foliohq/folio/internal/mail"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // contactInput is the body of POST /api/contact (spec §4 Contact).
@@ -35,12 +34,12 @@ type contactError struct {
 }
 
 type contactList struct {
-	Messages   []sqldb.ContactMessage `json:"messages"`
+	Messages   []folio.ContactMessage `json:"messages"`
 	Pagination pagination             `json:"pagination"`
 }
 
 type outboxList struct {
-	Items      []sqldb.OutboxEntry `json:"items"`
+	Items      []folio.OutboxEntry `json:"items"`
 	Pagination pagination          `json:"pagination"`
 }
 
@@ -51,6 +50,14 @@ const (
 	maxContactSubject = 200
 	maxContactMessage = 10_000
 )
+
+// ContactStore is what the contact routes need of storage.
+type ContactStore interface {
+	// InsertContactMessage stores a message and its outbox item in one transaction.
+	InsertContactMessage(ctx context.Context, m folio.ContactMessage, item foliomail.OutboxItem) error
+	// ContactMessages lists stored messages, newest first, with their delivery status.
+	ContactMessages(ctx context.Context, page, limit int) ([]folio.ContactMessage, int, error)
+}
 
 // contactAPI serves the contact form and the admin listings of its messages and of the mail outbox.
 type contactAPI struct{ *Server }
@@ -138,10 +145,10 @@ func (s contactAPI) contact(w http.ResponseWriter, r *http.Request) error {
 		ReplyTo: &folio.MailAddress{Name: in.Name, Email: in.Email},
 		Subject: subject, Text: text, HTML: htmlBody,
 	}
-	record := sqldb.ContactMessage{ID: folio.NewID(), Name: in.Name, Email: in.Email, Subject: in.Subject, Message: in.Message, CreatedAt: s.now().UTC()}
+	record := folio.ContactMessage{ID: folio.NewID(), Name: in.Name, Email: in.Email, Subject: in.Subject, Message: in.Message, CreatedAt: s.now().UTC()}
 	stored := false
 	_, err = s.Outbox.SendNowStoring(r.Context(), msg, func(ctx context.Context, item foliomail.OutboxItem) error {
-		err := s.DB.Contact.InsertContactMessage(ctx, record, item)
+		err := s.Contact.InsertContactMessage(ctx, record, item)
 		stored = err == nil
 		return err
 	})
@@ -167,7 +174,7 @@ func (s contactAPI) listContactMessages(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	items, total, err := s.DB.Contact.ContactMessages(r.Context(), page, limit)
+	items, total, err := s.Contact.ContactMessages(r.Context(), page, limit)
 	if err != nil {
 		return err
 	}

@@ -94,6 +94,8 @@ type Server struct {
 	// Content serves posts, projects, search and the feeds (blog.go, project.go, search.go,
 	// feed.go); nil: one over DB.
 	Content *content.Service
+	// Contact stores contact-form messages (contact.go); nil: DB's.
+	Contact ContactStore
 
 	// Bookings serves the booking routes (booking.go); nil answers 503.
 	Bookings *booking.Service
@@ -190,6 +192,9 @@ func (s *Server) Handler() http.Handler {
 	s.metrics.watchCache(s.cache)
 	if s.Content == nil && s.DB != nil {
 		s.Content = content.New(s.DB.Content)
+	}
+	if s.Contact == nil && s.DB != nil {
+		s.Contact = s.DB.Contact
 	}
 	s.routes = s.routeTable()
 

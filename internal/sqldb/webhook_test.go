@@ -112,7 +112,7 @@ func TestEventsEmittedWithTheirWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Contact.InsertContactMessage(ctx, sqldb.ContactMessage{ID: "c1", Name: "Ada", Email: "ada@example.com", Message: "Hi",
+		if err := db.Contact.InsertContactMessage(ctx, folio.ContactMessage{ID: "c1", Name: "Ada", Email: "ada@example.com", Message: "Hi",
 			CreatedAt: time.Now()}, item); err != nil {
 			t.Fatal(err)
 		}
