@@ -257,9 +257,9 @@ func (s *ContentStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.
 }
 
 // emit queues the deliveries of events inside tx.
-func (db *DB) emit(ctx context.Context, tx *sql.Tx, events []folio.Event) error {
+func (s *ContentStore) emit(ctx context.Context, tx *sql.Tx, events []folio.Event) error {
 	for _, ev := range events {
-		if err := db.Webhooks.EmitTx(ctx, tx, ev); err != nil {
+		if err := s.Webhooks.EmitTx(ctx, tx, ev); err != nil {
 			return err
 		}
 	}

@@ -181,9 +181,9 @@ func (s *ContentStore) CreateProject(ctx context.Context, w *folio.ProjectWrite)
 }
 
 // anySubscribed says whether a webhook may subscribe to one of events.
-func (db *DB) anySubscribed(events []folio.Event) bool {
+func (s *ContentStore) anySubscribed(events []folio.Event) bool {
 	for _, ev := range events {
-		if maybe, _ := db.hooks.subscribed(ev.Type); maybe {
+		if maybe, _ := s.hooks.subscribed(ev.Type); maybe {
 			return true
 		}
 	}
