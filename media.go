@@ -3,6 +3,7 @@ package folio
 import (
 	"context"
 	"io"
+	"time"
 )
 
 // BlobMeta is what a BlobStore keeps next to an object's bytes.
@@ -75,4 +76,12 @@ type ImageGenerator interface {
 	// Upstream failures, time-outs and malformed answers are UPSTREAM_ERROR; the error message
 	// never contains credentials.
 	Generate(ctx context.Context, prompt, size string) (data []byte, contentType, revisedPrompt string, err error)
+}
+
+// MediaRecord is a stored media object as the media library lists it.
+type MediaRecord struct {
+	MediaObject
+	Source    string    `json:"source"` // upload or ai
+	Prompt    string    `json:"prompt,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
 }

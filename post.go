@@ -394,3 +394,30 @@ type PlatformOutcome struct {
 type ArticlePublisher interface {
 	PublishArticle(ctx context.Context, p *Post) (extblogID string, err error)
 }
+
+// Data scopes: a write names the scope it changes, so cached responses of that scope are dropped.
+const (
+	ScopePosts    = "posts"
+	ScopeProjects = "projects"
+)
+
+// PostWrite is one write of a post as the content use case decided it; a store stores all of it
+// in one transaction.
+type PostWrite struct {
+	// Post is the whole row as it is to be stored (its Slug already chosen).
+	Post *Post
+	// TakeSlug, when set, is a former slug of some post that Post now takes over: its redirect goes.
+	TakeSlug string
+	// Redirect, when set, is Post's former slug, which from now on redirects to it.
+	Redirect string
+	// Search is the post's entry in the search index.
+	Search SearchDoc
+	// Events are the webhook events the write emits.
+	Events []Event
+}
+
+// TagCount is a tag and how many published posts carry it.
+type TagCount struct {
+	Tag   string `json:"tag"`
+	Count int    `json:"count"`
+}

@@ -230,3 +230,13 @@ func isHTTPURL(s string) bool {
 func indexed(field string, i int) string {
 	return field + "[" + strconv.Itoa(i) + "]"
 }
+
+// ProjectWrite is one write of a project as the content use case decided it; a store stores all
+// of it in one transaction.
+type ProjectWrite struct {
+	Project *Project
+	// Search is the project's entry in the search index.
+	Search SearchDoc
+	// Events are the webhook events the write emits.
+	Events []Event
+}

@@ -43,3 +43,12 @@ type SearchPage struct {
 	Page    int            `json:"page"`
 	Limit   int            `json:"limit"`
 }
+
+// SearchDoc is what one post or project contributes to the search index. Title and Body are
+// already folded for the index (lower case, no diacritics, words only).
+type SearchDoc struct {
+	Kind, ID string
+	// Visible says whether callers without write access find it.
+	Visible     bool
+	Title, Body string
+}

@@ -45,6 +45,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/sqldb"
 	"github.com/foliohq/folio/internal/sqldb/analyticsdb"
 )
@@ -382,7 +383,7 @@ func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 			case <-time.After(50 * time.Millisecond):
 			}
 			t0 := time.Now()
-			if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Technologies: &techs, Status: &status}); err != nil {
+			if _, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Technologies: &techs, Status: &status}); err != nil {
 				log.Fatal(err)
 			}
 			waits = append(waits, time.Since(t0))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/ratelimit"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -37,7 +38,7 @@ func BenchmarkListProjects(b *testing.B) {
 			}
 			for i := 0; i < 20; i++ {
 				t, d, s := fmt.Sprintf("Project %d", i), "description", folio.ProjectPublished
-				if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &t, Description: &d, Status: &s, Technologies: &[]string{"Go"}}); err != nil {
+				if _, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: &t, Description: &d, Status: &s, Technologies: &[]string{"Go"}}); err != nil {
 					b.Fatal(err)
 				}
 			}

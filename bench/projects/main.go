@@ -23,6 +23,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/bench/loadgen"
 	"github.com/foliohq/folio/internal/cli"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
@@ -54,7 +55,7 @@ func run(dur, warm time.Duration) error {
 		title, desc := fmt.Sprintf("Project %02d", i), fmt.Sprintf("A realistic description of demo project number %d, long enough to matter.", i)
 		techs := []string{"Go", "PostgreSQL", "TypeScript"}
 		status := folio.ProjectPublished
-		if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Technologies: &techs, Status: &status}); err != nil {
+		if _, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Technologies: &techs, Status: &status}); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/sqldb"
 	"github.com/foliohq/folio/internal/webhook"
 )
@@ -43,7 +44,7 @@ func BenchmarkCreateProject(b *testing.B) {
 			in := &folio.ProjectInput{Title: &title, Description: &desc}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := db.Content.CreateProject(context.Background(), in); err != nil {
+				if _, err := content.New(db.Content).CreateProject(context.Background(), in); err != nil {
 					b.Fatal(err)
 				}
 			}

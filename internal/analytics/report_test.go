@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -270,7 +271,7 @@ func TestReportsMatchReferenceComputation(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		title, desc := "Tidewater", "Field notes"
-		proj, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
+		proj, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/archive"
 	"github.com/foliohq/folio/internal/blob"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -33,7 +34,7 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 		t.Fatal(err)
 	}
 	author := folio.PostAuthor{ID: owner.ID, Name: owner.Name, Email: owner.Email}
-	p1, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr("Héllo: wörld — YAML's \"edge\" cases"), Content: ptr("---\nnot front matter\n---\n# Body\n\n```\nkey: value\n```\n"),
+	p1, err := content.New(db.Content).CreatePost(ctx, &folio.PostInput{Title: ptr("Héllo: wörld — YAML's \"edge\" cases"), Content: ptr("---\nnot front matter\n---\n# Body\n\n```\nkey: value\n```\n"),
 		Tags: ptr([]string{"Go", "yaml: tricky"}), Category: ptr("notes"), Status: ptr(folio.PostPublished)}, author)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 	if err := db.Content.SetPostExtblogID(ctx, p1.ID, "remote-123"); err != nil {
 		t.Fatal(err)
 	}
-	p2, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr("Draft"), Content: ptr("no trailing newline")}, author)
+	p2, err := content.New(db.Content).CreatePost(ctx, &folio.PostInput{Title: ptr("Draft"), Content: ptr("no trailing newline")}, author)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 		t.Fatal(err)
 	}
 	for _, title := range []string{"Folio", "Engines"} {
-		if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("About " + title),
+		if _, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("About " + title),
 			Technologies: ptr([]string{"Go", "SQL"}), Status: ptr(folio.ProjectPublished), DemoURL: ptr("https://demo.example/" + title),
 			Images: ptr([]folio.ProjectImage{{URL: "https://img.example/" + title + ".png", Alt: title, Type: "screenshot"}})}); err != nil {
 			t.Fatal(err)

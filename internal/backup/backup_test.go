@@ -12,6 +12,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/backup"
 	"github.com/foliohq/folio/internal/blob"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -83,7 +84,7 @@ func TestRestoreSnapshotTakenDuringWrites(t *testing.T) {
 				default:
 				}
 				title, desc := "p", "written while the snapshot runs"
-				p, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
+				p, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
 				if err != nil {
 					done <- err
 					return

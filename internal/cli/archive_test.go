@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/extblog/extblogfake"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -43,12 +44,12 @@ func TestExportImportCommands(t *testing.T) {
 	pgURL := foliotest.PostgresSchema(t)
 	srcDir := t.TempDir()
 	db := openData(t, srcDir)
-	title, content, status := "Round trip", "# Hi\n", folio.PostPublished
-	if _, err := db.Content.CreatePost(context.Background(), &folio.PostInput{Title: &title, Content: &content, Status: &status}, folio.PostAuthor{Name: "O"}); err != nil {
+	title, body, status := "Round trip", "# Hi\n", folio.PostPublished
+	if _, err := content.New(db.Content).CreatePost(context.Background(), &folio.PostInput{Title: &title, Content: &body, Status: &status}, folio.PostAuthor{Name: "O"}); err != nil {
 		t.Fatal(err)
 	}
 	ptitle, pdesc := "Project", "desc"
-	if _, err := db.Content.CreateProject(context.Background(), &folio.ProjectInput{Title: &ptitle, Description: &pdesc}); err != nil {
+	if _, err := content.New(db.Content).CreateProject(context.Background(), &folio.ProjectInput{Title: &ptitle, Description: &pdesc}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -94,7 +95,7 @@ func TestRestoreCommand(t *testing.T) {
 	dir := t.TempDir()
 	db := openData(t, dir)
 	title, desc := "Before the snapshot", "d"
-	if _, err := db.Content.CreateProject(context.Background(), &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
+	if _, err := content.New(db.Content).CreateProject(context.Background(), &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
 		t.Fatal(err)
 	}
 	snap := filepath.Join(t.TempDir(), "snap.db")
@@ -102,7 +103,7 @@ func TestRestoreCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	title2 := "After the snapshot"
-	if _, err := db.Content.CreateProject(context.Background(), &folio.ProjectInput{Title: &title2, Description: &desc}); err != nil {
+	if _, err := content.New(db.Content).CreateProject(context.Background(), &folio.ProjectInput{Title: &title2, Description: &desc}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -140,8 +141,8 @@ func TestExtblogImportCommand(t *testing.T) {
 	}
 	dir := t.TempDir()
 	db := openData(t, dir)
-	title, content := "Mine first", "local body"
-	local, err := db.Content.CreatePost(context.Background(), &folio.PostInput{Title: &title, Content: &content}, folio.PostAuthor{})
+	title, body := "Mine first", "local body"
+	local, err := content.New(db.Content).CreatePost(context.Background(), &folio.PostInput{Title: &title, Content: &body}, folio.PostAuthor{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -72,7 +73,7 @@ func TestCacheInvalidationAcrossInstances(t *testing.T) {
 	w.Changed = func(scope string) { w.Notify(ctx, scope) }
 	for want := 1; want <= 3; want++ {
 		title, desc, status := "Shared", "written elsewhere", folio.ProjectPublished
-		if _, err := w.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Status: &status}); err != nil {
+		if _, err := content.New(w.Content).CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc, Status: &status}); err != nil {
 			t.Fatal(err)
 		}
 		for _, base := range []string{a, b} {

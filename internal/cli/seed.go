@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
@@ -74,7 +75,7 @@ func SeedDemo(ctx context.Context, db *sqldb.DB) (int, error) {
 	}
 	n := 0
 	for i := range projects {
-		if _, err := db.Content.CreateProject(ctx, &projects[i]); err != nil {
+		if _, err := content.New(db.Content).CreateProject(ctx, &projects[i]); err != nil {
 			return n, err
 		}
 		n++
@@ -112,7 +113,7 @@ func seedPosts(ctx context.Context, db *sqldb.DB) (int, error) {
 	}
 	n := 0
 	for i := range posts {
-		if _, err := db.Content.CreatePost(ctx, &posts[i], author); err != nil {
+		if _, err := content.New(db.Content).CreatePost(ctx, &posts[i], author); err != nil {
 			return n, err
 		}
 		n++

@@ -16,6 +16,7 @@ import (
 	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/ratelimit"
@@ -41,6 +42,8 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 	srv := &httpapi.Server{
 		DB: db, Logger: log, AccessLog: true,
+		Content:             content.New(db.Content),
+		Contact:             db.Contact,
 		RequestTimeout:      cfg.RequestTimeout,
 		SiteURL:             cfg.SiteURL,
 		PublicCacheSize:     cfg.PublicCacheSize,

@@ -9,10 +9,9 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/markdown"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
-const scopePosts = sqldb.ScopePosts
+const scopePosts = folio.ScopePosts
 
 // renderMarkdown turns a post's Markdown into sanitized HTML. The renderer holds no state that
 // changes after construction, so one serves every request.
@@ -28,7 +27,10 @@ type publishingResult struct {
 	Platform folio.PlatformOutcome `json:"platform"`
 }
 
-func (s *Server) blogRoutes() []route {
+// blogAPI serves the blog's posts (the Atom and JSON feeds are feedAPI's).
+type blogAPI struct{ *Server }
+
+func (s blogAPI) routes() []route {
 	listQuery := []param{pageParam, limitParam,
 		{Name: "category", Type: "string", Doc: "exact category, case-insensitive"},
 		{Name: "status", Type: "string", Doc: "published, draft or archived (comma list); draft and archived need write access"},
@@ -37,10 +39,6 @@ func (s *Server) blogRoutes() []route {
 		{Method: "GET", Pattern: "/api/blog", Handle: s.listPosts, Cache: scopePosts,
 			Tag: "Blog", Summary: "List posts, newest first (public callers see published, non-archived posts; write+ sees all and may filter by status)",
 			Query: listQuery, Status: http.StatusOK, Resp: postList{}, Errors: []int{401, 403}},
-		{Method: "GET", Pattern: "/api/blog/feed.xml", Handle: s.blogFeed, Cache: scopePosts,
-			Tag: "Blog", Summary: "Atom 1.0 feed of the 20 newest published posts (ETag/Last-Modified; 304 on a conditional GET)",
-			Query:  []param{{Name: "tag", Type: "string", Doc: "only posts with this tag (case-insensitive): a per-tag feed"}},
-			Status: http.StatusOK, RespType: "application/atom+xml"},
 		{Method: "GET", Pattern: "/api/blog/{slug}", Handle: s.getPostBySlug, Cache: scopePosts,
 			Tag: "Blog", Summary: "Get one post with content and contentHtml; a former slug answers 301 to the current one",
 			Status: http.StatusOK, Resp: folio.Post{}, Errors: []int{404}},
@@ -74,7 +72,7 @@ func canSeeDrafts(r *http.Request) bool {
 	return folio.ActorFrom(r.Context()).AtLeast(folio.LevelWrite)
 }
 
-func (s *Server) listPosts(w http.ResponseWriter, r *http.Request) error {
+func (s blogAPI) listPosts(w http.ResponseWriter, r *http.Request) error {
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
@@ -90,7 +88,7 @@ func (s *Server) listPosts(w http.ResponseWriter, r *http.Request) error {
 	if f.Statuses, err = listStatuses(r, "posts"); err != nil {
 		return err
 	}
-	ps, total, err := s.DB.Content.Posts(r.Context(), f)
+	ps, total, err := s.Content.Posts(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -115,9 +113,9 @@ func writePost(w http.ResponseWriter, status int, p *folio.Post) error {
 	return writeJSON(w, status, p)
 }
 
-func (s *Server) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
+func (s blogAPI) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
 	key := r.PathValue("slug")
-	p, err := s.DB.Content.PostBySlug(r.Context(), key)
+	p, err := s.Content.PostBySlug(r.Context(), key)
 	if err != nil {
 		return err
 	}
@@ -136,8 +134,8 @@ func (s *Server) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
 	return writePost(w, http.StatusOK, p)
 }
 
-func (s *Server) getPostByID(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.DB.Content.Post(r.Context(), r.PathValue("id"))
+func (s blogAPI) getPostByID(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.Content.Post(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -147,7 +145,7 @@ func (s *Server) getPostByID(w http.ResponseWriter, r *http.Request) error {
 	return writePost(w, http.StatusOK, p)
 }
 
-func (s *Server) createPost(w http.ResponseWriter, r *http.Request) error {
+func (s blogAPI) createPost(w http.ResponseWriter, r *http.Request) error {
 	var in folio.PostInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
@@ -156,7 +154,7 @@ func (s *Server) createPost(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	a := folio.ActorFrom(r.Context())
-	p, err := s.DB.Content.CreatePost(r.Context(), &in, folio.PostAuthor{ID: a.UserID, Name: a.Name, Email: a.Email})
+	p, err := s.Content.CreatePost(r.Context(), &in, folio.PostAuthor{ID: a.UserID, Name: a.Name, Email: a.Email})
 	if err != nil {
 		return err
 	}
@@ -166,8 +164,8 @@ func (s *Server) createPost(w http.ResponseWriter, r *http.Request) error {
 
 // postIDBySlug resolves the current slug of a post for a write. A former slug is 404: writes
 // name posts exactly, and the message says where the post went.
-func (s *Server) postIDBySlug(ctx context.Context, key string) (string, error) {
-	p, err := s.DB.Content.PostBySlug(ctx, key)
+func (s blogAPI) postIDBySlug(ctx context.Context, key string) (string, error) {
+	p, err := s.Content.PostBySlug(ctx, key)
 	if err != nil {
 		return "", err
 	}
@@ -177,7 +175,7 @@ func (s *Server) postIDBySlug(ctx context.Context, key string) (string, error) {
 	return p.ID, nil
 }
 
-func (s *Server) updatePost(w http.ResponseWriter, r *http.Request, id func() (string, error)) error {
+func (s blogAPI) updatePost(w http.ResponseWriter, r *http.Request, id func() (string, error)) error {
 	var in folio.PostInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
@@ -189,22 +187,22 @@ func (s *Server) updatePost(w http.ResponseWriter, r *http.Request, id func() (s
 	if err != nil {
 		return err
 	}
-	p, err := s.DB.Content.UpdatePost(r.Context(), pid, &in)
+	p, err := s.Content.UpdatePost(r.Context(), pid, &in)
 	if err != nil {
 		return err
 	}
 	return writePost(w, http.StatusOK, p)
 }
 
-func (s *Server) updatePostBySlug(w http.ResponseWriter, r *http.Request) error {
+func (s blogAPI) updatePostBySlug(w http.ResponseWriter, r *http.Request) error {
 	return s.updatePost(w, r, func() (string, error) { return s.postIDBySlug(r.Context(), r.PathValue("slug")) })
 }
 
-func (s *Server) updatePostByID(w http.ResponseWriter, r *http.Request) error {
+func (s blogAPI) updatePostByID(w http.ResponseWriter, r *http.Request) error {
 	return s.updatePost(w, r, func() (string, error) { return r.PathValue("id"), nil })
 }
 
-func (s *Server) deletePostBySlug(w http.ResponseWriter, r *http.Request) error {
+func (s blogAPI) deletePostBySlug(w http.ResponseWriter, r *http.Request) error {
 	id, err := s.postIDBySlug(r.Context(), r.PathValue("slug"))
 	if err != nil {
 		return err
@@ -212,12 +210,12 @@ func (s *Server) deletePostBySlug(w http.ResponseWriter, r *http.Request) error 
 	return s.deletePost(w, r, id)
 }
 
-func (s *Server) deletePostByID(w http.ResponseWriter, r *http.Request) error {
+func (s blogAPI) deletePostByID(w http.ResponseWriter, r *http.Request) error {
 	return s.deletePost(w, r, r.PathValue("id"))
 }
 
-func (s *Server) deletePost(w http.ResponseWriter, r *http.Request, id string) error {
-	if err := s.DB.Content.DeletePost(r.Context(), id); err != nil {
+func (s blogAPI) deletePost(w http.ResponseWriter, r *http.Request, id string) error {
+	if err := s.Content.DeletePost(r.Context(), id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -227,7 +225,7 @@ func (s *Server) deletePost(w http.ResponseWriter, r *http.Request, id string) e
 // savePublishingOptions saves the options first, then — when publishing now with the extblog
 // flag on — hands the article to the platform. The platform's answer is reported, never turned
 // into a failed request: the local save stands either way.
-func (s *Server) savePublishingOptions(w http.ResponseWriter, r *http.Request) error {
+func (s blogAPI) savePublishingOptions(w http.ResponseWriter, r *http.Request) error {
 	var in folio.PublishingOptionsInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
@@ -239,7 +237,7 @@ func (s *Server) savePublishingOptions(w http.ResponseWriter, r *http.Request) e
 	if err := s.mayCrossPublish(r, plan); err != nil {
 		return err
 	}
-	p, err := s.DB.Content.SavePublishingOptions(r.Context(), plan)
+	p, err := s.Content.SavePublishingOptions(r.Context(), plan)
 	if err != nil {
 		return err
 	}
@@ -268,7 +266,7 @@ const crossPublishPerm = folio.PermManageArticles
 // cross-publishes when the caller lacks crossPublishPerm: one that turns
 // crossPlatformPublishing.extblog on, or one that publishes or schedules a post whose stored
 // flag is on and that does not turn it off.
-func (s *Server) mayCrossPublish(r *http.Request, plan *folio.PublishingPlan) error {
+func (s blogAPI) mayCrossPublish(r *http.Request, plan *folio.PublishingPlan) error {
 	if folio.ActorFrom(r.Context()).Has(crossPublishPerm) {
 		return nil
 	}
@@ -283,7 +281,7 @@ func (s *Server) mayCrossPublish(r *http.Request, plan *folio.PublishingPlan) er
 	if !plan.Publish && plan.ScheduledAt == nil {
 		return nil
 	}
-	p, err := s.DB.Content.Post(r.Context(), plan.PostID)
+	p, err := s.Content.Post(r.Context(), plan.PostID)
 	if err != nil {
 		return err
 	}
@@ -296,11 +294,11 @@ func (s *Server) mayCrossPublish(r *http.Request, plan *folio.PublishingPlan) er
 // publishOnPlatform sends p to the platform and reports the outcome. Messages shown to the
 // caller come from *folio.ExtBlogError (scrubbed of the token by the client) or *folio.Error;
 // anything else is logged and summarised.
-func (s *Server) publishOnPlatform(r *http.Request, p *folio.Post) folio.PlatformOutcome {
+func (s blogAPI) publishOnPlatform(r *http.Request, p *folio.Post) folio.PlatformOutcome {
 	id, err := s.ArticlePublisher.PublishArticle(r.Context(), p)
 	if err == nil {
 		if id != "" && id != p.ExtblogID {
-			if err := s.DB.Content.SetPostExtblogID(r.Context(), p.ID, id); err != nil {
+			if err := s.Content.SetPostExtblogID(r.Context(), p.ID, id); err != nil {
 				s.log(r).Error("platform post id not stored", "post_id", p.ID, "error", err.Error())
 			}
 			p.ExtblogID = id

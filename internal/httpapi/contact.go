@@ -13,7 +13,6 @@ import (
 
 	"github.com/foliohq/folio"
 	foliomail "github.com/foliohq/folio/internal/mail"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // contactInput is the body of POST /api/contact (spec §4 Contact).
@@ -35,12 +34,12 @@ type contactError struct {
 }
 
 type contactList struct {
-	Messages   []sqldb.ContactMessage `json:"messages"`
+	Messages   []folio.ContactMessage `json:"messages"`
 	Pagination pagination             `json:"pagination"`
 }
 
 type outboxList struct {
-	Items      []sqldb.OutboxEntry `json:"items"`
+	Items      []folio.OutboxEntry `json:"items"`
 	Pagination pagination          `json:"pagination"`
 }
 
@@ -52,7 +51,18 @@ const (
 	maxContactMessage = 10_000
 )
 
-func (s *Server) contactRoutes() []route {
+// ContactStore is what the contact routes need of storage.
+type ContactStore interface {
+	// InsertContactMessage stores a message and its outbox item in one transaction.
+	InsertContactMessage(ctx context.Context, m folio.ContactMessage, item foliomail.OutboxItem) error
+	// ContactMessages lists stored messages, newest first, with their delivery status.
+	ContactMessages(ctx context.Context, page, limit int) ([]folio.ContactMessage, int, error)
+}
+
+// contactAPI serves the contact form and the admin listings of its messages and of the mail outbox.
+type contactAPI struct{ *Server }
+
+func (s contactAPI) routes() []route {
 	return []route{
 		{Method: "POST", Pattern: "/api/contact", Handle: s.contact, Limit: limitHelperIP,
 			Tag: "Contact", Summary: "Send a contact-form message to the owner (failures answer {error: string})",
@@ -70,7 +80,7 @@ func (s *Server) contactRoutes() []route {
 // contact implements spec §4 Contact: validate, store the message with its mail, send it at
 // once and answer with the outcome. A failed send loses nothing: the message stays stored and
 // the outbox retries the mail.
-func (s *Server) contact(w http.ResponseWriter, r *http.Request) error {
+func (s contactAPI) contact(w http.ResponseWriter, r *http.Request) error {
 	fail := func(status int, msg string) error {
 		return writeJSON(w, status, contactError{Error: msg})
 	}
@@ -135,10 +145,10 @@ func (s *Server) contact(w http.ResponseWriter, r *http.Request) error {
 		ReplyTo: &folio.MailAddress{Name: in.Name, Email: in.Email},
 		Subject: subject, Text: text, HTML: htmlBody,
 	}
-	record := sqldb.ContactMessage{ID: folio.NewID(), Name: in.Name, Email: in.Email, Subject: in.Subject, Message: in.Message, CreatedAt: s.now().UTC()}
+	record := folio.ContactMessage{ID: folio.NewID(), Name: in.Name, Email: in.Email, Subject: in.Subject, Message: in.Message, CreatedAt: s.now().UTC()}
 	stored := false
 	_, err = s.Outbox.SendNowStoring(r.Context(), msg, func(ctx context.Context, item foliomail.OutboxItem) error {
-		err := s.DB.Contact.InsertContactMessage(ctx, record, item)
+		err := s.Contact.InsertContactMessage(ctx, record, item)
 		stored = err == nil
 		return err
 	})
@@ -159,19 +169,19 @@ func (s *Server) contact(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, contactSuccess{Success: true, Message: "Message sent successfully."})
 }
 
-func (s *Server) listContactMessages(w http.ResponseWriter, r *http.Request) error {
+func (s contactAPI) listContactMessages(w http.ResponseWriter, r *http.Request) error {
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
 	}
-	items, total, err := s.DB.Contact.ContactMessages(r.Context(), page, limit)
+	items, total, err := s.Contact.ContactMessages(r.Context(), page, limit)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, contactList{Messages: items, Pagination: newPagination(page, limit, total)})
 }
 
-func (s *Server) listOutbox(w http.ResponseWriter, r *http.Request) error {
+func (s contactAPI) listOutbox(w http.ResponseWriter, r *http.Request) error {
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/archive"
 	"github.com/foliohq/folio/internal/blob"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -22,7 +23,7 @@ func TestExportRoute(t *testing.T) {
 		ts := newTestServer(t, db, func(s *Server) { s.MediaStore = store })
 		v := newOpenAPIValidator(t, ts)
 		title, desc := "Exported", "d"
-		if _, err := db.Content.CreateProject(context.Background(), &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
+		if _, err := content.New(db.Content).CreateProject(context.Background(), &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
 			t.Fatal(err)
 		}
 		res := ts.do("GET", "/api/export", "admin", nil)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/cache"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/extblog"
 	"github.com/foliohq/folio/internal/extblog/extblogfake"
 	"github.com/foliohq/folio/internal/foliotest"
@@ -304,14 +305,14 @@ func TestExtblogUnconfigured(t *testing.T) {
 // createArticle stores a dashboard article with every synchronised piece set.
 func createArticle(t *testing.T, db *sqldb.DB, title string) *folio.Post {
 	t.Helper()
-	content := "# " + title + "\n\nThe body of " + title + "."
+	body := "# " + title + "\n\nThe body of " + title + "."
 	tags := []string{"Go", "Web Development", "Ünïcode"}
 	status := folio.PostPublished
 	series := "64f0c0ffee0000000000a001"
-	in := &folio.PostInput{Title: &title, Content: &content, Tags: &tags, Status: &status, Series: &series,
+	in := &folio.PostInput{Title: &title, Content: &body, Tags: &tags, Status: &status, Series: &series,
 		SEO:      &folio.PostSEO{Title: "SEO " + title, Description: "About " + title, Image: "/media/cover.png"},
 		Settings: &folio.PostSettings{EnableComments: false, EnableReactions: true, Newsletter: true}}
-	p, err := db.Content.CreatePost(context.Background(), in, folio.PostAuthor{ID: "u1", Name: "Owner", Email: "owner@example.org"})
+	p, err := content.New(db.Content).CreatePost(context.Background(), in, folio.PostAuthor{ID: "u1", Name: "Owner", Email: "owner@example.org"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +390,7 @@ func TestExtblogSyncTable(t *testing.T) {
 
 		// Publishing again updates the same post: never a duplicate.
 		newTitle := "Tide Tables, revised"
-		if _, err := db.Content.UpdatePost(context.Background(), a.ID, &folio.PostInput{Title: &newTitle}); err != nil {
+		if _, err := content.New(db.Content).UpdatePost(context.Background(), a.ID, &folio.PostInput{Title: &newTitle}); err != nil {
 			t.Fatal(err)
 		}
 		res = e.call("POST", "/api/extblog/publish", "admin", body)

@@ -2,11 +2,15 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/foliohq/folio"
 )
 
 // Public pages of the site the feed and the sitemap link to: SiteURL + these + slug or id. They
@@ -77,10 +81,26 @@ func (s *Server) siteHost() string {
 
 func atomTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// feedAPI serves the blog's feeds: Atom and JSON Feed.
+type feedAPI struct{ *Server }
+
+func (s feedAPI) routes() []route {
+	return []route{
+		{Method: "GET", Pattern: "/api/blog/feed.xml", Handle: s.blogFeed, Cache: scopePosts,
+			Tag: "Blog", Summary: "Atom 1.0 feed of the 20 newest published posts (ETag/Last-Modified; 304 on a conditional GET)",
+			Query:  []param{{Name: "tag", Type: "string", Doc: "only posts with this tag (case-insensitive): a per-tag feed"}},
+			Status: http.StatusOK, RespType: "application/atom+xml"},
+		{Method: "GET", Pattern: "/api/blog/feed.json", Handle: s.blogJSONFeed, Cache: scopePosts,
+			Tag: "Blog", Summary: "JSON Feed 1.1 of the 20 newest published posts (ETag/Last-Modified; 304 on a conditional GET)",
+			Query:  []param{{Name: "tag", Type: "string", Doc: "only posts with this tag (case-insensitive)"}},
+			Status: http.StatusOK, RespType: "application/feed+json"},
+	}
+}
+
 // blogFeed serves the Atom feed of the newest published posts, with content as sanitized HTML.
 // Entry ids are urn:uuid: of the post id, so a slug change does not make readers see a new
 // entry.
-func (s *Server) blogFeed(w http.ResponseWriter, r *http.Request) error {
+func (s feedAPI) blogFeed(w http.ResponseWriter, r *http.Request) error {
 	tag, err := feedTag(r)
 	if err != nil {
 		return err
@@ -138,6 +158,109 @@ func (s *Server) blogFeed(w http.ResponseWriter, r *http.Request) error {
 	}
 	feed.Updated = atomTime(modified)
 	return serveXML(w, r, "feed.xml", "application/atom+xml; charset=utf-8", modified, feed)
+}
+
+// feedTag reads the optional tag parameter of the feeds.
+func feedTag(r *http.Request) (string, error) {
+	tag := strings.TrimSpace(r.URL.Query().Get("tag"))
+	if utf8.RuneCountInString(tag) > folio.MaxPostTagLen {
+		return "", folio.BadRequest("tag", "must be at most %d characters", folio.MaxPostTagLen)
+	}
+	return tag, nil
+}
+
+// feedPostsFor returns the newest published posts of the feeds, with the tag when one is given.
+func (s feedAPI) feedPostsFor(r *http.Request, tag string) ([]*folio.Post, error) {
+	ps, _, err := s.Content.Posts(r.Context(), folio.PostFilter{Statuses: []string{folio.PostPublished}, Tag: tag, Page: 1, Limit: feedPosts, WithContent: true})
+	return ps, err
+}
+
+// JSON Feed 1.1 (https://www.jsonfeed.org/version/1.1/).
+type jsonFeed struct {
+	Version     string           `json:"version"`
+	Title       string           `json:"title"`
+	HomePageURL string           `json:"home_page_url,omitempty"`
+	FeedURL     string           `json:"feed_url,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Authors     []jsonFeedAuthor `json:"authors,omitempty"`
+	Items       []jsonFeedItem   `json:"items"`
+}
+
+type jsonFeedAuthor struct {
+	Name string `json:"name,omitempty"`
+}
+
+type jsonFeedItem struct {
+	ID            string           `json:"id"`
+	URL           string           `json:"url,omitempty"`
+	Title         string           `json:"title,omitempty"`
+	ContentHTML   string           `json:"content_html"`
+	Summary       string           `json:"summary,omitempty"`
+	DatePublished string           `json:"date_published,omitempty"`
+	DateModified  string           `json:"date_modified,omitempty"`
+	Authors       []jsonFeedAuthor `json:"authors,omitempty"`
+	Tags          []string         `json:"tags,omitempty"`
+}
+
+const jsonFeedVersion = "https://jsonfeed.org/version/1.1"
+
+func (s feedAPI) blogJSONFeed(w http.ResponseWriter, r *http.Request) error {
+	tag, err := feedTag(r)
+	if err != nil {
+		return err
+	}
+	ps, err := s.feedPostsFor(r, tag)
+	if err != nil {
+		return err
+	}
+	site := s.siteURL()
+	feed := jsonFeed{
+		Version:     jsonFeedVersion,
+		Title:       "Blog — " + s.siteHost(),
+		HomePageURL: site + strings.TrimSuffix(sitePostPath, "/"),
+		FeedURL:     site + "/api/blog/feed.json",
+		Authors:     []jsonFeedAuthor{{Name: s.siteHost()}},
+		Items:       []jsonFeedItem{},
+	}
+	if tag != "" {
+		feed.Title += " — " + tag
+		feed.FeedURL += "?tag=" + url.QueryEscape(tag)
+	}
+	var modified time.Time
+	for _, p := range ps {
+		if p.UpdatedAt.After(modified) {
+			modified = p.UpdatedAt
+		}
+		it := jsonFeedItem{
+			ID:           "urn:uuid:" + p.ID,
+			URL:          site + sitePostPath + url.PathEscape(p.Slug),
+			Title:        p.Title,
+			ContentHTML:  renderMarkdown(p.Content),
+			Summary:      p.Excerpt,
+			DateModified: atomTime(p.UpdatedAt),
+			Tags:         p.Tags,
+		}
+		if p.PublishedAt != nil {
+			it.DatePublished = atomTime(*p.PublishedAt)
+		}
+		if p.Author.Name != "" {
+			it.Authors = []jsonFeedAuthor{{Name: p.Author.Name}}
+		}
+		feed.Items = append(feed.Items, it)
+	}
+	if modified.IsZero() {
+		modified = time.Unix(0, 0).UTC()
+	}
+	body, err := json.Marshal(feed)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/feed+json; charset=utf-8")
+	h.Set("ETag", etagOf(body))
+	h.Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, "feed.json", modified, bytes.NewReader(body))
+	return nil
 }
 
 // serveXML renders v and serves it with a strong ETag of the bytes and Last-Modified, answering

@@ -6,14 +6,13 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // uploadReadTimeout replaces the server's read deadline for upload bodies, which may be large.
 const uploadReadTimeout = 10 * time.Minute
 
 type mediaList struct {
-	Media      []sqldb.MediaRecord `json:"media"`
+	Media      []folio.MediaRecord `json:"media"`
 	Pagination pagination          `json:"pagination"`
 }
 

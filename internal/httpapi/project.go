@@ -5,10 +5,9 @@ import (
 	"strings"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
-const scopeProjects = sqldb.ScopeProjects
+const scopeProjects = folio.ScopeProjects
 
 type projectList struct {
 	Projects []folio.ProjectListItem `json:"projects"`
@@ -17,7 +16,31 @@ type projectList struct {
 	Limit    int                     `json:"limit"`
 }
 
-func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) error {
+// projectAPI serves the projects.
+type projectAPI struct{ *Server }
+
+func (s projectAPI) routes() []route {
+	return []route{
+		{Method: "GET", Pattern: "/api/projects", Handle: s.listProjects, Cache: scopeProjects,
+			Tag: "Projects", Summary: "List projects (public callers see published ones; write+ sees all and may filter by status)",
+			Query: []param{pageParam, limitParam,
+				{Name: "status", Type: "string", Doc: "published, draft or archived (comma list); draft/archived need write access"},
+				{Name: "technology", Type: "string", Doc: "exact technology, case-insensitive"},
+				{Name: "q", Type: "string", Doc: "case-insensitive text in title or description"}},
+			Status: http.StatusOK, Resp: projectList{}, Errors: []int{401, 403}},
+		{Method: "GET", Pattern: "/api/projects/{id}", Handle: s.getProject, Cache: scopeProjects,
+			Tag: "Projects", Summary: "Get one project with every field", Status: http.StatusOK, Resp: folio.Project{}, Errors: []int{404}},
+		{Method: "POST", Pattern: "/api/projects", Handle: s.createProject, Level: folio.LevelWrite,
+			Tag: "Projects", Summary: "Create a project", Body: folio.ProjectInput{}, Status: http.StatusCreated, Resp: folio.Project{}, Errors: []int{413, 415, 422}},
+		{Method: "PUT", Pattern: "/api/projects/{id}", Handle: s.updateProject, Level: folio.LevelWrite,
+			Tag: "Projects", Summary: "Replace a project's fields (title and description required; other fields replaced when present)",
+			Body: folio.ProjectInput{}, Status: http.StatusOK, Resp: folio.Project{}, Errors: []int{404, 413, 415, 422}},
+		{Method: "DELETE", Pattern: "/api/projects/{id}", Handle: s.deleteProject, Level: folio.LevelWrite,
+			Tag: "Projects", Summary: "Delete a project", Status: http.StatusNoContent, Errors: []int{404}},
+	}
+}
+
+func (s projectAPI) listProjects(w http.ResponseWriter, r *http.Request) error {
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
@@ -30,7 +53,7 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) error {
 	if f.Statuses, err = listStatuses(r, "projects"); err != nil {
 		return err
 	}
-	ps, total, err := s.DB.Content.Projects(r.Context(), f)
+	ps, total, err := s.Content.Projects(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -41,8 +64,8 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) getProject(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.DB.Content.Project(r.Context(), r.PathValue("id"))
+func (s projectAPI) getProject(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.Content.Project(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -53,7 +76,7 @@ func (s *Server) getProject(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, p)
 }
 
-func (s *Server) createProject(w http.ResponseWriter, r *http.Request) error {
+func (s projectAPI) createProject(w http.ResponseWriter, r *http.Request) error {
 	var in folio.ProjectInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
@@ -61,7 +84,7 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) error {
 	if err := in.Validate(); err != nil {
 		return err
 	}
-	p, err := s.DB.Content.CreateProject(r.Context(), &in)
+	p, err := s.Content.CreateProject(r.Context(), &in)
 	if err != nil {
 		return err
 	}
@@ -69,7 +92,7 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusCreated, p)
 }
 
-func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) error {
+func (s projectAPI) updateProject(w http.ResponseWriter, r *http.Request) error {
 	var in folio.ProjectInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
@@ -77,15 +100,15 @@ func (s *Server) updateProject(w http.ResponseWriter, r *http.Request) error {
 	if err := in.Validate(); err != nil {
 		return err
 	}
-	p, err := s.DB.Content.UpdateProject(r.Context(), r.PathValue("id"), &in)
+	p, err := s.Content.UpdateProject(r.Context(), r.PathValue("id"), &in)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, p)
 }
 
-func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) error {
-	if err := s.DB.Content.DeleteProject(r.Context(), r.PathValue("id")); err != nil {
+func (s projectAPI) deleteProject(w http.ResponseWriter, r *http.Request) error {
+	if err := s.Content.DeleteProject(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

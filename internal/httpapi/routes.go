@@ -1,52 +1,26 @@
 package httpapi
 
-import (
-	"net/http"
-
-	"github.com/foliohq/folio"
-)
-
 // routeTable is every /api route of folio in one place. Each row's Level, Perm, Limit and Cache
 // are enforced by adapt; the same rows generate /api/openapi.json.
 func (s *Server) routeTable() []route {
 	var rs []route
-	rs = append(rs, s.projectRoutes()...)
+	rs = append(rs, projectAPI{s}.routes()...)
 	rs = append(rs, s.docsRoutes()...)
 	rs = append(rs, authAPI{s}.routes()...)
 	rs = append(rs, accountAPI{s}.routes()...)
 	rs = append(rs, s.auditRoutes()...)
 	rs = append(rs, s.mediaRoutes()...)
-	rs = append(rs, s.contactRoutes()...)
+	rs = append(rs, contactAPI{s}.routes()...)
 	rs = append(rs, s.extblogRoutes()...)
 	rs = append(rs, analyticsAPI{s}.routes()...)
 	rs = append(rs, bookingAPI{s}.routes()...)
-	rs = append(rs, s.blogRoutes()...)
+	rs = append(rs, blogAPI{s}.routes()...)
+	rs = append(rs, feedAPI{s}.routes()...)
 	rs = append(rs, s.dashboardRoutes()...)
-	rs = append(rs, s.searchRoutes()...)
+	rs = append(rs, searchAPI{s}.routes()...)
 	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.exportRoutes()...)
 	return rs
-}
-
-func (s *Server) projectRoutes() []route {
-	return []route{
-		{Method: "GET", Pattern: "/api/projects", Handle: s.listProjects, Cache: scopeProjects,
-			Tag: "Projects", Summary: "List projects (public callers see published ones; write+ sees all and may filter by status)",
-			Query: []param{pageParam, limitParam,
-				{Name: "status", Type: "string", Doc: "published, draft or archived (comma list); draft/archived need write access"},
-				{Name: "technology", Type: "string", Doc: "exact technology, case-insensitive"},
-				{Name: "q", Type: "string", Doc: "case-insensitive text in title or description"}},
-			Status: http.StatusOK, Resp: projectList{}, Errors: []int{401, 403}},
-		{Method: "GET", Pattern: "/api/projects/{id}", Handle: s.getProject, Cache: scopeProjects,
-			Tag: "Projects", Summary: "Get one project with every field", Status: http.StatusOK, Resp: folio.Project{}, Errors: []int{404}},
-		{Method: "POST", Pattern: "/api/projects", Handle: s.createProject, Level: folio.LevelWrite,
-			Tag: "Projects", Summary: "Create a project", Body: folio.ProjectInput{}, Status: http.StatusCreated, Resp: folio.Project{}, Errors: []int{413, 415, 422}},
-		{Method: "PUT", Pattern: "/api/projects/{id}", Handle: s.updateProject, Level: folio.LevelWrite,
-			Tag: "Projects", Summary: "Replace a project's fields (title and description required; other fields replaced when present)",
-			Body: folio.ProjectInput{}, Status: http.StatusOK, Resp: folio.Project{}, Errors: []int{404, 413, 415, 422}},
-		{Method: "DELETE", Pattern: "/api/projects/{id}", Handle: s.deleteProject, Level: folio.LevelWrite,
-			Tag: "Projects", Summary: "Delete a project", Status: http.StatusNoContent, Errors: []int{404}},
-	}
 }
 
 var (

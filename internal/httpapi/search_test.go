@@ -99,7 +99,7 @@ func TestTagsAndFeeds(t *testing.T) {
 		if err := json.Unmarshal(r.Body, &tags); err != nil || r.Status != 200 {
 			t.Fatalf("tags: %d %s", r.Status, r.Body)
 		}
-		want := []sqldb.TagCount{{Tag: "go", Count: 2}, {Tag: "c++", Count: 1}, {Tag: "sql", Count: 1}}
+		want := []folio.TagCount{{Tag: "go", Count: 2}, {Tag: "c++", Count: 1}, {Tag: "sql", Count: 1}}
 		if len(tags.Tags) != len(want) {
 			t.Fatalf("tags: got %+v, want %+v", tags.Tags, want)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -98,6 +99,12 @@ type Server struct {
 
 	// Analytics collects page views and events and builds the reports; nil answers 503.
 	Analytics *analytics.Service
+
+	// Content serves posts, projects, search and the feeds (blog.go, project.go, search.go,
+	// feed.go); nil: one over DB.
+	Content *content.Service
+	// Contact stores contact-form messages (contact.go); nil: DB's.
+	Contact ContactStore
 
 	// Bookings serves the booking routes (booking.go); nil answers 503.
 	Bookings *booking.Service
@@ -193,6 +200,12 @@ func (s *Server) Handler() http.Handler {
 	s.cache = newResponseCache(s.PublicCacheSize, s.PublicCacheBytes)
 	s.metrics.watchCache(s.cache)
 	s.metrics.watchAudit(s)
+	if s.Content == nil && s.DB != nil {
+		s.Content = content.New(s.DB.Content)
+	}
+	if s.Contact == nil && s.DB != nil {
+		s.Contact = s.DB.Contact
+	}
 	s.routes = s.routeTable()
 
 	mux := http.NewServeMux()

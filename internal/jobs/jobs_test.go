@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -56,7 +57,7 @@ func (c *countingPublisher) count(id string) int {
 func schedule(t *testing.T, db *sqldb.DB, now, at time.Time, title string) *folio.Post {
 	t.Helper()
 	ctx := context.Background()
-	p, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr("Body of " + title)}, folio.PostAuthor{Name: "A"})
+	p, err := content.New(db.Content).CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr("Body of " + title)}, folio.PostAuthor{Name: "A"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestStalePublishJobs(t *testing.T) {
 		pub := &countingPublisher{}
 		s := newScheduler(db, clock, pub, "w")
 		p := schedule(t, db, t0, t0.Add(time.Minute), "Deleted before its time")
-		if err := db.Content.DeletePost(ctx, p.ID); err != nil {
+		if err := content.New(db.Content).DeletePost(ctx, p.ID); err != nil {
 			t.Fatal(err)
 		}
 		// A job whose post vanished after it was claimed (so not cancelled) is done, not failed.

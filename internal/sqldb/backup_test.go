@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -18,7 +19,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
 	mk := func(i int) {
 		title, desc := "P", "d"
-		if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
+		if _, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
 			t.Error(err)
 		}
 	}

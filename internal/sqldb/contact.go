@@ -4,27 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/mail"
 )
 
-// ContactMessage is a stored contact-form message with the delivery status of its mail.
-type ContactMessage struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Email     string    `json:"email"`
-	Subject   string    `json:"subject,omitempty"`
-	Message   string    `json:"message"`
-	CreatedAt time.Time `json:"createdAt"`
-	// Delivery is the outbox's view: pending, sent, failed (retrying) or dead (given up).
-	Delivery OutboxEntry `json:"delivery"`
-}
-
 // InsertContactMessage stores a contact message and its outbox item in one transaction, so
 // neither exists without the other.
-func (s *ContactStore) InsertContactMessage(ctx context.Context, m ContactMessage, item mail.OutboxItem) error {
+func (s *ContactStore) InsertContactMessage(ctx context.Context, m folio.ContactMessage, item mail.OutboxItem) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if err := s.outboxInsert(ctx, tx, item); err != nil {
 			return err
@@ -44,7 +31,7 @@ func (s *ContactStore) InsertContactMessage(ctx context.Context, m ContactMessag
 }
 
 // ContactMessages lists stored messages, newest first, with their delivery status.
-func (s *ContactStore) ContactMessages(ctx context.Context, page, limit int) ([]ContactMessage, int, error) {
+func (s *ContactStore) ContactMessages(ctx context.Context, page, limit int) ([]folio.ContactMessage, int, error) {
 	var total int
 	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM contact_messages`).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.ContactMessages: %w", err)
@@ -58,9 +45,9 @@ func (s *ContactStore) ContactMessages(ctx context.Context, page, limit int) ([]
 		return nil, 0, fmt.Errorf("sqldb.ContactMessages: %w", err)
 	}
 	defer rows.Close()
-	out := []ContactMessage{}
+	out := []folio.ContactMessage{}
 	for rows.Next() {
-		var m ContactMessage
+		var m folio.ContactMessage
 		var created Time
 		var it mail.OutboxItem
 		var owner sql.NullString

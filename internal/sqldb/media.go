@@ -5,18 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/foliohq/folio"
 )
-
-// MediaRecord is a stored media object as the media library lists it.
-type MediaRecord struct {
-	folio.MediaObject
-	Source    string    `json:"source"` // upload or ai
-	Prompt    string    `json:"prompt,omitempty"`
-	CreatedAt time.Time `json:"createdAt"`
-}
 
 // RecordMedia remembers a stored object. The same bytes uploaded again keep their first record
 // (the key is content-addressed).
@@ -49,7 +40,7 @@ func (s *ContentStore) RecordMedia(ctx context.Context, obj folio.MediaObject, s
 }
 
 // Media lists stored objects, newest first, with the total count.
-func (s *ContentStore) Media(ctx context.Context, page, limit int) ([]MediaRecord, int, error) {
+func (s *ContentStore) Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error) {
 	var total int
 	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM media`).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Media: %w", err)
@@ -60,9 +51,9 @@ func (s *ContentStore) Media(ctx context.Context, page, limit int) ([]MediaRecor
 		return nil, 0, fmt.Errorf("sqldb.Media: %w", err)
 	}
 	defer rows.Close()
-	out := []MediaRecord{}
+	out := []folio.MediaRecord{}
 	for rows.Next() {
-		var m MediaRecord
+		var m folio.MediaRecord
 		var created Time
 		var vj string
 		if err := rows.Scan(&m.Key, &m.URL, &m.Filename, &m.Size, &m.ContentType, &m.Width, &m.Height, &m.Source, &m.Prompt, &created, &vj, &m.Blurhash); err != nil {

@@ -140,21 +140,8 @@ func (s *OutboxStore) GetOutbox(ctx context.Context, id string) (mail.OutboxItem
 	return it, nil
 }
 
-// OutboxEntry is an outbox item as admins list it (without the message body).
-type OutboxEntry struct {
-	ID            string     `json:"id"`
-	Recipients    string     `json:"recipients"`
-	Subject       string     `json:"subject"`
-	Status        string     `json:"status"`
-	Attempts      int        `json:"attempts"`
-	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
-	LastError     string     `json:"lastError,omitempty"`
-	CreatedAt     time.Time  `json:"createdAt"`
-	SentAt        *time.Time `json:"sentAt,omitempty"`
-}
-
 // OutboxEntries lists outbox items, newest first; status filters when not empty.
-func (s *OutboxStore) OutboxEntries(ctx context.Context, status string, page, limit int) ([]OutboxEntry, int, error) {
+func (s *OutboxStore) OutboxEntries(ctx context.Context, status string, page, limit int) ([]folio.OutboxEntry, int, error) {
 	cond, args := "", []any{}
 	if status != "" {
 		cond, args = " WHERE status = $1", append(args, status)
@@ -170,7 +157,7 @@ func (s *OutboxStore) OutboxEntries(ctx context.Context, status string, page, li
 		return nil, 0, fmt.Errorf("sqldb.OutboxEntries: %w", err)
 	}
 	defer rows.Close()
-	out := []OutboxEntry{}
+	out := []folio.OutboxEntry{}
 	for rows.Next() {
 		it, err := scanOutbox(rows)
 		if err != nil {
@@ -181,8 +168,8 @@ func (s *OutboxStore) OutboxEntries(ctx context.Context, status string, page, li
 	return out, total, rows.Err()
 }
 
-func outboxEntry(it mail.OutboxItem) OutboxEntry {
-	e := OutboxEntry{ID: it.ID, Recipients: it.Recipients, Subject: it.Subject, Status: it.Status, Attempts: it.Attempts,
+func outboxEntry(it mail.OutboxItem) folio.OutboxEntry {
+	e := folio.OutboxEntry{ID: it.ID, Recipients: it.Recipients, Subject: it.Subject, Status: it.Status, Attempts: it.Attempts,
 		LastError: it.LastError, CreatedAt: it.CreatedAt}
 	if it.Status == mail.OutboxPending || it.Status == mail.OutboxFailed {
 		t := it.NextAttemptAt

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/slug"
+	"github.com/foliohq/folio/internal/content"
 )
 
 // ScopePosts names the data scope post writes change.
-const ScopePosts = "posts"
+const ScopePosts = folio.ScopePosts
 
 const postColumns = `id, slug, title, content, excerpt, category, tags, status, published_at, created_at, updated_at,
 	author_id, author_name, author_email, extblog_id, series, seo, settings, scheduled_at, cross_platform, archived_at`
@@ -156,124 +156,116 @@ func (s *ContentStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.
 	return out, total, rows.Err()
 }
 
-// CreatePost stores a new post built from in (already validated) by author. Without a given slug
-// one is made from the title and made unique with -2, -3…; a given slug that another post uses
-// is ECONFLICT. A post created as published gets publishedAt now.
-func (s *ContentStore) CreatePost(ctx context.Context, in *folio.PostInput, author folio.PostAuthor) (*folio.Post, error) {
-	p := &folio.Post{}
-	p.ID = folio.NewID()
-	in.Apply(p)
-	p.Author = author
-	if p.Excerpt == "" {
-		p.Excerpt = folio.Excerpt(p.Content, folio.AutoExcerptLen)
-	}
-	now := s.Now().UTC().Truncate(time.Microsecond)
-	p.CreatedAt, p.UpdatedAt = now, now
-	if p.Status == folio.PostPublished {
-		p.PublishedAt = &now
-	}
-	given := ""
-	if in.Slug != nil {
-		given = *in.Slug
-	}
-	var err error
-	// A concurrent create may take the slug chosen here between the check and the insert; the
-	// unique index catches that and a fresh attempt picks the next free suffix.
-	for attempt := 0; attempt < 20; attempt++ {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			if err := s.claimSlug(ctx, tx, p, given); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO posts (`+postColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
-				$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`, s.postValues(p)...); err != nil {
-				return err
-			}
-			if err := setPostTags(ctx, tx, p); err != nil {
-				return err
-			}
-			if err := s.indexPost(ctx, tx, p.ID); err != nil {
-				return err
-			}
-			return s.emitPostTransition(ctx, tx, "", p)
-		})
-		if !isUniqueViolation(err) || given != "" {
-			break
-		}
-	}
-	switch {
-	case isUniqueViolation(err):
-		return nil, folio.Errorf(folio.ECONFLICT, "The slug %q is already used by another post.", p.Slug)
-	case folio.ErrorCode(err) != folio.EINTERNAL:
-		return nil, err
-	case err != nil:
-		return nil, fmt.Errorf("sqldb.CreatePost: %w", err)
-	}
-	s.changed(ScopePosts)
-	return p, nil
-}
-
-// UpdatePost applies in to the post with the given id, or returns ENOTFOUND. A present slug
-// renames the post (the old slug keeps answering with a redirect); an empty one derives it again
-// from the title; an absent one keeps it, also when the title changes, so links stay stable.
-func (s *ContentStore) UpdatePost(ctx context.Context, id string, in *folio.PostInput) (*folio.Post, error) {
-	var p *folio.Post
+// CreatePost stores the post write decide makes, in one transaction with decide's slug lookups:
+// the row, its tags, its search entry, the former slug it takes over and its events. A slug
+// another post took meanwhile (the unique index) is ECONFLICT.
+func (s *ContentStore) CreatePost(ctx context.Context, decide func(slugs content.SlugUse) (*folio.PostWrite, error)) error {
+	var w *folio.PostWrite
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		p, err = scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
+		if w, err = decide(s.slugUse(ctx, tx, "")); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO posts (`+postColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+			$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`, s.postValues(w.Post)...); err != nil {
+			return err
+		}
+		return s.storePostWrite(ctx, tx, w)
+	})
+	switch {
+	case isUniqueViolation(err):
+		return folio.Errorf(folio.ECONFLICT, "The slug %q is already used by another post.", w.Post.Slug)
+	case folio.ErrorCode(err) != folio.EINTERNAL:
+		return err
+	case err != nil:
+		return fmt.Errorf("sqldb.CreatePost: %w", err)
+	}
+	s.changed(ScopePosts)
+	return nil
+}
+
+// UpdatePost reads the post with the given id (ENOTFOUND when missing) and stores the write
+// decide makes of it, in one transaction.
+func (s *ContentStore) UpdatePost(ctx context.Context, id string, decide func(p *folio.Post, slugs content.SlugUse) (*folio.PostWrite, error)) error {
+	var w *folio.PostWrite
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		p, err := scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
 		if err == sql.ErrNoRows {
 			return notFound("Post", id)
 		}
 		if err != nil {
 			return err
 		}
-		before := p.Status
-		in.Apply(p)
-		if p.Excerpt == "" {
-			p.Excerpt = folio.Excerpt(p.Content, folio.AutoExcerptLen)
-		}
-		now := s.Now().UTC().Truncate(time.Microsecond)
-		p.UpdatedAt = now
-		if p.Status == folio.PostPublished && p.PublishedAt == nil {
-			p.PublishedAt = &now
-		}
-		if in.Slug != nil && *in.Slug != p.Slug {
-			old := p.Slug
-			if err := s.claimSlug(ctx, tx, p, *in.Slug); err != nil {
-				return err
-			}
-			if p.Slug != old {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO slug_redirects (old_slug, post_id, created_at) VALUES ($1, $2, $3)
-					ON CONFLICT (old_slug) DO UPDATE SET post_id = excluded.post_id, created_at = excluded.created_at`,
-					old, p.ID, s.ts(now)); err != nil {
-					return err
-				}
-			}
-		}
-		if err := s.writePost(ctx, tx, p); err != nil {
+		if w, err = decide(p, s.slugUse(ctx, tx, p.ID)); err != nil {
 			return err
 		}
-		if err := setPostTags(ctx, tx, p); err != nil {
+		if err := s.writePost(ctx, tx, w.Post); err != nil {
 			return err
 		}
-		if err := s.indexPost(ctx, tx, p.ID); err != nil {
-			return err
-		}
-		return s.emitPostTransition(ctx, tx, before, p)
+		return s.storePostWrite(ctx, tx, w)
 	})
 	switch {
 	case isUniqueViolation(err):
-		return nil, folio.Errorf(folio.ECONFLICT, "The slug %q is already used by another post.", p.Slug)
+		return folio.Errorf(folio.ECONFLICT, "The slug %q is already used by another post.", w.Post.Slug)
 	case folio.ErrorCode(err) != folio.EINTERNAL:
-		return nil, err
+		return err
 	case err != nil:
-		return nil, fmt.Errorf("sqldb.UpdatePost: %w", err)
+		return fmt.Errorf("sqldb.UpdatePost: %w", err)
 	}
 	s.changed(ScopePosts)
-	return p, nil
+	return nil
 }
 
-// DeletePost removes a post, its former slugs and its pending jobs, or returns ENOTFOUND.
-func (s *ContentStore) DeletePost(ctx context.Context, id string) error {
+// slugUse answers content's slug lookups inside tx for the post with id self ("" for a new one).
+func (s *ContentStore) slugUse(ctx context.Context, tx *sql.Tx, self string) content.SlugUse {
+	return func(slug string) (live, former bool, err error) {
+		var nLive, nFormer int
+		if err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM posts WHERE slug = $1 AND id <> $2),
+			(SELECT COUNT(*) FROM slug_redirects WHERE old_slug = $1 AND post_id <> $2)`, slug, self).Scan(&nLive, &nFormer); err != nil {
+			return false, false, err
+		}
+		return nLive > 0, nFormer > 0, nil
+	}
+}
+
+// storePostWrite stores all of w but the post row itself: the taken and new redirects, the tags,
+// the search entry and the events.
+func (s *ContentStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.PostWrite) error {
+	p := w.Post
+	if w.TakeSlug != "" {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM slug_redirects WHERE old_slug = $1`, w.TakeSlug); err != nil {
+			return err
+		}
+	}
+	if w.Redirect != "" {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO slug_redirects (old_slug, post_id, created_at) VALUES ($1, $2, $3)
+			ON CONFLICT (old_slug) DO UPDATE SET post_id = excluded.post_id, created_at = excluded.created_at`,
+			w.Redirect, p.ID, s.ts(p.UpdatedAt)); err != nil {
+			return err
+		}
+	}
+	if err := setPostTags(ctx, tx, p); err != nil {
+		return err
+	}
+	if err := s.putSearchDoc(ctx, tx, w.Search); err != nil {
+		return err
+	}
+	return s.emit(ctx, tx, w.Events)
+}
+
+// emit queues the deliveries of events inside tx.
+func (s *ContentStore) emit(ctx context.Context, tx *sql.Tx, events []folio.Event) error {
+	for _, ev := range events {
+		if err := s.Webhooks.EmitTx(ctx, tx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeletePost removes a post, its former slugs, its search entry and its pending jobs, and emits
+// events; or returns ENOTFOUND.
+func (s *ContentStore) DeletePost(ctx context.Context, id string, events []folio.Event) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM posts WHERE id = $1`, id)
 		if err != nil {
@@ -285,7 +277,10 @@ func (s *ContentStore) DeletePost(ctx context.Context, id string) error {
 		if err := s.unindex(ctx, tx, folio.SearchTypePost, id); err != nil {
 			return err
 		}
-		return cancelPublishJobs(ctx, tx, id, "")
+		if err := cancelPublishJobs(ctx, tx, id, ""); err != nil {
+			return err
+		}
+		return s.emit(ctx, tx, events)
 	})
 	if folio.IsNotFound(err) {
 		return err
@@ -354,10 +349,10 @@ func (s *ContentStore) SavePublishingOptions(ctx context.Context, plan *folio.Pu
 		if err := s.writePost(ctx, tx, p); err != nil {
 			return err
 		}
-		if err := s.indexPost(ctx, tx, p.ID); err != nil {
+		if err := s.putSearchDoc(ctx, tx, content.PostSearchDoc(p)); err != nil {
 			return err
 		}
-		return s.emitPostTransition(ctx, tx, before, p)
+		return s.emit(ctx, tx, content.PostTransition(before, p))
 	})
 	if folio.ErrorCode(err) != folio.EINTERNAL {
 		return nil, err
@@ -416,10 +411,10 @@ func (s *ContentStore) PublishScheduledPost(ctx context.Context, id string, at t
 		if n, _ := res.RowsAffected(); n == 1 {
 			published = true
 			p.Status, p.PublishedAt, p.ArchivedAt, p.UpdatedAt = folio.PostPublished, &pub, nil, now
-			if err := s.indexPost(ctx, tx, id); err != nil {
+			if err := s.putSearchDoc(ctx, tx, content.PostSearchDoc(p)); err != nil {
 				return err
 			}
-			return s.Webhooks.EmitTx(ctx, tx, postEvent(folio.EventPostPublished, p))
+			return s.Webhooks.EmitTx(ctx, tx, content.PostEvent(folio.EventPostPublished, p))
 		}
 		return nil
 	})
@@ -446,49 +441,6 @@ func (s *ContentStore) SetPostExtblogID(ctx context.Context, id, extblogID strin
 		return notFound("Post", id)
 	}
 	s.changed(ScopePosts)
-	return nil
-}
-
-// claimSlug sets p.Slug: the given slug when no other post uses it (it may be a former slug of
-// any post: the live post takes it over), else ECONFLICT; without one, a free slug made from the
-// title (which also avoids former slugs, so old links keep working).
-func (db *DB) claimSlug(ctx context.Context, tx *sql.Tx, p *folio.Post, given string) error {
-	if given != "" {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM posts WHERE slug = $1 AND id <> $2`, given, p.ID).Scan(&n); err != nil {
-			return err
-		}
-		if n > 0 {
-			return folio.Errorf(folio.ECONFLICT, "The slug %q is already used by another post.", given)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM slug_redirects WHERE old_slug = $1`, given); err != nil {
-			return err
-		}
-		p.Slug = given
-		return nil
-	}
-	base := slug.Make(p.Title, folio.MaxSlugLen)
-	if base == "" {
-		base = "post"
-	}
-	for n := 1; n <= 1000; n++ {
-		cand := base
-		if n > 1 {
-			suffix := "-" + strconv.Itoa(n)
-			cand = slug.Cut(base, folio.MaxSlugLen-len(suffix)) + suffix
-		}
-		var taken int
-		if err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM posts WHERE slug = $1 AND id <> $2)
-			+ (SELECT COUNT(*) FROM slug_redirects WHERE old_slug = $1 AND post_id <> $2)`, cand, p.ID).Scan(&taken); err != nil {
-			return err
-		}
-		if taken == 0 {
-			p.Slug = cand
-			return nil
-		}
-	}
-	// A thousand posts with one title: fall back to a suffix that cannot collide.
-	p.Slug = slug.Cut(base, folio.MaxSlugLen-13) + "-" + strings.ReplaceAll(p.ID, "-", "")[20:32]
 	return nil
 }
 
@@ -549,3 +501,8 @@ func (s *ContentStore) EachPublishedPost(ctx context.Context, fn func(slug strin
 	}
 	return nil
 }
+
+var _ content.Store = (*ContentStore)(nil)
+
+// Clock is the time content writes are stamped with (DB.Now, which tests pin).
+func (s *ContentStore) Clock() time.Time { return s.Now() }

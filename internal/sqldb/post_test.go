@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -20,7 +21,7 @@ func mustCreatePost(t *testing.T, db *sqldb.DB, in folio.PostInput) *folio.Post 
 	if in.Content == nil {
 		in.Content = ptr("Some *content*.")
 	}
-	p, err := db.Content.CreatePost(context.Background(), &in, author)
+	p, err := content.New(db.Content).CreatePost(context.Background(), &in, author)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 		if !reflect.DeepEqual(got, c) {
 			t.Errorf("round trip:\n got %+v\nwant %+v", got, c)
 		}
-		if _, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr("x"), Content: ptr("y"), Slug: ptr("my-notes")}, author); folio.ErrorCode(err) != folio.ECONFLICT {
+		if _, err := content.New(db.Content).CreatePost(ctx, &folio.PostInput{Title: ptr("x"), Content: ptr("y"), Slug: ptr("my-notes")}, author); folio.ErrorCode(err) != folio.ECONFLICT {
 			t.Errorf("taken slug: %v", err)
 		}
 
@@ -101,7 +102,7 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 
 		// Update: absent fields stay, tags are replaced, publishing sets publishedAt once.
 		clock.Advance(time.Minute)
-		up, err := db.Content.UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("published"), Tags: &[]string{"Rust"}})
+		up, err := content.New(db.Content).UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("published"), Tags: &[]string{"Rust"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,25 +111,25 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 		}
 		first := *up.PublishedAt
 		clock.Advance(time.Minute)
-		if _, err := db.Content.UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("draft")}); err != nil {
+		if _, err := content.New(db.Content).UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("draft")}); err != nil {
 			t.Fatal(err)
 		}
-		up, _ = db.Content.UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("published")})
+		up, _ = content.New(db.Content).UpdatePost(ctx, b.ID, &folio.PostInput{Status: ptr("published")})
 		if !up.PublishedAt.Equal(first) {
 			t.Errorf("publishedAt moved on republish: %v, first %v", up.PublishedAt, first)
 		}
 		if ps, _, _ := db.Content.Posts(ctx, folio.PostFilter{Tag: "go", Page: 1, Limit: 10}); len(ps) != 1 {
 			t.Errorf("old tag still matches: %d", len(ps))
 		}
-		if _, err := db.Content.UpdatePost(ctx, "nope", &folio.PostInput{}); !folio.IsNotFound(err) {
+		if _, err := content.New(db.Content).UpdatePost(ctx, "nope", &folio.PostInput{}); !folio.IsNotFound(err) {
 			t.Errorf("update unknown: %v", err)
 		}
 
 		// Renames keep old slugs answering; every old slug points at the post, not at a chain.
-		if _, err := db.Content.UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("scale")}); err != nil {
+		if _, err := content.New(db.Content).UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("scale")}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Content.UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("scale-v2")}); err != nil {
+		if _, err := content.New(db.Content).UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("scale-v2")}); err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range []string{"creme-brulee-at-scale", "scale", "scale-v2"} {
@@ -143,33 +144,33 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 			t.Errorf("new post took a former slug: %q", d.Slug)
 		}
 		// Asked for explicitly, a former slug is taken over by the live post.
-		if _, err := db.Content.UpdatePost(ctx, d.ID, &folio.PostInput{Slug: ptr("scale")}); err != nil {
+		if _, err := content.New(db.Content).UpdatePost(ctx, d.ID, &folio.PostInput{Slug: ptr("scale")}); err != nil {
 			t.Fatal(err)
 		}
 		if p, _ := db.Content.PostBySlug(ctx, "scale"); p.ID != d.ID {
 			t.Errorf("explicit slug did not take over the redirect")
 		}
 		// A slug given back to its post stops redirecting; an empty slug derives it from the title.
-		if p, _ := db.Content.UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("creme-brulee-at-scale")}); p.Slug != "creme-brulee-at-scale" {
+		if p, _ := content.New(db.Content).UpdatePost(ctx, a.ID, &folio.PostInput{Slug: ptr("creme-brulee-at-scale")}); p.Slug != "creme-brulee-at-scale" {
 			t.Errorf("slug back: %q", p.Slug)
 		}
-		if p, _ := db.Content.UpdatePost(ctx, c.ID, &folio.PostInput{Title: ptr("Notes on Ærø"), Slug: ptr("")}); p.Slug != "notes-on-aero" {
+		if p, _ := content.New(db.Content).UpdatePost(ctx, c.ID, &folio.PostInput{Title: ptr("Notes on Ærø"), Slug: ptr("")}); p.Slug != "notes-on-aero" {
 			t.Errorf("derived again: %q", p.Slug)
 		}
-		if _, err := db.Content.UpdatePost(ctx, c.ID, &folio.PostInput{Slug: ptr("scale")}); folio.ErrorCode(err) != folio.ECONFLICT {
+		if _, err := content.New(db.Content).UpdatePost(ctx, c.ID, &folio.PostInput{Slug: ptr("scale")}); folio.ErrorCode(err) != folio.ECONFLICT {
 			t.Errorf("rename onto a live slug: %v", err)
 		}
 		if _, err := db.Content.PostBySlug(ctx, "never-was"); !folio.IsNotFound(err) {
 			t.Errorf("unknown slug: %v", err)
 		}
 
-		if err := db.Content.DeletePost(ctx, a.ID); err != nil {
+		if err := content.New(db.Content).DeletePost(ctx, a.ID); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.Content.PostBySlug(ctx, "scale-v2"); !folio.IsNotFound(err) {
 			t.Errorf("redirect of a deleted post: %v", err)
 		}
-		if err := db.Content.DeletePost(ctx, a.ID); !folio.IsNotFound(err) {
+		if err := content.New(db.Content).DeletePost(ctx, a.ID); !folio.IsNotFound(err) {
 			t.Errorf("delete twice: %v", err)
 		}
 		for _, s := range changed {
@@ -193,7 +194,7 @@ func TestConcurrentSlugs(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				p, err := db.Content.CreatePost(context.Background(), &folio.PostInput{Title: ptr("Same title"), Content: ptr("x")}, author)
+				p, err := content.New(db.Content).CreatePost(context.Background(), &folio.PostInput{Title: ptr("Same title"), Content: ptr("x")}, author)
 				errs[i] = err
 				if err == nil {
 					slugs[i] = p.Slug
@@ -370,7 +371,7 @@ func TestEachPublishedPost(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(time.Hour)
-		if _, err := db.Content.UpdatePost(ctx, mustPostID(t, db, want[0]), &folio.PostInput{Excerpt: ptr("edited")}); err != nil {
+		if _, err := content.New(db.Content).UpdatePost(ctx, mustPostID(t, db, want[0]), &folio.PostInput{Excerpt: ptr("edited")}); err != nil {
 			t.Fatal(err)
 		}
 		var got []string
@@ -395,13 +396,13 @@ func TestEachPublishedPost(t *testing.T) {
 		var projects []string
 		for _, title := range []string{"A", "B"} {
 			clock.Advance(time.Minute)
-			p, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("d"), Status: &pub})
+			p, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("d"), Status: &pub})
 			if err != nil {
 				t.Fatal(err)
 			}
 			projects = append(projects, p.ID)
 		}
-		if _, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr("C"), Description: ptr("d")}); err != nil {
+		if _, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: ptr("C"), Description: ptr("d")}); err != nil {
 			t.Fatal(err)
 		}
 		got = nil

@@ -10,11 +10,10 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/search"
 )
 
 // ScopeProjects names the data scope project writes change.
-const ScopeProjects = "projects"
+const ScopeProjects = folio.ScopeProjects
 
 const projectColumns = `id, title, description, long_description, technologies, status, demo_url, source_url, images, created_at, updated_at`
 
@@ -137,37 +136,31 @@ func (s *ContentStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*
 	return out, total, nil
 }
 
-// CreateProject stores a new project built from in (already validated).
+// CreateProject stores a decided new project: the row, its search entry and its events.
 //
-// It is the hot write path (issue 18), so it costs as few statements as the engine allows: the
-// project and its search entry are one statement on PostgreSQL, and three prepared ones on
-// SQLite, then the outgoing-webhook event in the same transaction. The search entry is built
-// from the values in hand: a new project has no older entry to look up and nothing to read back.
-func (s *ContentStore) CreateProject(ctx context.Context, in *folio.ProjectInput) (*folio.Project, error) {
-	p := &folio.Project{ID: folio.NewID()}
-	in.Apply(p)
-	now := s.Now().UTC().Truncate(0)
-	p.CreatedAt, p.UpdatedAt = now, now
+// It is the hot write path (docs/performance.md), so it costs as few statements as the engine
+// allows: the project and its search entry are one statement on PostgreSQL, and three prepared
+// ones on SQLite, then the outgoing-webhook events in the same transaction.
+func (s *ContentStore) CreateProject(ctx context.Context, w *folio.ProjectWrite) error {
+	p, doc := w.Project, w.Search
 	techs, _ := json.Marshal(p.Technologies)
 	images, _ := json.Marshal(p.Images)
 	args := []any{p.ID, p.Title, p.Description, p.LongDescription, string(techs), p.Status, p.DemoURL, p.SourceURL,
 		string(images), s.ts(p.CreatedAt), s.ts(p.UpdatedAt), technologiesLower(p)}
-	doc := projectSearchDoc(p)
-	ev := folio.Event{Type: folio.EventProjectCreated, Data: p}
 	var err error
 	if s.Dialect == Postgres {
 		// The project and its search entry in one statement. With no
-		// webhook subscribed to the event that statement is the whole write, and a single
+		// webhook subscribed to the events that statement is the whole write, and a single
 		// statement is a transaction of its own: one round trip instead of BEGIN … COMMIT.
-		args = append(args, doc.visible, search.IndexText(doc.title), doc.body)
-		if maybe, _ := s.hooks.subscribed(ev.Type); !maybe {
+		args = append(args, doc.Visible, doc.Title, doc.Body)
+		if !s.anySubscribed(w.Events) {
 			_, err = s.W.ExecContext(ctx, createProjectPostgres, args...)
 		} else {
 			err = s.tx(ctx, func(tx *sql.Tx) error {
 				if _, err := tx.ExecContext(ctx, createProjectPostgres, args...); err != nil {
 					return err
 				}
-				return s.Webhooks.EmitTx(ctx, tx, ev)
+				return s.emit(ctx, tx, w.Events)
 			})
 		}
 	} else {
@@ -178,30 +171,42 @@ func (s *ContentStore) CreateProject(ctx context.Context, in *folio.ProjectInput
 			if err := s.insertSearchDocSQLite(ctx, tx, doc); err != nil {
 				return err
 			}
-			return s.Webhooks.EmitTx(ctx, tx, ev)
+			return s.emit(ctx, tx, w.Events)
 		})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.CreateProject: %w", err)
+		return fmt.Errorf("sqldb.CreateProject: %w", err)
 	}
 	s.changed(ScopeProjects)
-	return roundTimes(p), nil
+	return nil
 }
 
-// UpdateProject applies in to the project with the given id, or returns ENOTFOUND.
-func (s *ContentStore) UpdateProject(ctx context.Context, id string, in *folio.ProjectInput) (*folio.Project, error) {
-	var p *folio.Project
+// anySubscribed says whether a webhook may subscribe to one of events.
+func (s *ContentStore) anySubscribed(events []folio.Event) bool {
+	for _, ev := range events {
+		if maybe, _ := s.hooks.subscribed(ev.Type); maybe {
+			return true
+		}
+	}
+	return false
+}
+
+// UpdateProject reads the project with the given id (ENOTFOUND when missing) and stores the
+// write decide makes of it, in one transaction.
+func (s *ContentStore) UpdateProject(ctx context.Context, id string, decide func(p *folio.Project) (*folio.ProjectWrite, error)) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		var err error
-		p, err = scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
+		p, err := scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
 		if err == sql.ErrNoRows {
 			return notFound("Project", id)
 		}
 		if err != nil {
 			return err
 		}
-		in.Apply(p)
-		p.UpdatedAt = s.Now().UTC()
+		w, err := decide(p)
+		if err != nil {
+			return err
+		}
+		p = w.Project
 		techs, _ := json.Marshal(p.Technologies)
 		images, _ := json.Marshal(p.Images)
 		if _, err := tx.ExecContext(ctx, `UPDATE projects SET title = $1, description = $2, long_description = $3,
@@ -211,23 +216,23 @@ func (s *ContentStore) UpdateProject(ctx context.Context, id string, in *folio.P
 			s.ts(p.UpdatedAt), technologiesLower(p), p.ID); err != nil {
 			return err
 		}
-		if err := s.putSearchDoc(ctx, tx, projectSearchDoc(p)); err != nil {
+		if err := s.putSearchDoc(ctx, tx, w.Search); err != nil {
 			return err
 		}
-		return s.Webhooks.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectUpdated, Data: p})
+		return s.emit(ctx, tx, w.Events)
 	})
-	if folio.IsNotFound(err) {
-		return nil, err
+	if folio.ErrorCode(err) != folio.EINTERNAL {
+		return err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.UpdateProject: %w", err)
+		return fmt.Errorf("sqldb.UpdateProject: %w", err)
 	}
 	s.changed(ScopeProjects)
-	return roundTimes(p), nil
+	return nil
 }
 
-// DeleteProject removes a project, or returns ENOTFOUND.
-func (s *ContentStore) DeleteProject(ctx context.Context, id string) error {
+// DeleteProject removes a project and its search entry and emits events, or returns ENOTFOUND.
+func (s *ContentStore) DeleteProject(ctx context.Context, id string, events []folio.Event) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id = $1`, id)
 		if err != nil {
@@ -239,7 +244,7 @@ func (s *ContentStore) DeleteProject(ctx context.Context, id string) error {
 		if err := s.unindex(ctx, tx, folio.SearchTypeProject, id); err != nil {
 			return err
 		}
-		return s.Webhooks.EmitTx(ctx, tx, folio.Event{Type: folio.EventProjectDeleted, Data: map[string]string{"id": id}})
+		return s.emit(ctx, tx, events)
 	})
 	if folio.IsNotFound(err) {
 		return err
@@ -260,13 +265,6 @@ func technologiesLower(p *folio.Project) string {
 	}
 	b, _ := json.Marshal(lowered)
 	return string(b)
-}
-
-// roundTimes makes returned times equal what a later read returns (microseconds, UTC).
-func roundTimes(p *folio.Project) *folio.Project {
-	p.CreatedAt = p.CreatedAt.UTC().Truncate(1000)
-	p.UpdatedAt = p.UpdatedAt.UTC().Truncate(1000)
-	return p
 }
 
 // EachPublishedProject calls fn with the id and last change of every published project, oldest

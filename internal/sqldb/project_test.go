@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -25,7 +26,7 @@ func TestProjects(t *testing.T) {
 		mk := func(title, status string, techs ...string) *folio.Project {
 			t.Helper()
 			clock.Advance(time.Minute)
-			p, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("About " + title),
+			p, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("About " + title),
 				Technologies: &techs, Status: ptr(status),
 				Images: &[]folio.ProjectImage{{URL: "https://example.com/a.png", Alt: "shot", Type: "screenshot", Width: 640, Height: 480}}})
 			if err != nil {
@@ -97,7 +98,7 @@ func TestProjects(t *testing.T) {
 		}
 
 		clock.Advance(time.Hour)
-		up, err := db.Content.UpdateProject(ctx, b.ID, &folio.ProjectInput{Title: ptr("Beta site v2"), Description: ptr("x"), Technologies: &[]string{"Rust"}})
+		up, err := content.New(db.Content).UpdateProject(ctx, b.ID, &folio.ProjectInput{Title: ptr("Beta site v2"), Description: ptr("x"), Technologies: &[]string{"Rust"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,16 +111,16 @@ func TestProjects(t *testing.T) {
 		if got, _ := list(folio.ProjectFilter{Technology: "RUST"}); !equal(got, []string{up.Title}) {
 			t.Errorf("new technology: got %q", got)
 		}
-		if _, err := db.Content.UpdateProject(ctx, "nope", &folio.ProjectInput{Title: ptr("x"), Description: ptr("y")}); folio.ErrorCode(err) != folio.ENOTFOUND {
+		if _, err := content.New(db.Content).UpdateProject(ctx, "nope", &folio.ProjectInput{Title: ptr("x"), Description: ptr("y")}); folio.ErrorCode(err) != folio.ENOTFOUND {
 			t.Errorf("update missing: %v", err)
 		}
-		if err := db.Content.DeleteProject(ctx, a.ID); err != nil {
+		if err := content.New(db.Content).DeleteProject(ctx, a.ID); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.Content.Project(ctx, a.ID); folio.ErrorCode(err) != folio.ENOTFOUND {
 			t.Errorf("get deleted: %v", err)
 		}
-		if err := db.Content.DeleteProject(ctx, a.ID); folio.ErrorCode(err) != folio.ENOTFOUND {
+		if err := content.New(db.Content).DeleteProject(ctx, a.ID); folio.ErrorCode(err) != folio.ENOTFOUND {
 			t.Errorf("delete twice: %v", err)
 		}
 		if len(changed) != 6 {
@@ -135,7 +136,7 @@ func TestMigration0020KeepsTechnologyFilter(t *testing.T) {
 		ctx := context.Background()
 		var ids []string
 		for _, title := range []string{"tagged", "untagged"} {
-			p, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("d"), Status: ptr("published")})
+			p, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: ptr(title), Description: ptr("d"), Status: ptr("published")})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,24 +3,16 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/search"
 )
 
 // snippetLen is about how many characters of text a search snippet shows.
 const snippetLen = 160
-
-// searchDoc is what one searchable record contributes to the index.
-type searchDoc struct {
-	kind, id    string
-	visible     bool
-	title, body string
-}
 
 // searchExec is a *sql.Tx or *sql.Conn: the index is written inside the caller's transaction.
 type searchExec interface {
@@ -29,45 +21,28 @@ type searchExec interface {
 }
 
 // indexPost writes the search entry of post id as the row now is inside tx (none when the row
-// is gone). Every write of a post calls it in the same transaction, so search never sees a post
-// other than it is.
+// is gone), for writes that change a post's row directly (imports, the external platform's state).
 func (db *DB) indexPost(ctx context.Context, tx searchExec, id string) error {
-	var title, excerpt, content, category, tags, status string
-	var archived Time
-	err := tx.QueryRowContext(ctx, `SELECT title, excerpt, content, category, tags, status, archived_at FROM posts WHERE id = $1`, id).
-		Scan(&title, &excerpt, &content, &category, &tags, &status, &archived)
+	p, err := scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
 	if err == sql.ErrNoRows {
 		return db.unindex(ctx, tx, folio.SearchTypePost, id)
 	}
 	if err != nil {
 		return fmt.Errorf("index post %s: %w", id, err)
 	}
-	return db.putSearchDoc(ctx, tx, searchDoc{kind: folio.SearchTypePost, id: id,
-		visible: status == folio.PostPublished && archived.IsZero(),
-		title:   title, body: search.IndexText(excerpt, category, tags, content)})
+	return db.putSearchDoc(ctx, tx, content.PostSearchDoc(p))
 }
 
 // indexProject writes the search entry of project id as the row now is inside tx.
 func (db *DB) indexProject(ctx context.Context, tx searchExec, id string) error {
-	var p folio.Project
-	var techs string
-	err := tx.QueryRowContext(ctx, `SELECT title, description, long_description, technologies, status FROM projects WHERE id = $1`, id).
-		Scan(&p.Title, &p.Description, &p.LongDescription, &techs, &p.Status)
+	p, err := scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
 	if err == sql.ErrNoRows {
 		return db.unindex(ctx, tx, folio.SearchTypeProject, id)
 	}
 	if err != nil {
 		return fmt.Errorf("index project %s: %w", id, err)
 	}
-	p.ID = id
-	_ = json.Unmarshal([]byte(techs), &p.Technologies)
-	return db.putSearchDoc(ctx, tx, projectSearchDoc(&p))
-}
-
-// projectSearchDoc is the search entry of p.
-func projectSearchDoc(p *folio.Project) searchDoc {
-	return searchDoc{kind: folio.SearchTypeProject, id: p.ID, visible: p.Status == folio.ProjectPublished,
-		title: p.Title, body: search.IndexText(p.Description, strings.Join(p.Technologies, " "), p.LongDescription)}
+	return db.putSearchDoc(ctx, tx, content.ProjectSearchDoc(p))
 }
 
 // The statements of a record's first search entry on SQLite, prepared at Open (hotWrites). The
@@ -81,14 +56,14 @@ const (
 
 // insertSearchDocSQLite writes the search entry of a record created in tx, which has none yet;
 // through the statement cache when tx is a transaction.
-func (db *DB) insertSearchDocSQLite(ctx context.Context, tx searchExec, d searchDoc) error {
+func (db *DB) insertSearchDocSQLite(ctx context.Context, tx searchExec, d folio.SearchDoc) error {
 	exec := tx.ExecContext
 	if t, ok := tx.(*sql.Tx); ok {
 		exec = func(ctx context.Context, q string, args ...any) (sql.Result, error) {
 			return db.txExec(ctx, t, q, args...)
 		}
 	}
-	res, err := exec(ctx, insertSearchDocSQLite, d.kind, d.id, d.visible)
+	res, err := exec(ctx, insertSearchDocSQLite, d.Kind, d.ID, d.Visible)
 	if err != nil {
 		return err
 	}
@@ -96,35 +71,34 @@ func (db *DB) insertSearchDocSQLite(ctx context.Context, tx searchExec, d search
 	if err != nil {
 		return err
 	}
-	_, err = exec(ctx, insertSearchFTSSQLite, docID, search.IndexText(d.title), d.body)
+	_, err = exec(ctx, insertSearchFTSSQLite, docID, d.Title, d.Body)
 	return err
 }
 
-func (db *DB) putSearchDoc(ctx context.Context, tx searchExec, d searchDoc) error {
-	title := search.IndexText(d.title)
+func (db *DB) putSearchDoc(ctx context.Context, tx searchExec, d folio.SearchDoc) error {
 	if db.Dialect == Postgres {
 		_, err := tx.ExecContext(ctx, `INSERT INTO search_docs (kind, ref_id, visible, doc)
 			VALUES ($1, $2, $3, setweight(to_tsvector('simple', $4), 'A') || setweight(to_tsvector('simple', $5), 'B'))
 			ON CONFLICT (kind, ref_id) DO UPDATE SET visible = excluded.visible, doc = excluded.doc`,
-			d.kind, d.id, d.visible, title, d.body)
+			d.Kind, d.ID, d.Visible, d.Title, d.Body)
 		return err
 	}
 	var docID int64
-	err := tx.QueryRowContext(ctx, `SELECT doc_id FROM search_docs WHERE kind = $1 AND ref_id = $2`, d.kind, d.id).Scan(&docID)
+	err := tx.QueryRowContext(ctx, `SELECT doc_id FROM search_docs WHERE kind = $1 AND ref_id = $2`, d.Kind, d.ID).Scan(&docID)
 	switch {
 	case err == sql.ErrNoRows:
 		return db.insertSearchDocSQLite(ctx, tx, d)
 	case err != nil:
 		return err
 	default:
-		if _, err := tx.ExecContext(ctx, `UPDATE search_docs SET visible = $1 WHERE doc_id = $2`, d.visible, docID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE search_docs SET visible = $1 WHERE doc_id = $2`, d.Visible, docID); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM search_fts WHERE rowid = $1`, docID); err != nil {
 			return err
 		}
 	}
-	_, err = tx.ExecContext(ctx, insertSearchFTSSQLite, docID, title, d.body)
+	_, err = tx.ExecContext(ctx, insertSearchFTSSQLite, docID, d.Title, d.Body)
 	return err
 }
 
@@ -318,24 +292,18 @@ func (db *DB) fillSearchResults(ctx context.Context, hits []folio.SearchResult, 
 	return kept, nil
 }
 
-// TagCount is a tag and how many published posts carry it.
-type TagCount struct {
-	Tag   string `json:"tag"`
-	Count int    `json:"count"`
-}
-
 // Tags lists the tags of published, non-archived posts with their counts, most used first.
 // Tags are compared case-insensitively and returned lowercased (post_tags keeps them so).
-func (s *ContentStore) Tags(ctx context.Context) ([]TagCount, error) {
+func (s *ContentStore) Tags(ctx context.Context) ([]folio.TagCount, error) {
 	rows, err := s.R.QueryContext(ctx, `SELECT t.tag, COUNT(*) FROM post_tags t JOIN posts p ON p.id = t.post_id
 		WHERE p.status = 'published' AND p.archived_at IS NULL GROUP BY t.tag ORDER BY COUNT(*) DESC, t.tag`)
 	if err != nil {
 		return nil, fmt.Errorf("sqldb.Tags: %w", err)
 	}
 	defer rows.Close()
-	out := []TagCount{}
+	out := []folio.TagCount{}
 	for rows.Next() {
-		var tc TagCount
+		var tc folio.TagCount
 		if err := rows.Scan(&tc.Tag, &tc.Count); err != nil {
 			return nil, fmt.Errorf("sqldb.Tags: %w", err)
 		}

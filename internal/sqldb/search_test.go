@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -16,10 +17,10 @@ func TestSearch(t *testing.T) {
 		ctx := context.Background()
 		clock := foliotest.NewClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
 		db.Now = clock.Now
-		post := func(title, content, status string, tags ...string) *folio.Post {
+		post := func(title, body, status string, tags ...string) *folio.Post {
 			t.Helper()
 			clock.Advance(time.Minute)
-			p, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr(content), Status: ptr(status), Tags: &tags},
+			p, err := content.New(db.Content).CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr(body), Status: ptr(status), Tags: &tags},
 				folio.PostAuthor{Name: "A"})
 			if err != nil {
 				t.Fatal(err)
@@ -29,12 +30,12 @@ func TestSearch(t *testing.T) {
 		creme := post("Crème brûlée for programmers", "A dessert of **caramelised** sugar and custard.", "published", "Cooking")
 		draft := post("Secret crème draft", "Not yet.", "draft")
 		goPost := post("Writing a compiler in Go", "Parsing, type checking and code generation with <script>alert(1)</script> in the text.", "published", "golang")
-		proj, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr("Compiler explorer"), Description: ptr("See what the compiler emits."),
+		proj, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: ptr("Compiler explorer"), Description: ptr("See what the compiler emits."),
 			Technologies: &[]string{"Go"}, Status: ptr("published")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		hidden, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr("Hidden compiler"), Description: ptr("A draft project."),
+		hidden, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: ptr("Hidden compiler"), Description: ptr("A draft project."),
 			Technologies: &[]string{}, Status: ptr("draft")})
 		if err != nil {
 			t.Fatal(err)
@@ -108,7 +109,7 @@ func TestSearch(t *testing.T) {
 		}
 
 		// In sync with writes: update, publish, archive-like unpublish, delete.
-		if _, err := db.Content.UpdatePost(ctx, creme.ID, &folio.PostInput{Title: ptr("Tarte tatin")}); err != nil {
+		if _, err := content.New(db.Content).UpdatePost(ctx, creme.ID, &folio.PostInput{Title: ptr("Tarte tatin")}); err != nil {
 			t.Fatal(err)
 		}
 		if ids, _ := find(folio.SearchQuery{Q: "tatin"}); !equal(ids, []string{creme.ID}) {
@@ -123,19 +124,19 @@ func TestSearch(t *testing.T) {
 		if ids, _ := find(folio.SearchQuery{Q: "secret"}); !equal(ids, []string{draft.ID}) {
 			t.Errorf("after publishing: %v", ids)
 		}
-		if err := db.Content.DeletePost(ctx, draft.ID); err != nil {
+		if err := content.New(db.Content).DeletePost(ctx, draft.ID); err != nil {
 			t.Fatal(err)
 		}
 		if ids, _ := find(folio.SearchQuery{Q: "secret", All: true}); len(ids) != 0 {
 			t.Errorf("after delete: %v", ids)
 		}
-		if _, err := db.Content.UpdateProject(ctx, proj.ID, &folio.ProjectInput{Title: ptr("Compiler explorer"), Description: ptr("x"), Status: ptr("archived")}); err != nil {
+		if _, err := content.New(db.Content).UpdateProject(ctx, proj.ID, &folio.ProjectInput{Title: ptr("Compiler explorer"), Description: ptr("x"), Status: ptr("archived")}); err != nil {
 			t.Fatal(err)
 		}
 		if ids, _ := find(folio.SearchQuery{Q: "explorer"}); len(ids) != 0 {
 			t.Errorf("archived project found publicly: %v", ids)
 		}
-		if err := db.Content.DeleteProject(ctx, proj.ID); err != nil {
+		if err := content.New(db.Content).DeleteProject(ctx, proj.ID); err != nil {
 			t.Fatal(err)
 		}
 		if ids, _ := find(folio.SearchQuery{Q: "explorer", All: true}); len(ids) != 0 {
@@ -178,7 +179,7 @@ func FuzzSearchQuery(f *testing.F) {
 	db := foliotest.MustOpenSQLite(f)
 	ctx := context.Background()
 	for _, title := range []string{"Crème brûlée", "Compiler <b>design</b>", "NEAR AND OR NOT"} {
-		if _, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr(title + " body"), Status: ptr("published")}, folio.PostAuthor{}); err != nil {
+		if _, err := content.New(db.Content).CreatePost(ctx, &folio.PostInput{Title: ptr(title), Content: ptr(title + " body"), Status: ptr("published")}, folio.PostAuthor{}); err != nil {
 			f.Fatal(err)
 		}
 	}

@@ -344,23 +344,6 @@ func (s *WebhookStore) WebhookDeliveries(ctx context.Context, hookID string, pag
 	return out, total, rows.Err()
 }
 
-func postEvent(typ string, p *folio.Post) folio.Event {
-	return folio.Event{Type: typ, Data: folio.PostEventData{ID: p.ID, Slug: p.Slug, Title: p.Title, Excerpt: p.Excerpt,
-		Status: p.Status, PublishedAt: p.PublishedAt}}
-}
-
-// emitPostTransition emits post.published or post.unpublished when a post's status crossed
-// "published" in this write.
-func (db *DB) emitPostTransition(ctx context.Context, tx *sql.Tx, before string, p *folio.Post) error {
-	switch {
-	case before != folio.PostPublished && p.Status == folio.PostPublished:
-		return db.Webhooks.EmitTx(ctx, tx, postEvent(folio.EventPostPublished, p))
-	case before == folio.PostPublished && p.Status != folio.PostPublished:
-		return db.Webhooks.EmitTx(ctx, tx, postEvent(folio.EventPostUnpublished, p))
-	}
-	return nil
-}
-
 // PruneWebhookDeliveries deletes settled deliveries (succeeded or failed) created before before,
 // with their finished jobs, so the log and the jobs table do not grow without end. It returns
 // how many deliveries it deleted.

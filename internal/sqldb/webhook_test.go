@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -48,34 +49,34 @@ func TestEventsEmittedWithTheirWrites(t *testing.T) {
 			}
 		}
 
-		p, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: ptr("P"), Description: ptr("d")})
+		p, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: ptr("P"), Description: ptr("d")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		expect("create project", folio.EventProjectCreated)
-		if _, err := db.Content.UpdateProject(ctx, p.ID, &folio.ProjectInput{Title: ptr("P2"), Description: ptr("d")}); err != nil {
+		if _, err := content.New(db.Content).UpdateProject(ctx, p.ID, &folio.ProjectInput{Title: ptr("P2"), Description: ptr("d")}); err != nil {
 			t.Fatal(err)
 		}
 		expect("update project", folio.EventProjectUpdated)
-		if err := db.Content.DeleteProject(ctx, p.ID); err != nil {
+		if err := content.New(db.Content).DeleteProject(ctx, p.ID); err != nil {
 			t.Fatal(err)
 		}
 		expect("delete project", folio.EventProjectDeleted)
-		if err := db.Content.DeleteProject(ctx, p.ID); !folio.IsNotFound(err) {
+		if err := content.New(db.Content).DeleteProject(ctx, p.ID); !folio.IsNotFound(err) {
 			t.Fatal(err)
 		}
 		expect("delete missing project")
 
-		draft, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr("Draft"), Content: ptr("c")}, folio.PostAuthor{})
+		draft, err := content.New(db.Content).CreatePost(ctx, &folio.PostInput{Title: ptr("Draft"), Content: ptr("c")}, folio.PostAuthor{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		expect("create draft")
-		if _, err := db.Content.UpdatePost(ctx, draft.ID, &folio.PostInput{Status: ptr(folio.PostPublished)}); err != nil {
+		if _, err := content.New(db.Content).UpdatePost(ctx, draft.ID, &folio.PostInput{Status: ptr(folio.PostPublished)}); err != nil {
 			t.Fatal(err)
 		}
 		expect("publish by update", folio.EventPostPublished)
-		if _, err := db.Content.UpdatePost(ctx, draft.ID, &folio.PostInput{Title: ptr("Edited")}); err != nil {
+		if _, err := content.New(db.Content).UpdatePost(ctx, draft.ID, &folio.PostInput{Title: ptr("Edited")}); err != nil {
 			t.Fatal(err)
 		}
 		expect("edit a published post")
@@ -92,7 +93,7 @@ func TestEventsEmittedWithTheirWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		expect("scheduled publication", folio.EventPostPublished)
-		if _, err := db.Content.CreatePost(ctx, &folio.PostInput{Title: ptr("Live"), Content: ptr("c"), Status: ptr(folio.PostPublished)}, folio.PostAuthor{}); err != nil {
+		if _, err := content.New(db.Content).CreatePost(ctx, &folio.PostInput{Title: ptr("Live"), Content: ptr("c"), Status: ptr(folio.PostPublished)}, folio.PostAuthor{}); err != nil {
 			t.Fatal(err)
 		}
 		expect("create published", folio.EventPostPublished)
@@ -112,7 +113,7 @@ func TestEventsEmittedWithTheirWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Contact.InsertContactMessage(ctx, sqldb.ContactMessage{ID: "c1", Name: "Ada", Email: "ada@example.com", Message: "Hi",
+		if err := db.Contact.InsertContactMessage(ctx, folio.ContactMessage{ID: "c1", Name: "Ada", Email: "ada@example.com", Message: "Hi",
 			CreatedAt: time.Now()}, item); err != nil {
 			t.Fatal(err)
 		}

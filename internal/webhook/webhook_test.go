@@ -16,6 +16,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/netguard"
@@ -210,7 +211,7 @@ func TestDeliveryRetriesOnScheduleThenSucceeds(t *testing.T) {
 			t.Fatal(err)
 		}
 		title, desc := "Webhooks", "A project"
-		p, err := db.Content.CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
+		p, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc})
 		if err != nil {
 			t.Fatal(err)
 		}
