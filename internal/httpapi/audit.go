@@ -151,8 +151,10 @@ func humanDuration(secs int) string {
 	}
 }
 
-// auditRoutes serve the audit log to admins.
-func (s *Server) auditRoutes() []route {
+// auditAPI serves the audit log to admins.
+type auditAPI struct{ *Server }
+
+func (s auditAPI) routes() []route {
 	return []route{
 		{Method: "GET", Pattern: "/api/audit", Handle: s.listAudit, Level: folio.LevelAdmin,
 			Tag: "Audit", Summary: "The audit log, newest first: writes by keys and sessions, sign-ins, TOTP changes, key and session revocations",
@@ -173,7 +175,7 @@ type auditList struct {
 	Limit   int                `json:"limit"`
 }
 
-func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
+func (s auditAPI) listAudit(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	page, limit, err := pageParams(r)
 	if err != nil {

@@ -7,7 +7,10 @@ import (
 	"github.com/foliohq/folio/internal/archive"
 )
 
-func (s *Server) exportRoutes() []route {
+// exportAPI serves the whole-site archive.
+type exportAPI struct{ *Server }
+
+func (s exportAPI) routes() []route {
 	return []route{
 		{Method: "GET", Pattern: "/api/export", Handle: s.export, Level: folio.LevelAdmin,
 			Tag: "Export", Summary: "Download every post (posts/<slug>.md, YAML front matter), project (projects.json), the profile (profile.json) " +
@@ -19,7 +22,7 @@ func (s *Server) exportRoutes() []route {
 // export streams the archive. It is written as it is read from the database and the storage,
 // so a failure midway cannot change the status any more: it is logged and the zip is left
 // truncated (unreadable), never silently incomplete.
-func (s *Server) export(w http.ResponseWriter, r *http.Request) error {
+func (s exportAPI) export(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("Content-Disposition", `attachment; filename="folio-export-`+s.now().UTC().Format("20060102T150405Z")+`.zip"`)
 	w.Header().Set("Cache-Control", "no-store")

@@ -79,7 +79,11 @@ const (
 	maxWebhookBody      = 1 << 20
 )
 
-func (s *Server) extblogRoutes() []route {
+// extblogAPI serves the external blog platform's listing, the dashboard's publish routes and
+// the inbound webhook.
+type extblogAPI struct{ *Server }
+
+func (s extblogAPI) routes() []route {
 	perm := crossPublishPerm
 	return []route{
 		{Method: "GET", Pattern: "/api/posts", Handle: s.listExtblogPosts,
@@ -162,7 +166,7 @@ func (s *Server) extblogPlatform() (*ExtBlog, error) {
 // listExtblogPosts serves GET /api/posts from the cache: fresh copies (younger than CacheTTL and
 // of the current generation) are a HIT; otherwise one shared fetch per page/limit refreshes the
 // copy (MISS); when that fetch fails, an older copy is served (STALE) if one is kept.
-func (s *Server) listExtblogPosts(w http.ResponseWriter, r *http.Request) error {
+func (s extblogAPI) listExtblogPosts(w http.ResponseWriter, r *http.Request) error {
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
@@ -240,7 +244,7 @@ func (s *Server) listExtblogPosts(w http.ResponseWriter, r *http.Request) error 
 
 // listingAnswer writes the outcome of a listing fetch: the fresh copy, else the stale one, else
 // the platform's error.
-func (s *Server) listingAnswer(w http.ResponseWriter, r *http.Request, v any, err error, stale *cachedListing) error {
+func (s extblogAPI) listingAnswer(w http.ResponseWriter, r *http.Request, v any, err error, stale *cachedListing) error {
 	if err != nil {
 		if stale != nil {
 			s.log(r).Warn("external blog platform failed; serving the stale listing", "error", err.Error())
@@ -265,7 +269,7 @@ type listingResult struct {
 const staleWait = 3 * time.Second
 
 // readListing returns the kept copy of key (nil when none) and whether it is fresh.
-func (s *Server) readListing(r *http.Request, store folio.Cache, key string, gen uint64, usable bool) (*cachedListing, bool) {
+func (s extblogAPI) readListing(r *http.Request, store folio.Cache, key string, gen uint64, usable bool) (*cachedListing, bool) {
 	if !usable {
 		return nil, false
 	}
@@ -405,7 +409,7 @@ func (s *Server) extblogPublisher() (ExtBlogPublisher, error) {
 	return eb.Publisher, nil
 }
 
-func (s *Server) extblogPublish(w http.ResponseWriter, r *http.Request) error {
+func (s extblogAPI) extblogPublish(w http.ResponseWriter, r *http.Request) error {
 	id, err := articleID(w, r)
 	if err != nil {
 		return err
@@ -423,7 +427,7 @@ func (s *Server) extblogPublish(w http.ResponseWriter, r *http.Request) error {
 		Message: "The article is published on the external blog platform."})
 }
 
-func (s *Server) extblogUnpublish(w http.ResponseWriter, r *http.Request) error {
+func (s extblogAPI) extblogUnpublish(w http.ResponseWriter, r *http.Request) error {
 	id, err := articleID(w, r)
 	if err != nil {
 		return err
@@ -440,7 +444,7 @@ func (s *Server) extblogUnpublish(w http.ResponseWriter, r *http.Request) error 
 		Message: "The article is unpublished from the external blog platform."})
 }
 
-func (s *Server) extblogDelete(w http.ResponseWriter, r *http.Request) error {
+func (s extblogAPI) extblogDelete(w http.ResponseWriter, r *http.Request) error {
 	id, err := articleID(w, r)
 	if err != nil {
 		return err
@@ -459,7 +463,7 @@ func (s *Server) extblogDelete(w http.ResponseWriter, r *http.Request) error {
 
 // extblogWebhook verifies, decodes and applies one platform event. The signature is checked
 // over the raw bytes before anything is parsed.
-func (s *Server) extblogWebhook(w http.ResponseWriter, r *http.Request) error {
+func (s extblogAPI) extblogWebhook(w http.ResponseWriter, r *http.Request) error {
 	raw, err := readRawBody(w, r, maxWebhookBody)
 	if err != nil {
 		return err

@@ -34,7 +34,10 @@ type generateImageInput struct {
 	Size   string  `json:"size,omitempty" doc:"one of IMAGE_ALLOWED_SIZES (default the first)"`
 }
 
-func (s *Server) mediaRoutes() []route {
+// mediaAPI serves uploads, the media library and image generation.
+type mediaAPI struct{ *Server }
+
+func (s mediaAPI) routes() []route {
 	return []route{
 		{Method: "POST", Pattern: "/api/media/upload", Handle: s.uploadMedia, Level: folio.LevelWrite,
 			Tag: "Media", Summary: "Upload a file (multipart part \"file\"); the type is sniffed from the bytes; images lose their metadata, are turned upright and get variants and a blurhash; over MEDIA_MAX_PIXELS is 422",
@@ -48,7 +51,7 @@ func (s *Server) mediaRoutes() []route {
 	}
 }
 
-func (s *Server) uploadMedia(w http.ResponseWriter, r *http.Request) error {
+func (s mediaAPI) uploadMedia(w http.ResponseWriter, r *http.Request) error {
 	if s.Uploader == nil {
 		return folio.Errorf(folio.EUNAVAILABLE, "Media storage is not configured.")
 	}
@@ -63,7 +66,7 @@ func (s *Server) uploadMedia(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusCreated, obj)
 }
 
-func (s *Server) listMedia(w http.ResponseWriter, r *http.Request) error {
+func (s mediaAPI) listMedia(w http.ResponseWriter, r *http.Request) error {
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
@@ -75,7 +78,7 @@ func (s *Server) listMedia(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, mediaList{Media: items, Pagination: newPagination(page, limit, total)})
 }
 
-func (s *Server) generateImage(w http.ResponseWriter, r *http.Request) error {
+func (s mediaAPI) generateImage(w http.ResponseWriter, r *http.Request) error {
 	if s.ImageStudio == nil || s.ImageStudio.Generator == nil {
 		return folio.Errorf(folio.EUNAVAILABLE, "Image generation is not configured: set IMAGE_API_KEY.")
 	}

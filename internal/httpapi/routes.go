@@ -11,21 +11,21 @@ import (
 func (s *Server) routeTable() []route {
 	var rs []route
 	rs = append(rs, s.projectRoutes()...)
-	rs = append(rs, s.docsRoutes()...)
+	rs = append(rs, docsAPI{s}.routes()...)
 	rs = append(rs, s.identityRoutes()...)
 	rs = append(rs, s.signInRoutes()...)
-	rs = append(rs, s.auditRoutes()...)
-	rs = append(rs, s.mediaRoutes()...)
+	rs = append(rs, auditAPI{s}.routes()...)
+	rs = append(rs, mediaAPI{s}.routes()...)
 	rs = append(rs, s.contactRoutes()...)
-	rs = append(rs, s.extblogRoutes()...)
+	rs = append(rs, extblogAPI{s}.routes()...)
 	rs = append(rs, s.analyticsRoutes()...)
 	rs = append(rs, s.bookingRoutes()...)
 	rs = append(rs, s.bookingLifecycleRoutes()...)
 	rs = append(rs, s.blogRoutes()...)
-	rs = append(rs, s.dashboardRoutes()...)
+	rs = append(rs, dashboardAPI{s}.routes()...)
 	rs = append(rs, s.searchRoutes()...)
-	rs = append(rs, s.webhookRoutes()...)
-	rs = append(rs, s.exportRoutes()...)
+	rs = append(rs, webhookAPI{s}.routes()...)
+	rs = append(rs, exportAPI{s}.routes()...)
 	return rs
 }
 
