@@ -39,22 +39,19 @@ type mediaAPI struct{ *Server }
 
 func (s mediaAPI) routes() []route {
 	return []route{
-		{Method: "POST", Pattern: "/api/media/upload", Handle: s.uploadMedia, Level: folio.LevelWrite,
+		{Method: "POST", Pattern: "/api/media/upload", Handle: s.uploadMedia, Level: folio.LevelWrite, Needs: needMediaStorage,
 			Tag: "Media", Summary: "Upload a file (multipart part \"file\"); the type is sniffed from the bytes; images lose their metadata, are turned upright and get variants and a blurhash; over MEDIA_MAX_PIXELS is 422",
 			BodyType: "multipart/form-data", Status: http.StatusCreated, Resp: folio.MediaObject{}, Errors: []int{413, 415, 422, 503}},
 		{Method: "GET", Pattern: "/api/media", Handle: s.listMedia, Level: folio.LevelWrite,
 			Tag: "Media", Summary: "List stored media, newest first (the dashboard's media library)",
 			Query: []param{pageParam, limitParam}, Status: http.StatusOK, Resp: mediaList{}},
-		{Method: "POST", Pattern: "/api/ai/generate-image", Handle: s.generateImage, Level: folio.LevelWrite, Limit: limitHelperKey,
+		{Method: "POST", Pattern: "/api/ai/generate-image", Handle: s.generateImage, Level: folio.LevelWrite, Limit: limitHelperKey, Needs: needImageGeneration,
 			Tag: "Media", Summary: "Generate an image from a prompt and store it in media storage",
 			Body: generateImageInput{}, Status: http.StatusOK, Resp: folio.GeneratedImage{}, Errors: []int{413, 422, 502, 503}},
 	}
 }
 
 func (s mediaAPI) uploadMedia(w http.ResponseWriter, r *http.Request) error {
-	if s.Uploader == nil {
-		return folio.Errorf(folio.EUNAVAILABLE, "Media storage is not configured.")
-	}
 	http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadReadTimeout))
 	obj, err := s.Uploader.FromMultipart(r.Context(), r)
 	if err != nil {
@@ -79,9 +76,6 @@ func (s mediaAPI) listMedia(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s mediaAPI) generateImage(w http.ResponseWriter, r *http.Request) error {
-	if s.ImageStudio == nil || s.ImageStudio.Generator == nil {
-		return folio.Errorf(folio.EUNAVAILABLE, "Image generation is not configured: set IMAGE_API_KEY.")
-	}
 	var in generateImageInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err

@@ -237,7 +237,11 @@ func (s *Server) OpenAPI() map[string]any {
 			if rt.ErrorResp != nil && code != 401 && code != 403 && code != 429 {
 				sch = g.schema(reflect.TypeOf(rt.ErrorResp))
 			}
-			responses[strconv.Itoa(code)] = map[string]any{"description": http.StatusText(code),
+			desc := http.StatusText(code)
+			if code == http.StatusServiceUnavailable && rt.Needs != needNothing {
+				desc = rt.Needs.doc()
+			}
+			responses[strconv.Itoa(code)] = map[string]any{"description": desc,
 				"content": map[string]any{"application/json": map[string]any{"schema": sch}}}
 		}
 		op["responses"] = responses

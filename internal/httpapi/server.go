@@ -143,6 +143,9 @@ type route struct {
 	Limit limitClass
 	// Cache names the data scope of a public GET whose rendered response may be cached.
 	Cache string
+	// Needs names the optional service the route needs (needs.go); without it, adapt answers
+	// its 503 before the handler runs.
+	Needs need
 
 	// Documentation, also the OpenAPI document.
 	Tag, Summary string
@@ -285,6 +288,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 		return folio.Errorf(folio.EFORBIDDEN, "This route needs the %s permission.", rt.Perm)
 	}
 	if err := refuseNULInURL(r); err != nil {
+		return err
+	}
+	if err := rt.Needs.missing(s); err != nil {
 		return err
 	}
 	if !s.cacheable(rt) {
