@@ -20,6 +20,7 @@ import (
 	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
+	"github.com/foliohq/folio/internal/httpapi/respcache"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -60,7 +61,7 @@ type Server struct {
 	SiteURL string
 	// PublicCacheSize is how many rendered public responses are kept (0 disables the cache).
 	PublicCacheSize int
-	// PublicCacheBytes bounds the memory of the kept responses (0: DefaultPublicCacheBytes).
+	// PublicCacheBytes bounds the memory of the kept responses (0: respcache.DefaultMaxBytes).
 	PublicCacheBytes int64
 
 	// Uploader stores uploads; ImageStudio generates images (nil Generator: 503); MediaFiles
@@ -73,7 +74,7 @@ type Server struct {
 	Outbox           *mail.Outbox
 	ContactRecipient folio.MailAddress
 
-	cache       *responseCache
+	cache       *respcache.Cache
 	metrics     *metrics
 	routes      []route
 	openapiOnce sync.Once
@@ -164,6 +165,9 @@ type route struct {
 	// request of an AuditAlways route (sign-in) is, whoever sends it (audit.go).
 	Audit       string
 	AuditAlways bool
+
+	// queryNames are the names in Query, made once for the response cache's key (adapt).
+	queryNames []string
 }
 
 // param documents a query parameter.
@@ -184,7 +188,7 @@ func (s *Server) Handler() http.Handler {
 		s.Limits.Window = time.Hour
 	}
 	s.metrics = newMetrics()
-	s.cache = newResponseCache(s.PublicCacheSize, s.PublicCacheBytes)
+	s.cache = respcache.New(s.PublicCacheSize, s.PublicCacheBytes)
 	s.metrics.watchCache(s.cache)
 	s.routes = s.routeTable()
 
@@ -237,6 +241,9 @@ func (s *Server) now() time.Time {
 // adapt applies a route's row: authenticate, rate-limit, check the permission, then run the
 // handler (through the response cache for public GETs) and render a returned error.
 func (s *Server) adapt(rt route) http.Handler {
+	for _, q := range rt.Query {
+		rt.queryNames = append(rt.queryNames, q.Name)
+	}
 	// A route that may answer from the response cache takes its deadline only where it does
 	// work (serve); every other route's whole request is bounded.
 	serve := func(w http.ResponseWriter, r *http.Request) error { return s.serve(w, r, rt) }
