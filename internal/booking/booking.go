@@ -211,7 +211,7 @@ func (s *Service) durationError(field string) error {
 	for i, o := range s.Config.DurationOptions {
 		opts[i] = strconv.Itoa(o)
 	}
-	return &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+	return &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 		Details: []folio.FieldError{{Field: field, Message: "must be one of " + strings.Join(opts, ", ") + " (minutes)"}}}
 }
 
@@ -388,7 +388,7 @@ func (s *Service) replay(ctx context.Context, key, hash string) (Answer, bool, e
 		return Answer{}, true, err
 	}
 	if prev.RequestHash != hash {
-		return Answer{}, true, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "This Idempotency-Key was already used with a different request.",
+		return Answer{}, true, &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "This Idempotency-Key was already used with a different request.",
 			Details: []folio.FieldError{{Field: "Idempotency-Key", Message: "was used with a different request body; use a new key for a new booking"}}}
 	}
 	if prev.Status == sqldb.BookingConfirmed && prev.ResponseStatus != 0 {

@@ -80,7 +80,7 @@ func (s *Service) manageURL(token string) string {
 }
 
 func notOffered(field string) error {
-	return &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+	return &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 		Details: []folio.FieldError{{Field: field, Message: "is not an offered slot: pick a start listed by GET /api/schedule/available"}}}
 }
 
@@ -139,7 +139,7 @@ func (s *Service) resolveType(ctx context.Context, slug string, duration int, du
 		for _, t := range ts {
 			if t.Slug == slug {
 				if duration != 0 && duration != t.DurationMinutes {
-					return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+					return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 						Details: []folio.FieldError{{Field: durationField, Message: fmt.Sprintf("must be %d (the duration of type %s) or absent", t.DurationMinutes, slug)}}}
 				}
 				return t, nil
@@ -149,7 +149,7 @@ func (s *Service) resolveType(ctx context.Context, slug string, duration int, du
 		for i, t := range ts {
 			slugs[i] = t.Slug
 		}
-		return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+		return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 			Details: []folio.FieldError{{Field: "type", Message: "must be one of " + strings.Join(slugs, ", ")}}}
 	}
 	if duration == 0 {
@@ -376,7 +376,7 @@ func (s *Service) CancelByID(ctx context.Context, id string, in folio.CancelInpu
 func validReason(r string) (string, error) {
 	r = strings.TrimSpace(r)
 	if !utf8.ValidString(r) || utf8.RuneCountInString(r) > MaxCancelReason {
-		return "", &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+		return "", &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 			Details: []folio.FieldError{{Field: "reason", Message: fmt.Sprintf("must be text of at most %d characters", MaxCancelReason)}}}
 	}
 	return r, nil
@@ -774,7 +774,7 @@ func (s *Service) AvailableDays(ctx context.Context, from, to, typeSlug string, 
 	n := 0
 	for d := f; d != last; d = d.AddDays(1) {
 		if n++; n >= MaxDaysRange || d.String() > last.String() {
-			return nil, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+			return nil, &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 				Details: []folio.FieldError{{Field: "to", Message: fmt.Sprintf("must be on or after from and at most %d days later", MaxDaysRange-1)}}}
 		}
 	}

@@ -81,7 +81,7 @@ func (s dashboardAPI) previewMarkdown(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	if utf8.RuneCountInString(in.Content) > folio.MaxPostContentLen {
-		return &folio.Error{Code: folio.EINVALID, Status: http.StatusUnprocessableEntity, Message: "Validation failed.",
+		return &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 			Details: []folio.FieldError{{Field: "content", Message: fmt.Sprintf("must be at most %d characters", folio.MaxPostContentLen)}}}
 	}
 	return writeJSON(w, http.StatusOK, previewOutput{HTML: renderMarkdown(in.Content)})

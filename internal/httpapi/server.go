@@ -349,9 +349,8 @@ func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if len(allow) > 0 {
-		e := folio.Errorf(folio.EMETHOD, "%s is not allowed on %s.", r.Method, r.URL.Path)
-		e.Allow = strings.Join(allow, ", ")
-		return e
+		return &methodError{err: folio.Errorf(folio.EMETHOD, "%s is not allowed on %s.", r.Method, r.URL.Path),
+			allow: strings.Join(allow, ", ")}
 	}
 	return folio.Errorf(folio.ENOTFOUND, "No route matches %s %s.", r.Method, r.URL.Path)
 }
