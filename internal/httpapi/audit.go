@@ -209,7 +209,7 @@ func (s auditAPI) listAudit(w http.ResponseWriter, r *http.Request) error {
 			s.log(r).Warn("audit log: flush before listing failed", "error", err.Error())
 		}
 	}
-	entries, total, err := s.DB.Audit.AuditEntries(r.Context(), f)
+	entries, total, err := s.AuditLog.AuditEntries(r.Context(), f)
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ type previewOutput struct {
 }
 
 func (s dashboardAPI) setupState(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.DB.Identity.CountUsers(r.Context())
+	n, err := s.Users.CountUsers(r.Context())
 	if err != nil {
 		return err
 	}

@@ -480,8 +480,8 @@ func (s *Server) invalidateExtblogListing(r *http.Request) {
 	if _, err := s.ExtBlog.cache().Bump(ctx, scopeExtblogPosts); err != nil {
 		s.log(r).Warn("extblog cache invalidation failed", "error", err.Error())
 	}
-	if s.DB != nil {
-		if err := s.DB.Notify(ctx, scopeExtblogPosts); err != nil {
+	if s.Notifier != nil {
+		if err := s.Notifier.Notify(ctx, scopeExtblogPosts); err != nil {
 			s.log(r).Warn("extblog cache invalidation notify failed", "error", err.Error())
 		}
 	}

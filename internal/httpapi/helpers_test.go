@@ -47,6 +47,7 @@ func newTestServer(t *testing.T, db *sqldb.DB, tweak ...func(*Server)) *testServ
 	t.Helper()
 	s := &Server{DB: db, Auth: testActors, Limiter: ratelimit.NewMemory(time.Now), PublicCacheSize: 100,
 		Limits: Limits{Public: 1000, Authenticated: 1000, Admin: 5000, Helper: 5}, SiteURL: "http://folio.test"}
+	withStores(s, db)
 	for _, f := range tweak {
 		f(s)
 	}
@@ -55,6 +56,12 @@ func newTestServer(t *testing.T, db *sqldb.DB, tweak ...func(*Server)) *testServ
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 	return &testServer{Server: s, URL: hs.URL, t: t}
+}
+
+// withStores gives s the narrow stores of db, as internal/cli does.
+func withStores(s *Server, db *sqldb.DB) {
+	s.Health, s.Notifier = db, db
+	s.MediaLibrary, s.Webhooks, s.AuditLog, s.Users = db.Content, db.Webhooks, db.Audit, db.Identity
 }
 
 type response struct {

@@ -57,7 +57,7 @@ func (s mediaAPI) uploadMedia(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.DB.Content.RecordMedia(r.Context(), obj, "upload", "", folio.ActorFrom(r.Context()).UserID); err != nil {
+	if err := s.MediaLibrary.RecordMedia(r.Context(), obj, "upload", "", folio.ActorFrom(r.Context()).UserID); err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusCreated, obj)
@@ -68,7 +68,7 @@ func (s mediaAPI) listMedia(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	items, total, err := s.DB.Content.Media(r.Context(), page, limit)
+	items, total, err := s.MediaLibrary.Media(r.Context(), page, limit)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (s mediaAPI) generateImage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.DB.Content.RecordMedia(r.Context(), obj, "ai", prompt, folio.ActorFrom(r.Context()).UserID); err != nil {
+	if err := s.MediaLibrary.RecordMedia(r.Context(), obj, "ai", prompt, folio.ActorFrom(r.Context()).UserID); err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, img)

@@ -38,9 +38,21 @@ type Authenticator interface {
 // Server serves the folio API. Fields are set by the caller (internal/cli) before Handler is
 // called; optional collaborators may stay nil.
 type Server struct {
+	// DB is still used by the handlers of other resources (identity, booking, content, contact)
+	// and by GET /api/export (archive.Export takes the whole database); the kernel and the other
+	// resources use the narrow stores below (stores.go).
 	DB     *sqldb.DB
 	Logger *slog.Logger
 	Now    func() time.Time
+
+	// Health answers GET /readyz; Notifier reaches the other instances' caches.
+	Health   Pinger
+	Notifier Notifier
+	// MediaLibrary, Webhooks, AuditLog and Users are the stores of their routes.
+	MediaLibrary MediaLibrary
+	Webhooks     WebhookStore
+	AuditLog     AuditLog
+	Users        UserCounter
 
 	Auth     Authenticator
 	Limiter  folio.Limiter
@@ -542,7 +554,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.DB.Ping(ctx); err != nil {
+	if err := s.Health.Ping(ctx); err != nil {
 		s.log(r).Warn("readiness check failed", "error", err.Error())
 		s.writeError(w, r, folio.Errorf(folio.EUNAVAILABLE, "The database is unreachable."))
 		return

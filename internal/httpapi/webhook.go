@@ -68,7 +68,7 @@ func (s webhookAPI) createWebhook(w http.ResponseWriter, r *http.Request) error 
 		h.Description = strings.TrimSpace(*in.Description)
 	}
 	secret := webhook.NewSecret()
-	if err := s.DB.Webhooks.CreateWebhook(r.Context(), h, secret); err != nil {
+	if err := s.Webhooks.CreateWebhook(r.Context(), h, secret); err != nil {
 		return err
 	}
 	w.Header().Set("Location", "/api/webhooks/"+h.ID)
@@ -76,7 +76,7 @@ func (s webhookAPI) createWebhook(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s webhookAPI) listWebhooks(w http.ResponseWriter, r *http.Request) error {
-	hooks, err := s.DB.Webhooks.Webhooks(r.Context())
+	hooks, err := s.Webhooks.Webhooks(r.Context())
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (s webhookAPI) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s webhookAPI) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	if err := s.DB.Webhooks.DeleteWebhook(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.Webhooks.DeleteWebhook(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -93,12 +93,12 @@ func (s webhookAPI) deleteWebhook(w http.ResponseWriter, r *http.Request) error 
 
 func (s webhookAPI) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	did, err := s.DB.Webhooks.QueueTestDelivery(r.Context(), id, map[string]string{"webhookId": id,
+	did, err := s.Webhooks.QueueTestDelivery(r.Context(), id, map[string]string{"webhookId": id,
 		"message": "This is a test delivery from folio."})
 	if err != nil {
 		return err
 	}
-	d, err := s.DB.Webhooks.OutgoingDelivery(r.Context(), did)
+	d, err := s.Webhooks.OutgoingDelivery(r.Context(), did)
 	if err != nil {
 		return err
 	}
@@ -111,10 +111,10 @@ func (s webhookAPI) listWebhookDeliveries(w http.ResponseWriter, r *http.Request
 		return err
 	}
 	id := r.PathValue("id")
-	if _, _, err := s.DB.Webhooks.Webhook(r.Context(), id); err != nil {
+	if _, _, err := s.Webhooks.Webhook(r.Context(), id); err != nil {
 		return err
 	}
-	ds, total, err := s.DB.Webhooks.WebhookDeliveries(r.Context(), id, page, limit)
+	ds, total, err := s.Webhooks.WebhookDeliveries(r.Context(), id, page, limit)
 	if err != nil {
 		return err
 	}
