@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"log/slog"
 	"net"
@@ -11,7 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/archive"
 	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
@@ -40,6 +43,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	srv := &httpapi.Server{
 		DB: db, Logger: log, AccessLog: true,
 		Health: db, Notifier: db, MediaLibrary: db.Content, Webhooks: db.Webhooks, AuditLog: db.Audit, Users: db.Identity,
+		Archive:             archiveExporter{db},
 		RequestTimeout:      cfg.RequestTimeout,
 		SiteURL:             cfg.SiteURL,
 		PublicCacheSize:     cfg.PublicCacheSize,
@@ -249,4 +253,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 // slogErrorLog routes net/http's own error messages (TLS handshakes, bad requests) into slog.
 func slogErrorLog(l *slog.Logger) *log.Logger {
 	return slog.NewLogLogger(l.Handler(), slog.LevelWarn)
+}
+
+// archiveExporter is GET /api/export's view of the database (internal/archive).
+type archiveExporter struct{ db *sqldb.DB }
+
+func (a archiveExporter) Export(ctx context.Context, media folio.BlobStore, w io.Writer) error {
+	return archive.Export(ctx, a.db, media, w)
 }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/archive"
 )
 
 // exportAPI serves the whole-site archive.
@@ -26,7 +25,7 @@ func (s exportAPI) export(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("Content-Disposition", `attachment; filename="folio-export-`+s.now().UTC().Format("20060102T150405Z")+`.zip"`)
 	w.Header().Set("Cache-Control", "no-store")
-	if err := archive.Export(r.Context(), s.DB, s.MediaStore, w); err != nil {
+	if err := s.Archive.Export(r.Context(), s.MediaStore, w); err != nil {
 		s.log(r).Error("export failed midway; the client got a truncated archive", "error", err.Error())
 		panic(http.ErrAbortHandler) // aborts the response so the client sees a failed download
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/archive"
 	"github.com/foliohq/folio/internal/ratelimit"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -62,6 +64,14 @@ func newTestServer(t *testing.T, db *sqldb.DB, tweak ...func(*Server)) *testServ
 func withStores(s *Server, db *sqldb.DB) {
 	s.Health, s.Notifier = db, db
 	s.MediaLibrary, s.Webhooks, s.AuditLog, s.Users = db.Content, db.Webhooks, db.Audit, db.Identity
+	s.Archive = archiveOf{db}
+}
+
+// archiveOf exports db's archive, as internal/cli's exporter does.
+type archiveOf struct{ db *sqldb.DB }
+
+func (a archiveOf) Export(ctx context.Context, media folio.BlobStore, w io.Writer) error {
+	return archive.Export(ctx, a.db, media, w)
 }
 
 type response struct {

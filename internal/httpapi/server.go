@@ -38,9 +38,8 @@ type Authenticator interface {
 // Server serves the folio API. Fields are set by the caller (internal/cli) before Handler is
 // called; optional collaborators may stay nil.
 type Server struct {
-	// DB is still used by the handlers of other resources (identity, booking, content, contact)
-	// and by GET /api/export (archive.Export takes the whole database); the kernel and the other
-	// resources use the narrow stores below (stores.go).
+	// DB is still used by the handlers of other resources (identity, booking, content,
+	// contact); the kernel and the other resources use the narrow stores below (stores.go).
 	DB     *sqldb.DB
 	Logger *slog.Logger
 	Now    func() time.Time
@@ -48,11 +47,12 @@ type Server struct {
 	// Health answers GET /readyz; Notifier reaches the other instances' caches.
 	Health   Pinger
 	Notifier Notifier
-	// MediaLibrary, Webhooks, AuditLog and Users are the stores of their routes.
+	// MediaLibrary, Webhooks, AuditLog, Users and Archive are the stores of their routes.
 	MediaLibrary MediaLibrary
 	Webhooks     WebhookStore
 	AuditLog     AuditLog
 	Users        UserCounter
+	Archive      Exporter
 
 	Auth     Authenticator
 	Limiter  folio.Limiter

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"io"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -41,6 +42,12 @@ type WebhookStore interface {
 // AuditLog lists the audit log's entries (auditAPI); audit.Writer writes them.
 type AuditLog interface {
 	AuditEntries(ctx context.Context, f sqldb.AuditFilter) ([]folio.AuditEntry, int, error)
+}
+
+// Exporter writes the whole-site archive (posts, projects, the profile and the media files of
+// media) as a zip to w (exportAPI; internal/archive).
+type Exporter interface {
+	Export(ctx context.Context, media folio.BlobStore, w io.Writer) error
 }
 
 // UserCounter counts the users, for whether the instance still needs its first (dashboardAPI).
