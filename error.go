@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Error codes of the contract (§1). httpapi maps each to its HTTP status (one, but for
+// Error codes of the API (docs/api.md, Conventions). httpapi maps each to its HTTP status (one, but for
 // VALIDATION_ERROR: see Error.RuleBroken).
 const (
 	EINVALID      = "VALIDATION_ERROR"        // 400 unparseable/missing, 422 rule broken (see Error.RuleBroken)

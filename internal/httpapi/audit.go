@@ -21,7 +21,7 @@ func auditSubject(r *http.Request, userID, resourceID string) {
 	}
 }
 
-// recordAudit writes the audit entry of a request that warrants one (contract §6): every unsafe
+// recordAudit writes the audit entry of a request that warrants one (docs/api.md, Authentication and permissions): every unsafe
 // request by a key or session, and every request to a route marked AuditAlways (sign-in),
 // whatever its outcome. It runs in the route table's layer, so no handler has to remember it.
 func (s *Server) recordAudit(w http.ResponseWriter, r *http.Request, rt route, n *requestRecord) {

@@ -13,7 +13,7 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// statusOf maps every error code to its HTTP status (contract §1); a VALIDATION_ERROR that
+// statusOf maps every error code to its HTTP status (docs/api.md, Conventions); a VALIDATION_ERROR that
 // breaks a rule is 422 (httpStatus).
 var statusOf = map[string]int{
 	folio.EINVALID:      http.StatusBadRequest,

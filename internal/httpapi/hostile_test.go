@@ -18,7 +18,8 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// The tests of this file replay the hostile traffic of issue 14 against the HTTP layer.
+// The tests of this file replay hostile traffic (junk parameters, huge bodies, forged labels)
+// against the HTTP layer.
 
 // Ensure junk query parameters on a cached public route are served uncached and mint no entry:
 // only the parameters a route declares make up the key, in any order or spelling.
@@ -220,7 +221,7 @@ func TestMetricsAccess(t *testing.T) {
 	}
 }
 
-// Ensure every access-log line names the request's user and key (issue 14: they were empty on
+// Ensure every access-log line names the request's user and key (they were once empty on
 // every line, because the actor was set on a copy of the request the log never saw).
 func TestAccessLogNamesActor(t *testing.T) {
 	logs := &syncBuffer{}

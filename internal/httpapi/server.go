@@ -126,12 +126,12 @@ type Server struct {
 	UI http.Handler
 }
 
-// Limits are the per-hour request budgets of contract §3.
+// Limits are the per-hour request budgets (docs/api.md, Authentication and permissions).
 type Limits struct {
 	Public, Authenticated, Admin, Helper int
 	Window                               time.Duration
-	// IPv6Prefix is the prefix length an IPv6 client is counted by in per-IP limits (contract
-	// §6, RATE_LIMIT_IPV6_PREFIX); 0 means 64.
+	// IPv6Prefix is the prefix length an IPv6 client is counted by in per-IP limits
+	// (RATE_LIMIT_IPV6_PREFIX); 0 means 64.
 	IPv6Prefix int
 }
 
@@ -416,7 +416,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 	case limitHelperIP:
 		checks = append(checks, check{"helper:" + r.Pattern + ":" + s.limitIP(r), s.Limits.Helper})
 	case limitHelperLogin:
-		// Sign-in: only failed attempts count (contract §6). The budget is peeked here and the
+		// Sign-in: only failed attempts count (docs/api.md). The budget is peeked here and the
 		// handler counts a failure (countFailedSignIn), so a correct password never locks its
 		// owner out.
 		key := "helper:signin:" + s.loginLimitKey(r)
@@ -461,7 +461,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 }
 
 // exemptRateHeaders gives a route exempt from the limits (the signed webhook) the X-RateLimit-*
-// headers every /api response carries (contract §3): the caller's public-tier budget, read
+// headers every /api response carries (docs/api.md): the caller's public-tier budget, read
 // with Peek so that deliveries never spend it.
 func (s *Server) exemptRateHeaders(w http.ResponseWriter, r *http.Request) {
 	if s.Limiter == nil || s.Limits.Public <= 0 {
