@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // statusOf maps every error code to its HTTP status (docs/api.md, Conventions); a VALIDATION_ERROR that
@@ -52,7 +51,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		switch {
 		case errors.Is(err, errRequestTimeout) || errors.Is(context.Cause(r.Context()), errRequestTimeout):
 			fe = folio.Errorf(folio.EUNAVAILABLE, "The request took too long; please try again.")
-		case sqldb.IsUnavailable(err):
+		case s.Unavailable != nil && s.Unavailable(err):
 			s.log(r).Warn("database unavailable", "error", err.Error())
 			fe = folio.Errorf(folio.EUNAVAILABLE, "The database is unreachable right now; please try again shortly.")
 		default:

@@ -44,9 +44,11 @@ type Server struct {
 	Logger *slog.Logger
 	Now    func() time.Time
 
-	// Health answers GET /readyz; Notifier reaches the other instances' caches.
-	Health   Pinger
-	Notifier Notifier
+	// Health answers GET /readyz; Notifier reaches the other instances' caches; Unavailable
+	// tells an error of an unreachable database (answered 503, not 500).
+	Health      Pinger
+	Notifier    Notifier
+	Unavailable func(error) bool
 	// MediaLibrary, Webhooks, AuditLog, Users and Archive are the stores of their routes.
 	MediaLibrary MediaLibrary
 	Webhooks     WebhookStore
