@@ -6,8 +6,8 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// routeTable is every /api route of folio in one place. Each row's Level, Perm, Limit and Cache
-// are enforced by adapt; the same rows generate /api/openapi.json.
+// routeTable is every /api route of folio in one place. Each row's Level, Perm, Limit, Cache and
+// Needs are enforced by adapt; the same rows generate /api/openapi.json.
 func (s *Server) routeTable() []route {
 	var rs []route
 	rs = append(rs, s.projectRoutes()...)
