@@ -46,7 +46,7 @@ func TestCollectInputValidate(t *testing.T) {
 				return
 			}
 			e, ok := err.(*Error)
-			if !ok || e.Status != tc.status || e.Code != EINVALID {
+			if !ok || statusOf(e) != tc.status || e.Code != EINVALID {
 				t.Fatalf("got %v, want %d", err, tc.status)
 			}
 			found := false

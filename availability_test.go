@@ -24,7 +24,7 @@ func TestOverrideInputValidate(t *testing.T) {
 		err := c.in.Validate()
 		got := 0
 		if err != nil {
-			got = err.(*Error).Status
+			got = statusOf(err.(*Error))
 		}
 		if got != c.status {
 			t.Errorf("%+v: status %d (%v), want %d", c.in, got, err, c.status)

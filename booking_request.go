@@ -186,7 +186,7 @@ func (b *bookingBadInput) err() error {
 	if len(b.details) == 0 {
 		return nil
 	}
-	return (&Error{Code: EINVALID, Message: "Required fields are missing or cannot be parsed.", Details: b.details, Status: 400}).CapDetails()
+	return (&Error{Code: EINVALID, Message: "Required fields are missing or cannot be parsed.", Details: b.details}).CapDetails()
 }
 
 func bookingEmail(s string) bool {

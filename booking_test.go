@@ -74,7 +74,7 @@ func TestBookingRequestValidate(t *testing.T) {
 				return
 			}
 			var e *Error
-			if !errors.As(err, &e) || e.Code != EINVALID || e.Status != tt.wantStatus {
+			if !errors.As(err, &e) || e.Code != EINVALID || statusOf(e) != tt.wantStatus {
 				t.Fatalf("Validate() = %#v, want %s %d", err, EINVALID, tt.wantStatus)
 			}
 			if len(e.Details) == 0 || e.Details[0].Field != tt.wantField {
@@ -123,7 +123,7 @@ func TestConflictRequestValidate(t *testing.T) {
 		switch {
 		case tt.wantStatus == 0 && err != nil:
 			t.Errorf("%+v: Validate() = %v", tt.in, err)
-		case tt.wantStatus != 0 && (!errors.As(err, &e) || e.Status != tt.wantStatus):
+		case tt.wantStatus != 0 && (!errors.As(err, &e) || statusOf(e) != tt.wantStatus):
 			t.Errorf("%+v: Validate() = %v, want status %d", tt.in, err, tt.wantStatus)
 		}
 	}
@@ -196,7 +196,7 @@ func FuzzBookingRequestValidate(f *testing.F) {
 			return
 		}
 		var e *Error
-		if !errors.As(err, &e) || e.Code != EINVALID || (e.Status != 400 && e.Status != 422) {
+		if !errors.As(err, &e) || e.Code != EINVALID || (statusOf(e) != 400 && statusOf(e) != 422) {
 			t.Fatalf("Validate() = %#v", err)
 		}
 	})

@@ -6,9 +6,10 @@ import (
 	"strings"
 )
 
-// Error codes of the contract (§1). Each maps to exactly one HTTP status in httpapi.
+// Error codes of the API (docs/api.md, Conventions). httpapi maps each to its HTTP status (one, but for
+// VALIDATION_ERROR: see Error.RuleBroken).
 const (
-	EINVALID      = "VALIDATION_ERROR"        // 400 unparseable/missing, 422 rule broken (see Error.Status)
+	EINVALID      = "VALIDATION_ERROR"        // 400 unparseable/missing, 422 rule broken (see Error.RuleBroken)
 	EUNAUTHORIZED = "AUTHENTICATION_REQUIRED" // 401
 	EFORBIDDEN    = "PERMISSION_DENIED"       // 403
 	ENOTFOUND     = "RESOURCE_NOT_FOUND"      // 404
@@ -35,13 +36,11 @@ type Error struct {
 	Code    string
 	Message string
 	Details []FieldError
-	// Status overrides the default status of Code; used for VALIDATION_ERROR, which is 400 when
-	// input cannot be parsed or a required field is missing and 422 when a rule is broken.
-	Status int
+	// RuleBroken marks a VALIDATION_ERROR whose input was read but breaks a rule (HTTP 422);
+	// without it the input could not be parsed or a required field is missing (HTTP 400).
+	RuleBroken bool
 	// RetryAfter is set on RATE_LIMIT_EXCEEDED, in seconds.
 	RetryAfter int
-	// Allow lists the allowed methods of a 405.
-	Allow string
 }
 
 func (e *Error) Error() string {
@@ -110,11 +109,11 @@ func (v *Validation) Err() error {
 	if len(v.details) == 0 {
 		return nil
 	}
-	status, msg := 422, "Validation failed."
+	msg := "Validation failed."
 	if v.missing {
-		status, msg = 400, "Required fields are missing."
+		msg = "Required fields are missing."
 	}
-	return (&Error{Code: EINVALID, Message: msg, Details: v.details, Status: status}).capDetails(v.dropped)
+	return (&Error{Code: EINVALID, Message: msg, Details: v.details, RuleBroken: !v.missing}).capDetails(v.dropped)
 }
 
 // CapDetails keeps at most MaxErrorDetails details, saying in the message how many were left
@@ -137,7 +136,7 @@ func (e *Error) capDetails(dropped int) *Error {
 
 // BadRequest returns a 400 VALIDATION_ERROR naming one field (empty field: the whole input).
 func BadRequest(field, format string, args ...any) *Error {
-	e := &Error{Code: EINVALID, Message: fmt.Sprintf(format, args...), Status: 400}
+	e := &Error{Code: EINVALID, Message: fmt.Sprintf(format, args...)}
 	if field != "" {
 		e.Details = []FieldError{{Field: field, Message: e.Message}}
 	}

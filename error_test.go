@@ -39,12 +39,24 @@ func FuzzValidationDetails(f *testing.F) {
 		if (total > MaxErrorDetails) != strings.Contains(fe.Message, more) {
 			t.Fatalf("%d problems: message %q", total, fe.Message)
 		}
-		if (missing > 0) != (fe.Status == 400) {
-			t.Fatalf("status %d with %d missing", fe.Status, missing)
+		if (missing > 0) != (statusOf(fe) == 400) {
+			t.Fatalf("status %d with %d missing", statusOf(fe), missing)
 		}
 		capped := (&Error{Code: EINVALID, Details: append([]FieldError{}, fe.Details...)}).CapDetails()
 		if len(capped.Details) > MaxErrorDetails {
 			t.Fatal("CapDetails kept too many")
 		}
 	})
+}
+
+// statusOf is the HTTP status httpapi answers err with when it is a VALIDATION_ERROR: 422 for a
+// broken rule, 400 for missing or unparseable input; 0 for other codes.
+func statusOf(e *Error) int {
+	switch {
+	case e.Code != EINVALID:
+		return 0
+	case e.RuleBroken:
+		return 422
+	}
+	return 400
 }

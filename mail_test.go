@@ -75,7 +75,7 @@ func TestMailMessageValidate(t *testing.T) {
 				return
 			}
 			var fe *Error
-			if !errors.As(err, &fe) || fe.Code != EINVALID || fe.Status != 400 {
+			if !errors.As(err, &fe) || fe.Code != EINVALID || statusOf(fe) != 400 {
 				t.Fatalf("Validate = %v, want a 400 VALIDATION_ERROR", err)
 			}
 			if len(fe.Details) == 0 || fe.Details[0].Field != tt.wantField {

@@ -56,7 +56,7 @@ func TestPublishingPlan(t *testing.T) {
 				if !ok {
 					t.Fatalf("err = %v, want %s", err, tc.err)
 				}
-				got := strings.TrimSpace(strings.Join(append([]string{strconv.Itoa(e.Status)}, fields(e)...), " "))
+				got := strings.TrimSpace(strings.Join(append([]string{strconv.Itoa(statusOf(e))}, fields(e)...), " "))
 				if got != tc.err {
 					t.Errorf("err = %q, want %q", got, tc.err)
 				}

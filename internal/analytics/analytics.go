@@ -230,7 +230,7 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 	}
 	path, query, ok := normalizePath(in.Path)
 	if !ok {
-		return "", &folio.Error{Code: folio.EINVALID, Message: "Validation failed.", Status: 422,
+		return "", &folio.Error{Code: folio.EINVALID, Message: "Validation failed.", RuleBroken: true,
 			Details: []folio.FieldError{{Field: "path", Message: "is not a valid path or URL"}}}
 	}
 	if s.bots.isBot(userAgent) {

@@ -385,7 +385,7 @@ func TestCollectRejectsBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Collect(context.Background(), &folio.CollectInput{Type: "click", Path: "/"}, "192.0.2.1", browserUA)
-	if fe, ok := err.(*folio.Error); !ok || fe.Status != 422 {
+	if fe, ok := err.(*folio.Error); !ok || fe.Code != folio.EINVALID || !fe.RuleBroken {
 		t.Errorf("bad type: %v", err)
 	}
 	if len(s.queue) != 0 {

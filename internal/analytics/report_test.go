@@ -421,7 +421,7 @@ func TestParseRange(t *testing.T) {
 			r, err := s.ParseRange(tc.start, tc.end)
 			if tc.status != 0 {
 				fe, ok := err.(*folio.Error)
-				if !ok || fe.Status != tc.status || len(fe.Details) == 0 || fe.Details[0].Field != tc.field {
+				if !ok || fe.Code != folio.EINVALID || fe.RuleBroken != (tc.status == 422) || len(fe.Details) == 0 || fe.Details[0].Field != tc.field {
 					t.Fatalf("got %v, want %d on %s", err, tc.status, tc.field)
 				}
 				return

@@ -277,7 +277,7 @@ func TestReadRefusesPathTricks(t *testing.T) {
 			data := zipOf(t, files...)
 			_, err := archive.Read(bytes.NewReader(data), int64(len(data)))
 			var fe *folio.Error
-			if !errors.As(err, &fe) || fe.Status != 400 || fe.Code != folio.EINVALID {
+			if !errors.As(err, &fe) || fe.RuleBroken || fe.Code != folio.EINVALID {
 				t.Fatalf("Read = %v, want a 400 VALIDATION_ERROR", err)
 			}
 		})

@@ -82,7 +82,7 @@ func (s *Service) durationError(field string) error {
 	for i, o := range s.Config.DurationOptions {
 		opts[i] = strconv.Itoa(o)
 	}
-	return &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+	return &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 		Details: []folio.FieldError{{Field: field, Message: "must be one of " + strings.Join(opts, ", ") + " (minutes)"}}}
 }
 
@@ -201,7 +201,7 @@ func (s *Service) AvailableDays(ctx context.Context, from, to, typeSlug string, 
 	n := 0
 	for d := f; d != last; d = d.AddDays(1) {
 		if n++; n >= MaxDaysRange || d.String() > last.String() {
-			return nil, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+			return nil, &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 				Details: []folio.FieldError{{Field: "to", Message: fmt.Sprintf("must be on or after from and at most %d days later", MaxDaysRange-1)}}}
 		}
 	}

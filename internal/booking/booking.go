@@ -278,7 +278,7 @@ func (s *Service) replay(ctx context.Context, key, hash string) (Answer, bool, e
 		return Answer{}, true, err
 	}
 	if prev.RequestHash != hash {
-		return Answer{}, true, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "This Idempotency-Key was already used with a different request.",
+		return Answer{}, true, &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "This Idempotency-Key was already used with a different request.",
 			Details: []folio.FieldError{{Field: "Idempotency-Key", Message: "was used with a different request body; use a new key for a new booking"}}}
 	}
 	if prev.Status == folio.BookingConfirmed && prev.ResponseStatus != 0 {
@@ -338,7 +338,7 @@ func requestHash(req folio.BookingRequest) string {
 }
 
 func notOffered(field string) error {
-	return &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+	return &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 		Details: []folio.FieldError{{Field: field, Message: "is not an offered slot: pick a start listed by GET /api/schedule/available"}}}
 }
 

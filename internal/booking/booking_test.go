@@ -75,7 +75,13 @@ func status(err error) int {
 	if !errors.As(err, &fe) {
 		return 0
 	}
-	return fe.Status
+	switch {
+	case fe.Code != folio.EINVALID:
+		return 0
+	case fe.RuleBroken:
+		return 422 // as httpapi answers it
+	}
+	return 400
 }
 
 func countBookings(t testing.TB, db *sqldb.DB) int {

@@ -161,7 +161,7 @@ func (s *Service) CancelByID(ctx context.Context, id string, in folio.CancelInpu
 func validReason(r string) (string, error) {
 	r = strings.TrimSpace(r)
 	if !utf8.ValidString(r) || utf8.RuneCountInString(r) > MaxCancelReason {
-		return "", &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+		return "", &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 			Details: []folio.FieldError{{Field: "reason", Message: fmt.Sprintf("must be text of at most %d characters", MaxCancelReason)}}}
 	}
 	return r, nil

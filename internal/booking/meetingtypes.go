@@ -45,7 +45,7 @@ func (s *Service) resolveType(ctx context.Context, slug string, duration int, du
 		for _, t := range ts {
 			if t.Slug == slug {
 				if duration != 0 && duration != t.DurationMinutes {
-					return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+					return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 						Details: []folio.FieldError{{Field: durationField, Message: fmt.Sprintf("must be %d (the duration of type %s) or absent", t.DurationMinutes, slug)}}}
 				}
 				return t, nil
@@ -55,7 +55,7 @@ func (s *Service) resolveType(ctx context.Context, slug string, duration int, du
 		for i, t := range ts {
 			slugs[i] = t.Slug
 		}
-		return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, Status: 422, Message: "Validation failed.",
+		return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 			Details: []folio.FieldError{{Field: "type", Message: "must be one of " + strings.Join(slugs, ", ")}}}
 	}
 	if duration == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"log/slog"
 	"net"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/archive"
 	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
@@ -42,8 +44,10 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 	srv := &httpapi.Server{
 		DB: db, Logger: log, AccessLog: true,
-		Content:             content.New(db.Content),
-		Contact:             db.Contact,
+		Content: content.New(db.Content),
+		Contact: db.Contact,
+		Health:  db, Notifier: db, Unavailable: sqldb.IsUnavailable, MediaLibrary: db.Content, Webhooks: db.Webhooks, AuditLog: db.Audit, Users: db.Identity,
+		Archive:             archiveExporter{db},
 		RequestTimeout:      cfg.RequestTimeout,
 		SiteURL:             cfg.SiteURL,
 		PublicCacheSize:     cfg.PublicCacheSize,
@@ -254,4 +258,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 // slogErrorLog routes net/http's own error messages (TLS handshakes, bad requests) into slog.
 func slogErrorLog(l *slog.Logger) *log.Logger {
 	return slog.NewLogLogger(l.Handler(), slog.LevelWarn)
+}
+
+// archiveExporter is GET /api/export's view of the database (internal/archive).
+type archiveExporter struct{ db *sqldb.DB }
+
+func (a archiveExporter) Export(ctx context.Context, media folio.BlobStore, w io.Writer) error {
+	return archive.Export(ctx, a.db.Archive, media, w)
 }

@@ -20,7 +20,7 @@ func auditSubject(r *http.Request, userID, resourceID string) {
 	}
 }
 
-// recordAudit writes the audit entry of a request that warrants one (contract §6): every unsafe
+// recordAudit writes the audit entry of a request that warrants one (docs/api.md, Authentication and permissions): every unsafe
 // request by a key or session, and every request to a route marked AuditAlways (sign-in),
 // whatever its outcome. It runs in the route table's layer, so no handler has to remember it.
 func (s *Server) recordAudit(w http.ResponseWriter, r *http.Request, rt route, n *requestRecord) {
@@ -171,8 +171,10 @@ func humanDuration(secs int) string {
 	}
 }
 
-// auditRoutes serve the audit log to admins.
-func (s *Server) auditRoutes() []route {
+// auditAPI serves the audit log to admins.
+type auditAPI struct{ *Server }
+
+func (s auditAPI) routes() []route {
 	return []route{
 		{Method: "GET", Pattern: "/api/audit", Handle: s.listAudit, Level: folio.LevelAdmin,
 			Tag: "Audit", Summary: "The audit log, newest first: writes by keys and sessions, sign-ins, TOTP changes, key and session revocations",
@@ -193,7 +195,7 @@ type auditList struct {
 	Limit   int                `json:"limit"`
 }
 
-func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
+func (s auditAPI) listAudit(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	page, limit, err := pageParams(r)
 	if err != nil {
@@ -227,7 +229,7 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) error {
 			s.log(r).Warn("audit log: flush before listing failed", "error", err.Error())
 		}
 	}
-	entries, total, err := s.DB.Audit.AuditEntries(r.Context(), f)
+	entries, total, err := s.AuditLog.AuditEntries(r.Context(), f)
 	if err != nil {
 		return err
 	}

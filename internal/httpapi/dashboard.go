@@ -8,11 +8,13 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// dashboardRoutes are the few routes the admin dashboard needs beyond the resources: whether the
+// dashboardAPI serves the few routes the admin dashboard needs beyond the resources: whether the
 // instance still needs its first user (public, one boolean), which optional features are
 // configured (authenticated), and a Markdown preview through the same renderer the published
 // pages use (write).
-func (s *Server) dashboardRoutes() []route {
+type dashboardAPI struct{ *Server }
+
+func (s dashboardAPI) routes() []route {
 	return []route{
 		{Method: "GET", Pattern: "/api/setup", Handle: s.setupState,
 			Tag: "Dashboard", Summary: "Whether this instance still needs its first user (so the sign-in form can say how to make one); reveals nothing else",
@@ -52,8 +54,8 @@ type previewOutput struct {
 	HTML string `json:"html" doc:"sanitized HTML, identical to contentHtml of a post with this content"`
 }
 
-func (s *Server) setupState(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.DB.Identity.CountUsers(r.Context())
+func (s dashboardAPI) setupState(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.Users.CountUsers(r.Context())
 	if err != nil {
 		return err
 	}
@@ -61,7 +63,7 @@ func (s *Server) setupState(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, setupState{NeedsOwner: n == 0})
 }
 
-func (s *Server) listFeatures(w http.ResponseWriter, r *http.Request) error {
+func (s dashboardAPI) listFeatures(w http.ResponseWriter, r *http.Request) error {
 	fs := make([]Feature, 0, len(s.Features))
 	for _, f := range s.Features {
 		if f.Missing == nil {
@@ -73,13 +75,13 @@ func (s *Server) listFeatures(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, featureList{Features: fs})
 }
 
-func (s *Server) previewMarkdown(w http.ResponseWriter, r *http.Request) error {
+func (s dashboardAPI) previewMarkdown(w http.ResponseWriter, r *http.Request) error {
 	var in previewInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
 	if utf8.RuneCountInString(in.Content) > folio.MaxPostContentLen {
-		return &folio.Error{Code: folio.EINVALID, Status: http.StatusUnprocessableEntity, Message: "Validation failed.",
+		return &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 			Details: []folio.FieldError{{Field: "content", Message: fmt.Sprintf("must be at most %d characters", folio.MaxPostContentLen)}}}
 	}
 	return writeJSON(w, http.StatusOK, previewOutput{HTML: renderMarkdown(in.Content)})

@@ -87,7 +87,7 @@ func jsonTypeName(kind string) string {
 }
 
 // pageParams reads page (≥ 1, default 1) and limit (1..100, default 10) from the query; anything
-// else is a 400 (contract §4).
+// else is a 400 (docs/api.md, Conventions).
 func pageParams(r *http.Request) (page, limit int, err error) {
 	return pageValues(r.URL.Query())
 }

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// statusOf maps every error code to its one HTTP status (contract §1).
+// statusOf maps every error code to its HTTP status (docs/api.md, Conventions); a VALIDATION_ERROR that
+// breaks a rule is 422 (httpStatus).
 var statusOf = map[string]int{
 	folio.EINVALID:      http.StatusBadRequest,
 	folio.EUNAUTHORIZED: http.StatusUnauthorized,
@@ -51,7 +51,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		switch {
 		case errors.Is(err, errRequestTimeout) || errors.Is(context.Cause(r.Context()), errRequestTimeout):
 			fe = folio.Errorf(folio.EUNAVAILABLE, "The request took too long; please try again.")
-		case sqldb.IsUnavailable(err):
+		case s.Unavailable != nil && s.Unavailable(err):
 			s.log(r).Warn("database unavailable", "error", err.Error())
 			fe = folio.Errorf(folio.EUNAVAILABLE, "The database is unreachable right now; please try again shortly.")
 		default:
@@ -60,13 +60,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	}
 	fe = fe.CapDetails()
-	status := fe.Status
-	if status == 0 {
-		status = statusOf[fe.Code]
-		if status == 0 {
-			status = http.StatusInternalServerError
-		}
-	}
+	status := httpStatus(fe)
 	body := errorBody{Error: errorDetail{Code: fe.Code, Message: fe.Message, Details: fe.Details, Timestamp: s.now().UTC()}}
 	if body.Error.Details == nil {
 		body.Error.Details = []folio.FieldError{}
@@ -76,14 +70,35 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		body.Error.RetryAfter = &ra
 		w.Header().Set("Retry-After", strconv.Itoa(ra))
 	}
-	if fe.Allow != "" {
-		w.Header().Set("Allow", fe.Allow)
+	var me *methodError
+	if errors.As(err, &me) {
+		w.Header().Set("Allow", me.allow)
 	}
 	if status >= 500 && fe.Code != folio.EINTERNAL {
 		s.log(r).Warn("request failed", "code", fe.Code, "message", fe.Message)
 	}
 	writeJSON(w, status, body)
 }
+
+// httpStatus is the one place an error's code becomes its HTTP status.
+func httpStatus(fe *folio.Error) int {
+	if fe.Code == folio.EINVALID && fe.RuleBroken {
+		return http.StatusUnprocessableEntity
+	}
+	if status, ok := statusOf[fe.Code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
+}
+
+// methodError is the 405 of a path served for other methods; Allow lists them.
+type methodError struct {
+	err   *folio.Error
+	allow string
+}
+
+func (e *methodError) Error() string { return e.err.Error() }
+func (e *methodError) Unwrap() error { return e.err }
 
 // writeJSON writes v as the JSON response body with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) error {

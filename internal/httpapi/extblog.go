@@ -79,19 +79,23 @@ const (
 	maxWebhookBody      = 1 << 20
 )
 
-func (s *Server) extblogRoutes() []route {
+// extblogAPI serves the external blog platform's listing, the dashboard's publish routes and
+// the inbound webhook.
+type extblogAPI struct{ *Server }
+
+func (s extblogAPI) routes() []route {
 	perm := crossPublishPerm
 	return []route{
-		{Method: "GET", Pattern: "/api/posts", Handle: s.listExtblogPosts,
+		{Method: "GET", Pattern: "/api/posts", Handle: s.listExtblogPosts, Needs: needExtblog,
 			Tag: "External blog", Summary: "List the posts of the external blog platform's publication (cached; X-Cache: HIT, MISS or STALE)",
 			Query: []param{pageParam, limitParam}, Status: http.StatusOK, Resp: extblogPostList{}, Errors: []int{502, 503}},
-		{Method: "POST", Pattern: "/api/extblog/publish", Handle: s.extblogPublish, Perm: perm,
+		{Method: "POST", Pattern: "/api/extblog/publish", Handle: s.extblogPublish, Perm: perm, Needs: needExtblogPublishing,
 			Tag: "External blog", Summary: "Publish an article on the platform, or update the post it already has (never a duplicate)",
 			Body: extblogArticleRequest{}, Status: http.StatusOK, Resp: extblogPublishResult{}, Errors: []int{413, 502, 503}},
-		{Method: "POST", Pattern: "/api/extblog/unpublish", Handle: s.extblogUnpublish, Perm: perm,
+		{Method: "POST", Pattern: "/api/extblog/unpublish", Handle: s.extblogUnpublish, Perm: perm, Needs: needExtblogPublishing,
 			Tag: "External blog", Summary: "Take an article's post off the platform (removePost; the article keeps its extblogId)",
 			Body: extblogArticleRequest{}, Status: http.StatusOK, Resp: extblogResult{}, Errors: []int{404, 413, 502, 503}},
-		{Method: "DELETE", Pattern: "/api/extblog/delete", Handle: s.extblogDelete, Perm: perm,
+		{Method: "DELETE", Pattern: "/api/extblog/delete", Handle: s.extblogDelete, Perm: perm, Needs: needExtblogPublishing,
 			Tag: "External blog", Summary: "Remove an article's post from the platform and clear its extblogId",
 			Body: extblogArticleRequest{}, Status: http.StatusOK, Resp: extblogResult{}, Errors: []int{409, 413, 503}},
 		{Method: "POST", Pattern: "/api/extblog/webhook", Handle: s.extblogWebhook, Limit: limitExempt,
@@ -143,34 +147,15 @@ func decodeListing(b []byte) (cachedListing, bool) {
 	return cachedListing{Gen: binary.BigEndian.Uint64(b[:8]), Body: b[8:]}, true
 }
 
-// unconfigured is the 503 of a platform route whose platform is not set up.
-func (s *Server) extblogUnconfigured() error {
-	missing := []string{"EXTBLOG_API_TOKEN", "EXTBLOG_PUBLICATION_ID"}
-	if s.ExtBlog != nil && len(s.ExtBlog.Missing) > 0 {
-		missing = s.ExtBlog.Missing
-	}
-	return folio.Errorf(folio.EUNAVAILABLE, "The external blog platform is not configured: set %s.", strings.Join(missing, " and "))
-}
-
-func (s *Server) extblogPlatform() (*ExtBlog, error) {
-	if s.ExtBlog == nil || s.ExtBlog.Platform == nil {
-		return nil, s.extblogUnconfigured()
-	}
-	return s.ExtBlog, nil
-}
-
 // listExtblogPosts serves GET /api/posts from the cache: fresh copies (younger than CacheTTL and
 // of the current generation) are a HIT; otherwise one shared fetch per page/limit refreshes the
 // copy (MISS); when that fetch fails, an older copy is served (STALE) if one is kept.
-func (s *Server) listExtblogPosts(w http.ResponseWriter, r *http.Request) error {
+func (s extblogAPI) listExtblogPosts(w http.ResponseWriter, r *http.Request) error {
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
 	}
-	eb, err := s.extblogPlatform()
-	if err != nil {
-		return err
-	}
+	eb := s.ExtBlog // configured: the route needs it
 	store := eb.cache()
 	ctx := r.Context()
 	key := fmt.Sprintf("extblog:posts:%d:%d", page, limit)
@@ -240,7 +225,7 @@ func (s *Server) listExtblogPosts(w http.ResponseWriter, r *http.Request) error 
 
 // listingAnswer writes the outcome of a listing fetch: the fresh copy, else the stale one, else
 // the platform's error.
-func (s *Server) listingAnswer(w http.ResponseWriter, r *http.Request, v any, err error, stale *cachedListing) error {
+func (s extblogAPI) listingAnswer(w http.ResponseWriter, r *http.Request, v any, err error, stale *cachedListing) error {
 	if err != nil {
 		if stale != nil {
 			s.log(r).Warn("external blog platform failed; serving the stale listing", "error", err.Error())
@@ -265,7 +250,7 @@ type listingResult struct {
 const staleWait = 3 * time.Second
 
 // readListing returns the kept copy of key (nil when none) and whether it is fresh.
-func (s *Server) readListing(r *http.Request, store folio.Cache, key string, gen uint64, usable bool) (*cachedListing, bool) {
+func (s extblogAPI) readListing(r *http.Request, store folio.Cache, key string, gen uint64, usable bool) (*cachedListing, bool) {
 	if !usable {
 		return nil, false
 	}
@@ -394,27 +379,12 @@ func articleID(w http.ResponseWriter, r *http.Request) (string, error) {
 	return id, nil
 }
 
-func (s *Server) extblogPublisher() (ExtBlogPublisher, error) {
-	eb, err := s.extblogPlatform()
-	if err != nil {
-		return nil, err
-	}
-	if eb.Publisher == nil {
-		return nil, s.extblogUnconfigured()
-	}
-	return eb.Publisher, nil
-}
-
-func (s *Server) extblogPublish(w http.ResponseWriter, r *http.Request) error {
+func (s extblogAPI) extblogPublish(w http.ResponseWriter, r *http.Request) error {
 	id, err := articleID(w, r)
 	if err != nil {
 		return err
 	}
-	p, err := s.extblogPublisher()
-	if err != nil {
-		return err
-	}
-	postID, err := p.Publish(r.Context(), id)
+	postID, err := s.ExtBlog.Publisher.Publish(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -423,16 +393,12 @@ func (s *Server) extblogPublish(w http.ResponseWriter, r *http.Request) error {
 		Message: "The article is published on the external blog platform."})
 }
 
-func (s *Server) extblogUnpublish(w http.ResponseWriter, r *http.Request) error {
+func (s extblogAPI) extblogUnpublish(w http.ResponseWriter, r *http.Request) error {
 	id, err := articleID(w, r)
 	if err != nil {
 		return err
 	}
-	p, err := s.extblogPublisher()
-	if err != nil {
-		return err
-	}
-	if err := p.Unpublish(r.Context(), id); err != nil {
+	if err := s.ExtBlog.Publisher.Unpublish(r.Context(), id); err != nil {
 		return err
 	}
 	s.invalidateExtblogListing(r)
@@ -440,16 +406,12 @@ func (s *Server) extblogUnpublish(w http.ResponseWriter, r *http.Request) error 
 		Message: "The article is unpublished from the external blog platform."})
 }
 
-func (s *Server) extblogDelete(w http.ResponseWriter, r *http.Request) error {
+func (s extblogAPI) extblogDelete(w http.ResponseWriter, r *http.Request) error {
 	id, err := articleID(w, r)
 	if err != nil {
 		return err
 	}
-	p, err := s.extblogPublisher()
-	if err != nil {
-		return err
-	}
-	if err := p.Delete(r.Context(), id); err != nil {
+	if err := s.ExtBlog.Publisher.Delete(r.Context(), id); err != nil {
 		return err
 	}
 	s.invalidateExtblogListing(r)
@@ -459,7 +421,7 @@ func (s *Server) extblogDelete(w http.ResponseWriter, r *http.Request) error {
 
 // extblogWebhook verifies, decodes and applies one platform event. The signature is checked
 // over the raw bytes before anything is parsed.
-func (s *Server) extblogWebhook(w http.ResponseWriter, r *http.Request) error {
+func (s extblogAPI) extblogWebhook(w http.ResponseWriter, r *http.Request) error {
 	raw, err := readRawBody(w, r, maxWebhookBody)
 	if err != nil {
 		return err
@@ -492,11 +454,12 @@ func (s *Server) extblogWebhook(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	p, err := s.extblogPublisher()
-	if err != nil {
+	// The route has no Needs: a delivery is verified before anything else is answered, so an
+	// unconfigured platform is a 503 only for a correctly signed delivery.
+	if err := needExtblogPublishing.missing(s.Server); err != nil {
 		return err
 	}
-	applied, err := p.ApplyWebhook(r.Context(), ev)
+	applied, err := eb.Publisher.ApplyWebhook(r.Context(), ev)
 	if err != nil {
 		return err
 	}
@@ -517,8 +480,8 @@ func (s *Server) invalidateExtblogListing(r *http.Request) {
 	if _, err := s.ExtBlog.cache().Bump(ctx, scopeExtblogPosts); err != nil {
 		s.log(r).Warn("extblog cache invalidation failed", "error", err.Error())
 	}
-	if s.DB != nil {
-		if err := s.DB.Notify(ctx, scopeExtblogPosts); err != nil {
+	if s.Notifier != nil {
+		if err := s.Notifier.Notify(ctx, scopeExtblogPosts); err != nil {
 			s.log(r).Warn("extblog cache invalidation notify failed", "error", err.Error())
 		}
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/archive"
 	"github.com/foliohq/folio/internal/ratelimit"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -47,6 +49,7 @@ func newTestServer(t *testing.T, db *sqldb.DB, tweak ...func(*Server)) *testServ
 	t.Helper()
 	s := &Server{DB: db, Auth: testActors, Limiter: ratelimit.NewMemory(time.Now), PublicCacheSize: 100,
 		Limits: Limits{Public: 1000, Authenticated: 1000, Admin: 5000, Helper: 5}, SiteURL: "http://folio.test"}
+	withStores(s, db)
 	for _, f := range tweak {
 		f(s)
 	}
@@ -55,6 +58,20 @@ func newTestServer(t *testing.T, db *sqldb.DB, tweak ...func(*Server)) *testServ
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 	return &testServer{Server: s, URL: hs.URL, t: t}
+}
+
+// withStores gives s the narrow stores of db, as internal/cli does.
+func withStores(s *Server, db *sqldb.DB) {
+	s.Health, s.Notifier, s.Unavailable = db, db, sqldb.IsUnavailable
+	s.MediaLibrary, s.Webhooks, s.AuditLog, s.Users = db.Content, db.Webhooks, db.Audit, db.Identity
+	s.Archive = archiveOf{db}
+}
+
+// archiveOf exports db's archive, as internal/cli's exporter does.
+type archiveOf struct{ db *sqldb.DB }
+
+func (a archiveOf) Export(ctx context.Context, media folio.BlobStore, w io.Writer) error {
+	return archive.Export(ctx, a.db.Archive, media, w)
 }
 
 type response struct {

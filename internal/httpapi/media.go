@@ -33,51 +33,48 @@ type generateImageInput struct {
 	Size   string  `json:"size,omitempty" doc:"one of IMAGE_ALLOWED_SIZES (default the first)"`
 }
 
-func (s *Server) mediaRoutes() []route {
+// mediaAPI serves uploads, the media library and image generation.
+type mediaAPI struct{ *Server }
+
+func (s mediaAPI) routes() []route {
 	return []route{
-		{Method: "POST", Pattern: "/api/media/upload", Handle: s.uploadMedia, Level: folio.LevelWrite,
+		{Method: "POST", Pattern: "/api/media/upload", Handle: s.uploadMedia, Level: folio.LevelWrite, Needs: needMediaStorage,
 			Tag: "Media", Summary: "Upload a file (multipart part \"file\"); the type is sniffed from the bytes; images lose their metadata, are turned upright and get variants and a blurhash; over MEDIA_MAX_PIXELS is 422",
 			BodyType: "multipart/form-data", Status: http.StatusCreated, Resp: folio.MediaObject{}, Errors: []int{413, 415, 422, 503}},
 		{Method: "GET", Pattern: "/api/media", Handle: s.listMedia, Level: folio.LevelWrite,
 			Tag: "Media", Summary: "List stored media, newest first (the dashboard's media library)",
 			Query: []param{pageParam, limitParam}, Status: http.StatusOK, Resp: mediaList{}},
-		{Method: "POST", Pattern: "/api/ai/generate-image", Handle: s.generateImage, Level: folio.LevelWrite, Limit: limitHelperKey,
+		{Method: "POST", Pattern: "/api/ai/generate-image", Handle: s.generateImage, Level: folio.LevelWrite, Limit: limitHelperKey, Needs: needImageGeneration,
 			Tag: "Media", Summary: "Generate an image from a prompt and store it in media storage",
 			Body: generateImageInput{}, Status: http.StatusOK, Resp: folio.GeneratedImage{}, Errors: []int{413, 422, 502, 503}},
 	}
 }
 
-func (s *Server) uploadMedia(w http.ResponseWriter, r *http.Request) error {
-	if s.Uploader == nil {
-		return folio.Errorf(folio.EUNAVAILABLE, "Media storage is not configured.")
-	}
+func (s mediaAPI) uploadMedia(w http.ResponseWriter, r *http.Request) error {
 	http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadReadTimeout))
 	obj, err := s.Uploader.FromMultipart(r.Context(), r)
 	if err != nil {
 		return err
 	}
-	if err := s.DB.Content.RecordMedia(r.Context(), obj, "upload", "", folio.ActorFrom(r.Context()).UserID); err != nil {
+	if err := s.MediaLibrary.RecordMedia(r.Context(), obj, "upload", "", folio.ActorFrom(r.Context()).UserID); err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusCreated, obj)
 }
 
-func (s *Server) listMedia(w http.ResponseWriter, r *http.Request) error {
+func (s mediaAPI) listMedia(w http.ResponseWriter, r *http.Request) error {
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
 	}
-	items, total, err := s.DB.Content.Media(r.Context(), page, limit)
+	items, total, err := s.MediaLibrary.Media(r.Context(), page, limit)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, mediaList{Media: items, Pagination: newPagination(page, limit, total)})
 }
 
-func (s *Server) generateImage(w http.ResponseWriter, r *http.Request) error {
-	if s.ImageStudio == nil || s.ImageStudio.Generator == nil {
-		return folio.Errorf(folio.EUNAVAILABLE, "Image generation is not configured: set IMAGE_API_KEY.")
-	}
+func (s mediaAPI) generateImage(w http.ResponseWriter, r *http.Request) error {
 	var in generateImageInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
@@ -90,7 +87,7 @@ func (s *Server) generateImage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.DB.Content.RecordMedia(r.Context(), obj, "ai", prompt, folio.ActorFrom(r.Context()).UserID); err != nil {
+	if err := s.MediaLibrary.RecordMedia(r.Context(), obj, "ai", prompt, folio.ActorFrom(r.Context()).UserID); err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, img)

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/httpapi/respcache"
 )
 
 // metrics holds the server's Prometheus collectors in a registry of its own, so several servers
@@ -74,14 +75,14 @@ func newMetrics() *metrics {
 }
 
 // watchCache exports the response cache's size.
-func (m *metrics) watchCache(c *responseCache) {
+func (m *metrics) watchCache(c *respcache.Cache) {
 	m.registry.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_response_cache_bytes",
 			Help: "Bytes the public response cache holds (bounded by FOLIO_PUBLIC_CACHE_BYTES)."},
-			func() float64 { _, b := c.stats(); return float64(b) }),
+			func() float64 { _, b := c.Stats(); return float64(b) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_response_cache_entries",
 			Help: "Responses the public response cache holds."},
-			func() float64 { n, _ := c.stats(); return float64(n) }))
+			func() float64 { n, _ := c.Stats(); return float64(n) }))
 }
 
 // watchAudit exports how many audit entries were dropped because the audit queue was full.

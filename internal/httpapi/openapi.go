@@ -18,7 +18,10 @@ import (
 // response bodies, so it cannot drift from what the server does; a test checks real responses
 // against it.
 
-func (s *Server) docsRoutes() []route {
+// docsAPI serves the OpenAPI document and the documentation page.
+type docsAPI struct{ *Server }
+
+func (s docsAPI) routes() []route {
 	return []route{
 		{Method: "GET", Pattern: "/api/openapi.json", Handle: s.openAPIHandler, Tag: "Meta",
 			Summary: "This OpenAPI 3.1 document", Status: http.StatusOK, Resp: map[string]any{}},
@@ -27,7 +30,7 @@ func (s *Server) docsRoutes() []route {
 	}
 }
 
-func (s *Server) openAPIHandler(w http.ResponseWriter, r *http.Request) error {
+func (s docsAPI) openAPIHandler(w http.ResponseWriter, r *http.Request) error {
 	s.openapiOnce.Do(func() { s.openapiDoc = s.OpenAPI() })
 	return writeJSON(w, http.StatusOK, s.openapiDoc)
 }
@@ -35,7 +38,7 @@ func (s *Server) openAPIHandler(w http.ResponseWriter, r *http.Request) error {
 //go:embed docs.html
 var docsHTML []byte
 
-func (s *Server) docsPage(w http.ResponseWriter, r *http.Request) error {
+func (s docsAPI) docsPage(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'")
@@ -234,7 +237,11 @@ func (s *Server) OpenAPI() map[string]any {
 			if rt.ErrorResp != nil && code != 401 && code != 403 && code != 429 {
 				sch = g.schema(reflect.TypeOf(rt.ErrorResp))
 			}
-			responses[strconv.Itoa(code)] = map[string]any{"description": http.StatusText(code),
+			desc := http.StatusText(code)
+			if code == http.StatusServiceUnavailable && rt.Needs != needNothing {
+				desc = rt.Needs.doc()
+			}
+			responses[strconv.Itoa(code)] = map[string]any{"description": desc,
 				"content": map[string]any{"application/json": map[string]any{"schema": sch}}}
 		}
 		op["responses"] = responses

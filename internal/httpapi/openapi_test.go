@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,13 +163,13 @@ func TestHealthReadyMetrics(t *testing.T) {
 func TestPanicRecovery(t *testing.T) {
 	ts := newTestServer(t, foliotest.MustOpenSQLite(t))
 	h := ts.outer(ts.adapt(route{Handle: func(w http.ResponseWriter, r *http.Request) error { panic("secret internal detail") }}))
-	rec := &recorder{header: http.Header{}}
+	rec := httptest.NewRecorder()
 	req, _ := http.NewRequest("GET", "/api/boom", nil)
 	h.ServeHTTP(rec, req)
-	if rec.status != 500 || strings.Contains(rec.body.String(), "secret") || !strings.Contains(rec.body.String(), "SERVER_ERROR") {
-		t.Errorf("panic answer: %d %s", rec.status, rec.body.String())
+	if rec.Code != 500 || strings.Contains(rec.Body.String(), "secret") || !strings.Contains(rec.Body.String(), "SERVER_ERROR") {
+		t.Errorf("panic answer: %d %s", rec.Code, rec.Body.String())
 	}
-	if rec.header.Get("X-Request-Id") == "" {
+	if rec.Header().Get("X-Request-Id") == "" {
 		t.Error("no request id on the 500")
 	}
 	if res := ts.do("GET", "/healthz", "", nil); res.Status != 200 {

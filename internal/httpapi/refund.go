@@ -15,7 +15,7 @@ type limitRefunder interface {
 
 // refundHelperOnConflict gives back the helper-limit count of a request that lost a race
 // (409 CONFLICT on book or reschedule): a visitor whose chosen time was taken a moment earlier
-// must still be able to pick another one (issue 16). The tier count stays.
+// must still be able to pick another one. The tier count stays.
 func (s *Server) refundHelperOnConflict(r *http.Request, err error) {
 	if err == nil || folio.ErrorCode(err) != folio.ECONFLICT {
 		return

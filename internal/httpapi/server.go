@@ -22,6 +22,7 @@ import (
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/content"
+	"github.com/foliohq/folio/internal/httpapi/respcache"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -39,9 +40,23 @@ type Authenticator interface {
 // Server serves the folio API. Fields are set by the caller (internal/cli) before Handler is
 // called; optional collaborators may stay nil.
 type Server struct {
+	// DB is still used by the handlers of other resources (identity, booking, content,
+	// contact); the kernel and the other resources use the narrow stores below (stores.go).
 	DB     *sqldb.DB
 	Logger *slog.Logger
 	Now    func() time.Time
+
+	// Health answers GET /readyz; Notifier reaches the other instances' caches; Unavailable
+	// tells an error of an unreachable database (answered 503, not 500).
+	Health      Pinger
+	Notifier    Notifier
+	Unavailable func(error) bool
+	// MediaLibrary, Webhooks, AuditLog, Users and Archive are the stores of their routes.
+	MediaLibrary MediaLibrary
+	Webhooks     WebhookStore
+	AuditLog     AuditLog
+	Users        UserCounter
+	Archive      Exporter
 
 	Auth     Authenticator
 	Limiter  folio.Limiter
@@ -62,7 +77,7 @@ type Server struct {
 	SiteURL string
 	// PublicCacheSize is how many rendered public responses are kept (0 disables the cache).
 	PublicCacheSize int
-	// PublicCacheBytes bounds the memory of the kept responses (0: DefaultPublicCacheBytes).
+	// PublicCacheBytes bounds the memory of the kept responses (0: respcache.DefaultMaxBytes).
 	PublicCacheBytes int64
 	// SitemapFileURLs is the most URLs one sitemap file holds before /sitemap.xml becomes an
 	// index (0 or more than the protocol's 50,000: 50,000). Files are also split by size, so
@@ -79,7 +94,7 @@ type Server struct {
 	Outbox           *mail.Outbox
 	ContactRecipient folio.MailAddress
 
-	cache   *responseCache
+	cache   *respcache.Cache
 	metrics *metrics
 	// sitemapStore, when set, is read by the sitemap instead of DB (tests count its scans);
 	// sitemapLayout is the sitemap's file count at a cache generation.
@@ -129,12 +144,12 @@ type Server struct {
 	UI http.Handler
 }
 
-// Limits are the per-hour request budgets of contract §3.
+// Limits are the per-hour request budgets (docs/api.md, Authentication and permissions).
 type Limits struct {
 	Public, Authenticated, Admin, Helper int
 	Window                               time.Duration
-	// IPv6Prefix is the prefix length an IPv6 client is counted by in per-IP limits (contract
-	// §6, RATE_LIMIT_IPV6_PREFIX); 0 means 64.
+	// IPv6Prefix is the prefix length an IPv6 client is counted by in per-IP limits
+	// (RATE_LIMIT_IPV6_PREFIX); 0 means 64.
 	IPv6Prefix int
 }
 
@@ -159,6 +174,9 @@ type route struct {
 	Limit limitClass
 	// Cache names the data scope of a public GET whose rendered response may be cached.
 	Cache string
+	// Needs names the optional service the route needs (needs.go); without it, adapt answers
+	// its 503 before the handler runs.
+	Needs need
 
 	// Documentation, also the OpenAPI document.
 	Tag, Summary string
@@ -177,6 +195,9 @@ type route struct {
 	// request of an AuditAlways route (sign-in) is, whoever sends it (audit.go).
 	Audit       string
 	AuditAlways bool
+
+	// queryNames are the names in Query, made once for the response cache's key (adapt).
+	queryNames []string
 }
 
 // param documents a query parameter.
@@ -197,7 +218,7 @@ func (s *Server) Handler() http.Handler {
 		s.Limits.Window = time.Hour
 	}
 	s.metrics = newMetrics()
-	s.cache = newResponseCache(s.PublicCacheSize, s.PublicCacheBytes)
+	s.cache = respcache.New(s.PublicCacheSize, s.PublicCacheBytes)
 	s.metrics.watchCache(s.cache)
 	s.metrics.watchAudit(s)
 	if s.Content == nil && s.DB != nil {
@@ -262,6 +283,9 @@ func (s *Server) now() time.Time {
 // adapt applies a route's row: authenticate, rate-limit, check the permission, then run the
 // handler (through the response cache for public GETs) and render a returned error.
 func (s *Server) adapt(rt route) http.Handler {
+	for _, q := range rt.Query {
+		rt.queryNames = append(rt.queryNames, q.Name)
+	}
 	// A route that may answer from the response cache takes its deadline only where it does
 	// work (serve); every other route's whole request is bounded.
 	serve := func(w http.ResponseWriter, r *http.Request) error { return s.serve(w, r, rt) }
@@ -315,6 +339,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	if err := refuseNULInURL(r); err != nil {
 		return err
 	}
+	if err := rt.Needs.missing(s); err != nil {
+		return err
+	}
 	if !s.cacheable(rt) {
 		return rt.Handle(w, r) // bounded by adapt
 	}
@@ -364,9 +391,8 @@ func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if len(allow) > 0 {
-		e := folio.Errorf(folio.EMETHOD, "%s is not allowed on %s.", r.Method, r.URL.Path)
-		e.Allow = strings.Join(allow, ", ")
-		return e
+		return &methodError{err: folio.Errorf(folio.EMETHOD, "%s is not allowed on %s.", r.Method, r.URL.Path),
+			allow: strings.Join(allow, ", ")}
 	}
 	return folio.Errorf(folio.ENOTFOUND, "No route matches %s %s.", r.Method, r.URL.Path)
 }
@@ -420,7 +446,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 	case limitHelperIP:
 		checks = append(checks, check{"helper:" + r.Pattern + ":" + s.limitIP(r), s.Limits.Helper})
 	case limitHelperLogin:
-		// Sign-in: only failed attempts count (contract §6). The budget is peeked here and the
+		// Sign-in: only failed attempts count (docs/api.md). The budget is peeked here and the
 		// handler counts a failure (countFailedSignIn), so a correct password never locks its
 		// owner out.
 		key := "helper:signin:" + s.loginLimitKey(r)
@@ -465,7 +491,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 }
 
 // exemptRateHeaders gives a route exempt from the limits (the signed webhook) the X-RateLimit-*
-// headers every /api response carries (contract §3): the caller's public-tier budget, read
+// headers every /api response carries (docs/api.md): the caller's public-tier budget, read
 // with Peek so that deliveries never spend it.
 func (s *Server) exemptRateHeaders(w http.ResponseWriter, r *http.Request) {
 	if s.Limiter == nil || s.Limits.Public <= 0 {
@@ -558,7 +584,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.DB.Ping(ctx); err != nil {
+	if err := s.Health.Ping(ctx); err != nil {
 		s.log(r).Warn("readiness check failed", "error", err.Error())
 		s.writeError(w, r, folio.Errorf(folio.EUNAVAILABLE, "The database is unreachable."))
 		return

@@ -64,7 +64,7 @@ func (s *Server) sitemapLimits() (urls, size int) {
 	size = sitemapProtocolBytes
 	if s.cacheable(s.sitemapRoute()) {
 		// The longest key of a sitemap file: the path and ?page= with a large number.
-		if b := s.cache.entryBodyLimit(len(sitemapPath) + len("?page=") + 20); b < int64(size) {
+		if b := s.cache.EntryBodyLimit(len(sitemapPath) + len("?page=") + 20); b < int64(size) {
 			size = max(int(b), sitemapMinBytes)
 		}
 	}
@@ -172,7 +172,7 @@ func (s *Server) sitemap(w http.ResponseWriter, r *http.Request) error {
 	var gen uint64
 	cached := s.cacheable(s.sitemapRoute())
 	if cached {
-		gen = s.cache.gen(scopeSitemap).Load()
+		gen = s.cache.Generation(scopeSitemap).Load()
 		if l := s.sitemapLayout.Load(); l != nil && l.gen == gen && want > max(l.files, 1) {
 			return sitemapPageNotFound(want)
 		}

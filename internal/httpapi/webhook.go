@@ -9,7 +9,10 @@ import (
 	"github.com/foliohq/folio/internal/webhook"
 )
 
-func (s *Server) webhookRoutes() []route {
+// webhookAPI manages the outgoing webhooks and their delivery logs.
+type webhookAPI struct{ *Server }
+
+func (s webhookAPI) routes() []route {
 	return []route{
 		{Method: "POST", Pattern: "/api/webhooks", Handle: s.createWebhook, Level: folio.LevelAdmin,
 			Tag: "Webhooks", Summary: "Create an outgoing webhook; the signing secret (whsec_…) is in the response and never shown again. " +
@@ -46,7 +49,7 @@ type deliveryList struct {
 	Pagination pagination              `json:"pagination"`
 }
 
-func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
+func (s webhookAPI) createWebhook(w http.ResponseWriter, r *http.Request) error {
 	var in folio.WebhookInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
@@ -65,53 +68,53 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) error {
 		h.Description = strings.TrimSpace(*in.Description)
 	}
 	secret := webhook.NewSecret()
-	if err := s.DB.Webhooks.CreateWebhook(r.Context(), h, secret); err != nil {
+	if err := s.Webhooks.CreateWebhook(r.Context(), h, secret); err != nil {
 		return err
 	}
 	w.Header().Set("Location", "/api/webhooks/"+h.ID)
 	return writeJSON(w, http.StatusCreated, createdWebhook{Webhook: h, Secret: secret})
 }
 
-func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
-	hooks, err := s.DB.Webhooks.Webhooks(r.Context())
+func (s webhookAPI) listWebhooks(w http.ResponseWriter, r *http.Request) error {
+	hooks, err := s.Webhooks.Webhooks(r.Context())
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, webhookList{Webhooks: hooks})
 }
 
-func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	if err := s.DB.Webhooks.DeleteWebhook(r.Context(), r.PathValue("id")); err != nil {
+func (s webhookAPI) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
+	if err := s.Webhooks.DeleteWebhook(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
+func (s webhookAPI) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	did, err := s.DB.Webhooks.QueueTestDelivery(r.Context(), id, map[string]string{"webhookId": id,
+	did, err := s.Webhooks.QueueTestDelivery(r.Context(), id, map[string]string{"webhookId": id,
 		"message": "This is a test delivery from folio."})
 	if err != nil {
 		return err
 	}
-	d, err := s.DB.Webhooks.OutgoingDelivery(r.Context(), did)
+	d, err := s.Webhooks.OutgoingDelivery(r.Context(), did)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusAccepted, queuedDelivery{Delivery: d.WebhookDelivery})
 }
 
-func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) error {
+func (s webhookAPI) listWebhookDeliveries(w http.ResponseWriter, r *http.Request) error {
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	if _, _, err := s.DB.Webhooks.Webhook(r.Context(), id); err != nil {
+	if _, _, err := s.Webhooks.Webhook(r.Context(), id); err != nil {
 		return err
 	}
-	ds, total, err := s.DB.Webhooks.WebhookDeliveries(r.Context(), id, page, limit)
+	ds, total, err := s.Webhooks.WebhookDeliveries(r.Context(), id, page, limit)
 	if err != nil {
 		return err
 	}

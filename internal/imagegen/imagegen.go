@@ -278,7 +278,7 @@ func (c *Client) statusError(status int, raw []byte) error {
 	var fe *folio.Error
 	switch {
 	case code == "content_policy_violation" || code == "moderation_blocked" || e.Error.Type == "image_generation_user_error":
-		fe = &folio.Error{Code: folio.EINVALID, Status: 422,
+		fe = &folio.Error{Code: folio.EINVALID, RuleBroken: true,
 			Message: "The image provider refused this prompt under its content policy.",
 			Details: []folio.FieldError{{Field: "prompt", Message: "was refused by the image provider's content policy"}}}
 	case status == http.StatusTooManyRequests:

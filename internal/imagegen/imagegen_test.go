@@ -155,8 +155,8 @@ func TestGenerateFailures(t *testing.T) {
 			if !errors.As(err, &fe) {
 				t.Fatalf("err = %v, want a *folio.Error", err)
 			}
-			if fe.Code != tt.wantCode || (tt.wantStatus != 0 && fe.Status != tt.wantStatus) {
-				t.Errorf("err = %v (status %d), want %s %d", err, fe.Status, tt.wantCode, tt.wantStatus)
+			if fe.Code != tt.wantCode || (tt.wantStatus != 0 && (tt.wantStatus == 422) != fe.RuleBroken) {
+				t.Errorf("err = %v (rule broken %v), want %s %d", err, fe.RuleBroken, tt.wantCode, tt.wantStatus)
 			}
 			if tt.wantField != "" && (len(fe.Details) == 0 || fe.Details[0].Field != tt.wantField) {
 				t.Errorf("details = %+v, want field %s", fe.Details, tt.wantField)

@@ -63,7 +63,7 @@ func (u *Uploader) processImage(ctx context.Context, tmp *os.File, contentType s
 	// The header decides, before any pixel is decoded: a small file may declare a huge canvas
 	// (a decompression bomb).
 	if int64(cfg.Width)*int64(cfg.Height) > u.maxPixels() {
-		return nil, &folio.Error{Code: folio.EINVALID, Status: 422,
+		return nil, &folio.Error{Code: folio.EINVALID, RuleBroken: true,
 			Message: fmt.Sprintf("The image is %d×%d pixels; at most %d pixels are accepted.", cfg.Width, cfg.Height, u.maxPixels()),
 			Details: []folio.FieldError{{Field: "file", Message: fmt.Sprintf("more than %d pixels", u.maxPixels())}}}
 	}

@@ -1,0 +1,55 @@
+package httpapi
+
+import (
+	"context"
+	"io"
+
+	"github.com/foliohq/folio"
+)
+
+// The stores the kernel and the resources of this file's neighbours use, each as narrow as its
+// user; internal/cli passes the SQL stores in. (sqldb's record types still appear here until
+// they move to package folio.)
+
+// Pinger tells whether the database answers (GET /readyz).
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Notifier tells every instance that a cache scope changed (the extblog listing).
+type Notifier interface {
+	Notify(ctx context.Context, scope string) error
+}
+
+// MediaLibrary records stored media and lists them (mediaAPI).
+type MediaLibrary interface {
+	RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error
+	Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error)
+}
+
+// WebhookStore keeps the outgoing webhooks and their delivery logs (webhookAPI).
+type WebhookStore interface {
+	CreateWebhook(ctx context.Context, h folio.Webhook, secret string) error
+	Webhooks(ctx context.Context) ([]folio.Webhook, error)
+	Webhook(ctx context.Context, id string) (folio.Webhook, string, error)
+	DeleteWebhook(ctx context.Context, id string) error
+	QueueTestDelivery(ctx context.Context, hookID string, data any) (string, error)
+	OutgoingDelivery(ctx context.Context, id string) (folio.OutgoingDelivery, error)
+	WebhookDeliveries(ctx context.Context, hookID string, page, limit int) ([]folio.WebhookDelivery, int, error)
+}
+
+// AuditLog lists the audit log's entries (auditAPI); audit.Writer writes them.
+type AuditLog interface {
+	AuditEntries(ctx context.Context, f folio.AuditFilter) ([]folio.AuditEntry, int, error)
+}
+
+// Exporter writes the whole-site archive (posts, projects, the profile and the media files of
+// media) as a zip to w (exportAPI; internal/archive).
+type Exporter interface {
+	Export(ctx context.Context, media folio.BlobStore, w io.Writer) error
+}
+
+// UserCounter counts the users, for whether the instance still needs its first (dashboardAPI).
+type UserCounter interface {
+	CountUsers(ctx context.Context) (int, error)
+}
