@@ -119,7 +119,8 @@ type Config struct {
 	AnalyticsExactLimit   int // page views a breakdown counts one by one; above, rollups or a sample
 	AuditRetention        int // days of audit-log entries kept; 0 keeps them all
 
-	// Outgoing webhooks and backups (CONTRACT §10).
+	// Outgoing webhooks (docs/api.md, "Outgoing webhooks") and backups (docs/operations.md,
+	// "Backups and restore").
 	WebhookAllowPrivate bool          // webhooks may target loopback, private and link-local addresses
 	BackupInterval      time.Duration // 0: no scheduled SQLite snapshots
 	BackupKeep          int           // snapshots kept under backups/ in the media storage
