@@ -2,11 +2,18 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/backup"
+	"github.com/foliohq/folio/internal/config"
+	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // runBackup copies the SQLite database to a new file while the service may keep running.
@@ -38,4 +45,20 @@ func runBackup(ctx context.Context, args []string, env Env) error {
 
 func ensureDir(file string) error {
 	return os.MkdirAll(filepath.Dir(file), 0o750)
+}
+
+// newBackups is the scheduled SQLite snapshots into the media storage (BACKUP_INTERVAL; folio
+// restore reads them back), or nil when BACKUP_INTERVAL is unset.
+func newBackups(cfg *config.Config, db *sqldb.DB, store folio.BlobStore, log *slog.Logger) (*backup.Service, error) {
+	if cfg.BackupInterval == 0 {
+		return nil, nil
+	}
+	if db.Dialect != sqldb.SQLite {
+		return nil, errors.New("BACKUP_INTERVAL snapshots the SQLite database; with PostgreSQL use pg_dump (docs/operations.md)")
+	}
+	if _, ok := store.(backup.Lister); !ok {
+		return nil, errors.New("BACKUP_INTERVAL: the media storage cannot list objects to prune old snapshots")
+	}
+	return &backup.Service{DB: db, Queue: db.Jobs, Store: store, TempDir: filepath.Join(cfg.DataDir, "tmp"), Keep: cfg.BackupKeep,
+		Interval: cfg.BackupInterval, Now: time.Now, Log: log}, nil
 }

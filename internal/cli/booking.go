@@ -12,13 +12,12 @@ import (
 	"github.com/foliohq/folio/internal/calendar/google"
 	"github.com/foliohq/folio/internal/calendar/local"
 	"github.com/foliohq/folio/internal/config"
-	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // calendarProvider picks the calendar provider as docs/api.md ("Providers") says: CALENDAR_PROVIDER when set;
 // else google when any PROVIDER_* access setting is set; else the built-in local calendar.
-// NB: CALDAV_URL alone does not select caldav (wireBookings warns about it).
+// NB: CALDAV_URL alone does not select caldav (newBookings warns about it).
 func calendarProvider(cfg *config.Config) string {
 	switch {
 	case cfg.CalendarProvider != "":
@@ -29,9 +28,18 @@ func calendarProvider(cfg *config.Config) string {
 	return "local"
 }
 
-// wireBookings builds the calendar provider and the booking service. Confirmation mails go
-// through outbox, and the owner's copy to owner (CONTACT_RECIPIENT).
-func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox *mail.Outbox, owner folio.MailAddress, log *slog.Logger) (*booking.Service, error) {
+// bookingDeps is what the booking service is built from.
+type bookingDeps struct {
+	Config *config.Config
+	DB     *sqldb.DB
+	// Mail sends the confirmations; the owner's copy goes to its Recipient (CONTACT_RECIPIENT).
+	Mail *mailPart
+	Log  *slog.Logger
+}
+
+// newBookings builds the calendar provider and the booking service.
+func newBookings(ctx context.Context, d bookingDeps) (*booking.Service, error) {
+	cfg, db, log := d.Config, d.DB, d.Log
 	provider := calendarProvider(cfg)
 	var cal folio.Calendar
 	var err error
@@ -58,11 +66,11 @@ func wireBookings(ctx context.Context, cfg *config.Config, db *sqldb.DB, outbox 
 	if err != nil {
 		return nil, fmt.Errorf("BOOKING_*: %w", err)
 	}
-	svc.Owner = folio.Participant(owner)
+	svc.Owner = folio.Participant(d.Mail.Recipient)
 	svc.SiteURL = cfg.SiteURL
 	svc.Reminders = cfg.BookingReminders
 	svc.MaxPerEmailPerDay = cfg.BookingMaxPerEmailPerDay
-	svc.Mail, svc.Outbox = outbox, db.Outbox
+	svc.Mail, svc.Outbox = d.Mail.Outbox, db.Outbox
 	svc.Log = log
 	if provider != "caldav" && cfg.CalDAVURL != "" {
 		log.Warn("CALDAV_URL is set but unused: set CALENDAR_PROVIDER=caldav to book against it", "provider", provider)

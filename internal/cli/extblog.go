@@ -20,22 +20,26 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// extblogWiring is the external blog platform's share of serve: the client (when configured),
-// the publishing service, the listing cache, and what must run beside the server.
-type extblogWiring struct {
+// extblogPart is the external blog platform's share of serve: the routes' configuration, the
+// publishing service, and what runs beside the server (the token reload, the listing cache's
+// invalidation).
+type extblogPart struct {
+	// API configures the external blog routes.
+	API *httpapi.ExtBlog
 	// Publisher publishes articles; its Blog is nil when the platform is not configured (503).
 	Publisher *publishing.Service
 	tokens    *extblog.Reloadable
 	// local is the listing cache when it lives in this process (no REDIS_URL): other instances'
 	// webhook events reach it through the database's notifications.
 	local *cache.Memory
+	log   *slog.Logger
 }
 
-// wireExtblog builds the platform client from the configuration and gives srv its external blog
-// routes. A missing token or publication id leaves the platform unconfigured: its routes answer
-// 503 naming the variables, and the rest of folio runs.
-func wireExtblog(cfg *config.Config, db *sqldb.DB, log *slog.Logger, srv *httpapi.Server, rdb *redis.Client) (*extblogWiring, error) {
-	w := &extblogWiring{}
+// newExtblog builds the platform client from the configuration, the publishing service and the
+// listing cache (in Redis when rdb is not nil). A missing token or publication id leaves the
+// platform unconfigured: its routes answer 503 naming the variables, and the rest of folio runs.
+func newExtblog(cfg *config.Config, db *sqldb.DB, rdb *redis.Client, log *slog.Logger) (*extblogPart, error) {
+	w := &extblogPart{log: log}
 	eb := &httpapi.ExtBlog{CacheTTL: cfg.ExtblogCacheTTL, WebhookSecret: cfg.ExtblogWebhookSecret,
 		WebhookTolerance: cfg.ExtblogWebhookTolerance, PublicationID: cfg.ExtblogPublicationID}
 	if rdb != nil {
@@ -70,10 +74,7 @@ func wireExtblog(cfg *config.Config, db *sqldb.DB, log *slog.Logger, srv *httpap
 	} else {
 		log.Info("external blog platform not configured; its routes answer 503", "missing", missing)
 	}
-	srv.ExtBlog = eb
-	// The publishing-options route cross-publishes through the same service (an unconfigured
-	// platform is reported there as skipped, naming the variables).
-	srv.ArticlePublisher = w.Publisher
+	w.API = eb
 	w.Publisher.Published = func(ctx context.Context) {
 		ctx = context.WithoutCancel(ctx)
 		if _, err := eb.Cache.Bump(ctx, httpapi.ScopeExtblogPosts); err != nil {
@@ -87,18 +88,19 @@ func wireExtblog(cfg *config.Config, db *sqldb.DB, log *slog.Logger, srv *httpap
 }
 
 // ArticlePublisher is the publisher for the content routes and the scheduler.
-func (w *extblogWiring) ArticlePublisher() folio.ArticlePublisher { return w.Publisher }
+func (w *extblogPart) ArticlePublisher() folio.ArticlePublisher { return w.Publisher }
 
 // invalidated drops the process-local listing cache when another instance reports a webhook
 // event through the database's notifications (a Redis cache is shared and needs nothing).
-func (w *extblogWiring) invalidated(ctx context.Context, scope string) {
+func (w *extblogPart) invalidated(ctx context.Context, scope string) {
 	if w.local != nil && (scope == httpapi.ScopeExtblogPosts || scope == "*") {
 		w.local.Bump(ctx, httpapi.ScopeExtblogPosts)
 	}
 }
 
 // run reloads the API token on SIGHUP until ctx ends.
-func (w *extblogWiring) run(ctx context.Context, log *slog.Logger) {
+func (w *extblogPart) run(ctx context.Context) {
+	log := w.log
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)

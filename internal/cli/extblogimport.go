@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-
-	"github.com/foliohq/folio/internal/httpapi"
 )
 
 // runExtblog runs "folio extblog import": every post of the configured publication copied into
@@ -25,7 +23,7 @@ func runExtblog(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer db.Close()
-	w, err := wireExtblog(cfg, db, log, &httpapi.Server{}, nil)
+	w, err := newExtblog(cfg, db, nil, log)
 	if err != nil {
 		return err
 	}

@@ -11,23 +11,30 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// newOutbox builds the durable outbox over SMTP, or over .eml files in the data directory when
+// mailPart is serve's mail: the durable outbox and the owner's address (CONTACT_RECIPIENT),
+// which receives contact-form messages and copies of bookings.
+type mailPart struct {
+	Outbox    *mail.Outbox
+	Recipient folio.MailAddress
+}
+
+// newMail builds the durable outbox over SMTP, or over .eml files in the data directory when
 // no SMTP server is configured. The caller runs its worker.
-func newOutbox(cfg *config.Config, db *sqldb.DB, log *slog.Logger) (*mail.Outbox, folio.MailAddress, error) {
+func newMail(cfg *config.Config, db *sqldb.DB, log *slog.Logger) (*mailPart, error) {
 	from, err := mail.ParseAddress(cfg.SMTPFrom)
 	if err != nil {
-		return nil, folio.MailAddress{}, fmt.Errorf("SMTP_FROM: %w", err)
+		return nil, fmt.Errorf("SMTP_FROM: %w", err)
 	}
 	recipient, err := mail.ParseAddress(cfg.ContactRecipient)
 	if err != nil {
-		return nil, folio.MailAddress{}, fmt.Errorf("CONTACT_RECIPIENT: %w", err)
+		return nil, fmt.Errorf("CONTACT_RECIPIENT: %w", err)
 	}
 	var mailer folio.Mailer
 	if cfg.SMTPHost != "" {
 		smtp, err := mail.NewSMTP(mail.SMTPConfig{Host: cfg.SMTPHost, Port: cfg.SMTPPort, Username: cfg.SMTPUsername,
 			Password: cfg.SMTPPassword, From: from, TLS: cfg.SMTPTLS})
 		if err != nil {
-			return nil, folio.MailAddress{}, fmt.Errorf("SMTP_*: %w", err)
+			return nil, fmt.Errorf("SMTP_*: %w", err)
 		}
 		mailer = smtp
 	} else {
@@ -36,5 +43,5 @@ func newOutbox(cfg *config.Config, db *sqldb.DB, log *slog.Logger) (*mail.Outbox
 		mailer = eml
 		log.Info("no SMTP_HOST: mail is written as .eml files", "dir", eml.Dir())
 	}
-	return mail.NewOutbox(db.Outbox, mailer, from, log), recipient, nil
+	return &mailPart{Outbox: mail.NewOutbox(db.Outbox, mailer, from, log), Recipient: recipient}, nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/blob"
 	"github.com/foliohq/folio/internal/config"
-	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/imagegen"
 	"github.com/foliohq/folio/internal/media"
 	"github.com/foliohq/folio/internal/netguard"
@@ -39,27 +38,37 @@ func openMediaStore(ctx context.Context, cfg *config.Config) (folio.BlobStore, h
 	return local, local.Handler(), nil
 }
 
-// wireMedia gives srv its media storage, upload pipeline and image generation.
-func wireMedia(ctx context.Context, cfg *config.Config, srv *httpapi.Server) error {
+// mediaPart is serve's media: the storage, the upload pipeline and image generation.
+type mediaPart struct {
+	Store folio.BlobStore
+	// Files serves local media under /media/ (nil when media lives in S3).
+	Files    http.Handler
+	Uploader *media.Uploader
+	// Studio generates images; its Generator is nil (503) without IMAGE_API_KEY.
+	Studio *media.ImageStudio
+}
+
+// newMedia opens the media storage and builds the upload pipeline and image generation over it.
+func newMedia(ctx context.Context, cfg *config.Config) (*mediaPart, error) {
 	store, files, err := openMediaStore(ctx, cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	srv.MediaStore, srv.MediaFiles = store, files
 	tmp := filepath.Join(cfg.DataDir, "tmp")
 	if err := os.MkdirAll(tmp, 0o750); err != nil {
-		return fmt.Errorf("media temp directory (FOLIO_DATA_DIR): %w", err)
+		return nil, fmt.Errorf("media temp directory (FOLIO_DATA_DIR): %w", err)
 	}
-	srv.Uploader = &media.Uploader{Store: store, MaxBytes: cfg.MediaMaxBytes, Allowed: media.AllowedTypes(cfg.MediaAllowSVG),
+	up := &media.Uploader{Store: store, MaxBytes: cfg.MediaMaxBytes, Allowed: media.AllowedTypes(cfg.MediaAllowSVG),
 		TempDir: tmp, MaxPixels: cfg.MediaMaxPixels}
-	srv.ImageStudio = &media.ImageStudio{Uploader: srv.Uploader, Model: cfg.ImageModel, Sizes: cfg.ImageAllowedSizes}
+	var gen folio.ImageGenerator
 	if cfg.ImageAPIKey != "" {
-		gen, err := imagegen.New(imagegen.Config{BaseURL: cfg.ImageAPIBaseURL, APIKey: cfg.ImageAPIKey, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout,
+		g, err := imagegen.New(imagegen.Config{BaseURL: cfg.ImageAPIBaseURL, APIKey: cfg.ImageAPIKey, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout,
 			Download: netguard.Policy{AllowPrivate: cfg.ImageAllowPrivate}})
 		if err != nil {
-			return fmt.Errorf("image generation (IMAGE_*): %w", err)
+			return nil, fmt.Errorf("image generation (IMAGE_*): %w", err)
 		}
-		srv.ImageStudio.Generator = gen
+		gen = g
 	}
-	return nil
+	return &mediaPart{Store: store, Files: files, Uploader: up,
+		Studio: &media.ImageStudio{Uploader: up, Model: cfg.ImageModel, Sizes: cfg.ImageAllowedSizes, Generator: gen}}, nil
 }

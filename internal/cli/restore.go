@@ -8,13 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/backup"
-	"github.com/foliohq/folio/internal/config"
-	"github.com/foliohq/folio/internal/httpapi"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // runRestore replaces the SQLite database by a snapshot: a key under backups/ in the media
@@ -65,21 +60,4 @@ func runRestore(ctx context.Context, args []string, env Env) error {
 	}
 	fmt.Fprintf(env.Stdout, "restored %s into %s\n", snap, dbPath)
 	return nil
-}
-
-// wireBackups registers the snapshot job and schedules the next one when BACKUP_INTERVAL is set.
-func wireBackups(ctx context.Context, cfg *config.Config, db *sqldb.DB, srv *httpapi.Server, handle func(string, func(context.Context, folio.Job) error)) error {
-	if cfg.BackupInterval == 0 {
-		return nil
-	}
-	if db.Dialect != sqldb.SQLite {
-		return errors.New("BACKUP_INTERVAL snapshots the SQLite database; with PostgreSQL use pg_dump (docs/operations.md)")
-	}
-	svc := &backup.Service{DB: db, Queue: db.Jobs, Store: srv.MediaStore, TempDir: filepath.Join(cfg.DataDir, "tmp"), Keep: cfg.BackupKeep,
-		Interval: cfg.BackupInterval, Now: time.Now, Log: srv.Logger}
-	if _, ok := srv.MediaStore.(backup.Lister); !ok {
-		return errors.New("BACKUP_INTERVAL: the media storage cannot list objects to prune old snapshots")
-	}
-	handle(backup.JobKind, svc.Handle)
-	return svc.Schedule(ctx)
 }

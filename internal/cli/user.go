@@ -3,27 +3,18 @@ package cli
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"golang.org/x/term"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/auth"
-	"github.com/foliohq/folio/internal/config"
-	"github.com/foliohq/folio/internal/httpapi"
-	"github.com/foliohq/folio/internal/ratelimit"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 const userUsage = `Usage:
@@ -240,105 +231,4 @@ func validationError(cmd string, err error) error {
 		parts = append(parts, "--"+d.Field+" "+d.Message)
 	}
 	return fmt.Errorf("%s: %s", cmd, strings.Join(parts, "; "))
-}
-
-// wireIdentity sets up sign-in and rate limiting for serve: the session secret (generated into
-// the data directory in development when NEXTAUTH_SECRET is unset), the first-start owner from
-// FOLIO_ADMIN_EMAIL and FOLIO_ADMIN_PASSWORD, the Identity as the server's Authenticator, and
-// the Redis limiter when rdb is not nil. The returned function flushes API keys' last-use times
-// until its context ends.
-func wireIdentity(ctx context.Context, cfg *config.Config, db *sqldb.DB, srv *httpapi.Server, rdb *redis.Client, log *slog.Logger) (run func(context.Context), err error) {
-	secret := cfg.NextAuthSecret
-	if secret == "" {
-		// config refuses production without NEXTAUTH_SECRET, so this is development.
-		path := filepath.Join(cfg.DataDir, "nextauth.secret")
-		if secret, err = loadOrCreateSecret(path); err != nil {
-			return nil, err
-		}
-		log.Warn("NEXTAUTH_SECRET is not set: using a generated secret kept in the data directory; "+
-			"set NEXTAUTH_SECRET to share sessions with a Next.js front end or other instances", "path", path)
-	}
-	if err := bootstrapOwner(ctx, cfg, db, log); err != nil {
-		return nil, err
-	}
-	id, err := httpapi.NewIdentity(db.Identity, httpapi.IdentityConfig{Secret: secret, BaseURL: cfg.NextAuthURL,
-		AllowedOrigins: cfg.CORSAllowedOrigins, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	srv.Auth, srv.Identity, srv.CORSAllowedOrigins = id, id, cfg.CORSAllowedOrigins
-	if rdb != nil {
-		srv.Limiter = ratelimit.NewRedis(rdb, "folio:ratelimit:")
-		log.Info("rate limits are shared through Redis")
-	}
-	return func(ctx context.Context) { id.Run(ctx, httpapi.DefaultUsageFlush) }, nil
-}
-
-// loadOrCreateSecret reads the secret kept at path, or creates it (256 random bits, mode 0600).
-// Two instances starting at once on one data directory end up with the same secret.
-func loadOrCreateSecret(path string) (string, error) {
-	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
-		return strings.TrimSpace(string(b)), nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return "", fmt.Errorf("creating the data directory: %w", err)
-	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	secret := base64.RawURLEncoding.EncodeToString(b[:])
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		b, rerr := os.ReadFile(path)
-		if rerr != nil || len(strings.TrimSpace(string(b))) < 32 {
-			return "", fmt.Errorf("%s exists but does not hold a usable secret; delete it or set NEXTAUTH_SECRET", path)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("writing the session secret: %w", err)
-	}
-	if _, err := f.WriteString(secret + "\n"); err != nil {
-		f.Close()
-		return "", fmt.Errorf("writing the session secret: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("writing the session secret: %w", err)
-	}
-	return secret, nil
-}
-
-// bootstrapOwner creates the owner of FOLIO_ADMIN_EMAIL and FOLIO_ADMIN_PASSWORD when no user
-// exists yet (and does nothing once one does, so the variables can stay set).
-func bootstrapOwner(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *slog.Logger) error {
-	if cfg.AdminEmail == "" && cfg.AdminPassword == "" {
-		return nil // announceStart says how to make the first user when there is none
-	}
-	if cfg.AdminEmail == "" || cfg.AdminPassword == "" {
-		return errors.New("config: FOLIO_ADMIN_EMAIL and FOLIO_ADMIN_PASSWORD must be set together")
-	}
-	if n, err := db.Identity.CountUsers(ctx); err != nil || n > 0 {
-		return err
-	}
-	name, _, _ := strings.Cut(cfg.AdminEmail, "@")
-	in := folio.UserInput{Email: cfg.AdminEmail, Name: name, Role: folio.RoleOwner, Password: cfg.AdminPassword}
-	if err := in.Validate(); err != nil {
-		return fmt.Errorf("config: FOLIO_ADMIN_EMAIL/FOLIO_ADMIN_PASSWORD: %w", validationError("serve", err))
-	}
-	hash, err := auth.HashPassword(in.Password)
-	if err != nil {
-		return err
-	}
-	u, err := db.Identity.CreateFirstUser(ctx, &in, hash)
-	if err != nil {
-		return err
-	}
-	if u != nil {
-		log.Info("created the first owner from FOLIO_ADMIN_EMAIL", "email", u.Email, "user_id", u.ID)
-		if in.WeakPassword() {
-			log.Warn("FOLIO_ADMIN_PASSWORD is shorter than the 12 characters a password change requires; change it in the dashboard (Settings → Security)", "email", u.Email)
-		}
-	}
-	return nil
 }

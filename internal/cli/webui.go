@@ -1,16 +1,16 @@
 package cli
 
 import (
+	"net/http"
 	"net/url"
 
 	"github.com/foliohq/folio/internal/config"
-	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/webui"
 )
 
-// wireWebUI mounts the admin dashboard and the booking page. The booking page learns the
+// newWebUI builds the admin dashboard and the booking page. The booking page learns the
 // booking settings it needs before its first API call from /book/config.json.
-func wireWebUI(cfg *config.Config, srv *httpapi.Server) error {
+func newWebUI(cfg *config.Config) (http.Handler, error) {
 	opt := webui.Options{Booking: webui.BookingConfig{
 		DurationOptions: cfg.BookingDurations,
 		AdvanceDays:     cfg.BookingAdvanceDays,
@@ -31,10 +31,9 @@ func wireWebUI(cfg *config.Config, srv *httpapi.Server) error {
 	}
 	ui, err := webui.New(opt)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	srv.UI = ui
-	return nil
+	return ui, nil
 }
 
 // originOf returns scheme://host of a URL ("" when it has none), for the pages' CSP.

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/backup"
+	"github.com/foliohq/folio/internal/booking"
+	"github.com/foliohq/folio/internal/config"
+	"github.com/foliohq/folio/internal/jobs"
+	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/webhook"
+)
+
+// schedulerDeps is what the durable job scheduler runs jobs for.
+type schedulerDeps struct {
+	Config *config.Config
+	DB     *sqldb.DB
+	Log    *slog.Logger
+	// Publisher publishes scheduled posts on the external blog platform too.
+	Publisher folio.ArticlePublisher
+	// Bookings sends reminder mails before meetings (BOOKING_REMINDERS); nil sends none.
+	Bookings *booking.Service
+	// Backups takes the scheduled snapshots; nil when BACKUP_INTERVAL is unset.
+	Backups *backup.Service
+}
+
+// newScheduler builds the durable job scheduler (every instance runs one; each job still runs
+// once) and schedules the recurring jobs: the webhook log's pruning and the backups.
+func newScheduler(ctx context.Context, d schedulerDeps) (*jobs.Scheduler, error) {
+	db, log := d.DB, d.Log
+	sched := jobs.New(db.Jobs, log)
+	sched.Poll = d.Config.JobsPoll
+	sched.Handle(folio.JobPublishPost, jobs.PublishPost(db.Content, d.Publisher, log))
+	if d.Bookings != nil {
+		remind := d.Bookings.Remind
+		sched.Handle(booking.JobReminder, func(ctx context.Context, j folio.Job) error { return remind(ctx, j.Key, j.Payload) })
+	}
+	// Outgoing webhooks: deliveries queued with the writes that caused them (internal/webhook).
+	sched.Handle(folio.JobWebhookDelivery, webhook.NewSender(db.Webhooks, d.Config.WebhookAllowPrivate, log).Handle)
+	pruner := &webhook.Pruner{Queue: db.Jobs, Deliveries: db.Webhooks, Log: log} // settled deliveries leave the log after 30 days
+	sched.Handle(webhook.PruneJob, pruner.Handle)
+	if err := pruner.Schedule(ctx); err != nil {
+		return nil, err
+	}
+	if d.Backups != nil {
+		sched.Handle(backup.JobKind, d.Backups.Handle)
+		if err := d.Backups.Schedule(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return sched, nil
+}
