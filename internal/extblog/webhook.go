@@ -15,7 +15,7 @@ import (
 	"unicode/utf8"
 )
 
-// SignatureHeader is the header that carries the webhook signature (contract §4).
+// SignatureHeader is the header that carries the webhook signature (docs/api.md, "External blog platform").
 const SignatureHeader = "X-Extblog-Signature"
 
 // DefaultWebhookTolerance is EXTBLOG_WEBHOOK_TOLERANCE_SECONDS's default.
