@@ -1,6 +1,7 @@
 // Package clientip finds the address of the client behind a request, trusting X-Forwarded-For
-// only as far as the configured proxies (TRUSTED_PROXIES; docs/api.md, "Rate limits"): the socket peer, unless
-// the peer is a trusted proxy; then the right-most X-Forwarded-For entry that is not one.
+// only as far as the configured proxies (TRUSTED_PROXIES; docs/api.md, "Rate limits"): the
+// socket peer, unless the peer is a trusted proxy; then the right-most X-Forwarded-For entry
+// that is not one.
 //
 // Walking from the right matters: every proxy appends the address it received the request from,
 // so entries to the right were written by our own proxies and entries to the left may have been
