@@ -16,7 +16,7 @@ type Analytics struct {
 	TopPages  []PageView     `json:"topPages"`
 	Referrers []Referrer     `json:"referrers"`
 	TimeRange TimeRange      `json:"timeRange"`
-	// Daily is one entry per day of the range, for charts (beyond the spec's object).
+	// Daily is one entry per day of the range, for charts (docs/api.md, "Analytics").
 	Daily []DailyTotals `json:"daily"`
 	// Previous is present with compare=previous (docs/api.md, "Analytics").
 	Previous *AnalyticsComparison `json:"previous,omitempty" doc:"compare=previous: the same figures over the preceding period of equal length"`

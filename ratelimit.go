@@ -6,7 +6,7 @@ import (
 )
 
 // RateLimit is one rate-limit rule: at most Limit requests per identifier in any span of Window
-// (contract §3: the tiers are Limit per hour, the helper limit is 5 per 3600 s).
+// (docs/api.md, "Rate limits": the tiers are Limit per hour, the helper limit is 5 per 3600 s).
 type RateLimit struct {
 	Limit  int
 	Window time.Duration
@@ -41,7 +41,7 @@ type Limiter interface {
 	Allow(ctx context.Context, key string, rl RateLimit) (RateDecision, error)
 	// Peek says whether a request for key under rl would be allowed now, without counting it.
 	// With Allow it makes a limit that counts only some outcomes: the sign-in limit peeks before
-	// checking a password and counts only a failed attempt (contract §6), so a correct password
+	// checking a password and counts only a failed attempt (docs/api.md, "Rate limits"), so a correct password
 	// never locks its owner out. Remaining is what Allow would leave after counting one more.
 	Peek(ctx context.Context, key string, rl RateLimit) (RateDecision, error)
 }

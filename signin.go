@@ -27,7 +27,7 @@ type AuditEntry struct {
 	Status     int        `json:"status" doc:"the HTTP status the request was answered with"`
 	// Refused, when above 0, makes the entry stand for that many requests a rate limit refused
 	// (429) from one client on one route in one rate-limit window: refusals are counted, not
-	// recorded one by one, so a flood cannot grow the log (contract §6).
+	// recorded one by one, so a flood cannot grow the log (docs/api.md, "Audit log").
 	Refused int `json:"refused,omitempty" doc:"for a 429: how many requests of this client and action the rate limit refused in this window"`
 	// Detail says what Refused counts, in words ("170 attempts refused"); it is not stored.
 	Detail string `json:"detail,omitempty" doc:"for a 429: the count in words, e.g. 170 attempts refused"`

@@ -214,7 +214,7 @@ func TestFaultDatabaseCut(t *testing.T) {
 		}
 		t.Logf("database unreachable: %s → %s", route, strings.TrimSpace(r.String()))
 		if c.path == "/api/contact" {
-			contactReply = r // its own {"error"} shape (spec §4)
+			contactReply = r // its own {"error"} shape (docs/api.md, "Contact and mail")
 			continue
 		}
 		if r.status != http.StatusServiceUnavailable || r.code() != "SERVICE_UNAVAILABLE" {

@@ -1,5 +1,6 @@
-// Command hostile replays the memory attacks of issue 14 against a real folio server on
-// loopback and prints its heap and RSS before and after each, beside the bound that must hold.
+// Command hostile replays memory attacks (a response-cache flood, a metrics flood) against a real
+// folio server on loopback and prints its heap and RSS before and after each, beside the bound
+// that must hold.
 //
 //	go run ./bench/hostile [-junk 10000] [-methods 1500] [-workers 4] [-bin PATH]
 //

@@ -1,5 +1,5 @@
 // Command pocketbase measures folio against its in-run anchors on loopback and prints same-run
-// ratios (issue 18's goals):
+// ratios (the goals of docs/performance.md, "Figures"):
 //
 //   - GET /api/projects?limit=20 from the response cache vs a bare net/http handler serving the
 //     same bytes (goal ≥ 0.9), and with the cache off vs a bare handler that reads the same 20

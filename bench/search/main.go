@@ -1,6 +1,7 @@
-// Command search measures GET /api/search's query (sqldb.Search: full-text match, ranking,
-// snippets) over 100,000 published posts on SQLite (FTS5) and, when FOLIO_TEST_POSTGRES_URL is
-// set, PostgreSQL (tsvector + GIN), and prints p50/p95 beside the anchor (p50 < 20 ms).
+// Command search measures GET /api/search's query (db.Content.Search: full-text match,
+// ranking, snippets) over 100,000 published posts on SQLite (FTS5) and, when
+// FOLIO_TEST_POSTGRES_URL is set, PostgreSQL (tsvector + GIN), and prints p50/p95 beside the
+// target (p50 < 20 ms).
 //
 //	go run ./bench/search [-posts 100000] [-queries 300]
 //

@@ -1,4 +1,5 @@
-// Package sessions measures what the revocation check (contract §6) costs a session request.
+// Package sessions measures what the revocation check (docs/api.md, "Revocation") costs a
+// session request.
 //
 //	go test ./bench/sessions -run '^$' -bench . -benchmem
 package sessions

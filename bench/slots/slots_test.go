@@ -23,7 +23,7 @@ type fixture struct {
 	perDay  [][]folio.Interval // what FreeBusy returns for each date's slots.BusyWindow
 }
 
-// newFixture builds the spec's default configuration (New York, 9–18 Mon–Fri, 30/60 min, 24h
+// newFixture builds the default booking configuration (New York, 9–18 Mon–Fri, 30/60 min, 24h
 // notice, 60 days ahead) and a calendar with 8 meetings of 30–90 minutes on every business day.
 func newFixture(b *testing.B) fixture {
 	owner, err := time.LoadLocation("America/New_York")

@@ -23,7 +23,7 @@ import (
 	"github.com/foliohq/folio/internal/media"
 )
 
-// rssBudgetMiB is the anchor: a 40-megapixel JPEG is processed with peak RSS growth
+// rssBudgetMiB is the target: a 40-megapixel JPEG is processed with peak RSS growth
 // under 300 MB.
 const rssBudgetMiB = 300
 

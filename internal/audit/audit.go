@@ -27,7 +27,6 @@ const (
 	DefaultQueueSize     = 4096
 	DefaultFlushInterval = time.Second
 	DefaultBatchSize     = 256
-	DefaultRetentionDays = 365
 	pruneEvery           = time.Hour
 )
 

@@ -1,5 +1,6 @@
 // Package auth holds folio's credential primitives, as pure functions: password hashing
-// (argon2id), API key minting and hashing, and the NextAuth-v4-compatible session token codec.
+// (argon2id), API key minting and hashing, the NextAuth-v4-compatible session token codec, and
+// TOTP codes with the sign-in tickets of the two-factor step.
 // It does no I/O; the HTTP layer and the store wire them to cookies, headers and tables.
 package auth
 

@@ -20,7 +20,7 @@ import (
 	"github.com/pquerna/otp/totp"
 )
 
-// Two-factor sign-in (contract §6): TOTP per RFC 6238 with a 30-second step, 6 digits and
+// Two-factor sign-in (docs/api.md, "Two-factor sign-in (TOTP)"): TOTP per RFC 6238 with a 30-second step, 6 digits and
 // HMAC-SHA1 (what every authenticator app understands), accepting the previous, current and next
 // step to absorb clock drift. The codes are computed by github.com/pquerna/otp; folio adds the
 // step bookkeeping so each code signs in once.

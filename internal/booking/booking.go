@@ -1,6 +1,6 @@
 // Package booking is the booking use case: it lists free slots, checks conflicts and books
-// meetings by coordinating the pure rules of internal/slots and internal/invite, the calendar provider, the
-// reservations in the database and the mail outbox.
+// meetings by coordinating the pure rules of internal/slots and internal/invite, the calendar
+// provider, the reservations in the database and the mail outbox.
 //
 // # Atomic booking
 //

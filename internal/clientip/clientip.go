@@ -1,6 +1,7 @@
 // Package clientip finds the address of the client behind a request, trusting X-Forwarded-For
-// only as far as the configured proxies (contract §3, TRUSTED_PROXIES): the socket peer, unless
-// the peer is a trusted proxy; then the right-most X-Forwarded-For entry that is not one.
+// only as far as the configured proxies (TRUSTED_PROXIES; docs/api.md, "Rate limits"): the
+// socket peer, unless the peer is a trusted proxy; then the right-most X-Forwarded-For entry
+// that is not one.
 //
 // Walking from the right matters: every proxy appends the address it received the request from,
 // so entries to the right were written by our own proxies and entries to the left may have been
@@ -134,7 +135,7 @@ func normalisePrefix(p netip.Prefix) netip.Prefix {
 // LimitID names the client a per-IP rate limit counts against: an IPv4 address stands for
 // itself, an IPv6 address for its /v6Bits prefix ("2001:db8:1:2::/64"), because one home or
 // cloud IPv6 connection owns a whole /64 and could otherwise rotate addresses for a fresh budget
-// on every request (contract §6, RATE_LIMIT_IPV6_PREFIX). v6Bits outside 1–128 means 128 (the
+// on every request (RATE_LIMIT_IPV6_PREFIX; docs/api.md, "Rate limits"). v6Bits outside 1–128 means 128 (the
 // single address). The zero Addr gives "".
 func LimitID(a netip.Addr, v6Bits int) string {
 	if !a.IsValid() {

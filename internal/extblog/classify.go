@@ -40,11 +40,11 @@ func hasCode(codes []string, c string) bool {
 	return false
 }
 
-// classify turns one HTTP reply into nil (data decoded into out) or an error of the spec's
-// kinds: 429 or a rate-limit code is RATE_LIMIT; 401/403 or an authentication code is
-// AUTH_ERROR; 400 or an input/validation code is VALIDATION_ERROR (NOT_FOUND and CONFLICT codes
-// too, with their flags); 5xx and unreadable 2xx bodies are NETWORK_ERROR; anything else is
-// UNKNOWN_ERROR.
+// classify turns one HTTP reply into nil (data decoded into out) or an error of one of
+// folio.ExtBlogError's kinds: 429 or a rate-limit code is RATE_LIMIT; 401/403 or an
+// authentication code is AUTH_ERROR; 400 or an input/validation code is VALIDATION_ERROR
+// (NOT_FOUND and CONFLICT codes too, with their flags); 5xx and unreadable 2xx bodies are
+// NETWORK_ERROR; anything else is UNKNOWN_ERROR.
 func classify(op string, status int, h http.Header, raw []byte, out any, now time.Time) *folio.ExtBlogError {
 	e := &folio.ExtBlogError{Op: op, Status: status, RetryAfter: parseRetryAfter(h.Get("Retry-After"), now)}
 	var r gqlResponse

@@ -25,7 +25,7 @@ const DefaultURL = "https://gql.hashnode.com"
 // MaxFirst is the largest window the platform serves in one posts query.
 const MaxFirst = 50
 
-// Defaults of Config (spec §8).
+// Defaults of Config (docs/api.md, "External blog platform").
 const (
 	DefaultMaxAttempts    = 3
 	DefaultInitialBackoff = time.Second
@@ -417,7 +417,7 @@ func (c *Client) run(ctx context.Context, op string, vars any, out any, canRetry
 	}, canRetry)
 }
 
-// retry calls attempt until it succeeds, fails for good, or MaxAttempts is reached (spec §8):
+// retry calls attempt until it succeeds, fails for good, or MaxAttempts is reached (docs/api.md, "External blog platform"):
 // only RATE_LIMIT and NETWORK_ERROR are retried, after Backoff(n) or the platform's
 // Retry-After when that is longer. A Retry-After beyond MaxBackoff, or a wait that would pass
 // ctx's deadline, ends the retries at once so the caller can answer quickly.

@@ -15,7 +15,7 @@ import (
 	"unicode/utf8"
 )
 
-// SignatureHeader is the header that carries the webhook signature (contract §4).
+// SignatureHeader is the header that carries the webhook signature (docs/api.md, "External blog platform").
 const SignatureHeader = "X-Extblog-Signature"
 
 // DefaultWebhookTolerance is EXTBLOG_WEBHOOK_TOLERANCE_SECONDS's default.
@@ -157,7 +157,7 @@ func SignWebhook(secret string, body []byte, at time.Time) string {
 	return "t=" + ts + ",v1=" + hex.EncodeToString(mac(secret, []byte(ts+"."), body))
 }
 
-// Webhook event kinds, in the spec's spelling.
+// Webhook event kinds, spelt as docs/api.md ("External blog platform") spells them.
 const (
 	EventPostPublished = "POST_PUBLISHED"
 	EventPostUpdated   = "POST_UPDATED"
@@ -172,8 +172,8 @@ var ErrIgnoredEvent = errors.New("extblog: webhook event not handled")
 type WebhookEvent struct {
 	Kind   string // EventPostPublished, EventPostUpdated or EventPostDeleted
 	PostID string
-	// Slug, Title and PublishedAt come with the spec's shape only; the platform's native shape
-	// carries ids, so the handler fetches the post.
+	// Slug, Title and PublishedAt come with the documented shape only (docs/api.md, "External
+	// blog platform"); the platform's native shape carries ids, so the handler fetches the post.
 	Slug        string
 	Title       string
 	PublishedAt *time.Time
@@ -189,7 +189,7 @@ type webhookPayload struct {
 		UUID string `json:"uuid"`
 	} `json:"metadata"`
 	Data *struct {
-		// The spec's shape.
+		// The documented shape.
 		PostID      *string `json:"postId"`
 		Slug        *string `json:"slug"`
 		Title       *string `json:"title"`
@@ -205,7 +205,7 @@ type webhookPayload struct {
 	} `json:"data"`
 }
 
-// DecodeWebhook parses a webhook body in the spec's shape {event, data:{postId, slug, title,
+// DecodeWebhook parses a webhook body in the documented shape {event, data:{postId, slug, title,
 // publishedAt}} or the platform's {metadata:{uuid}, data:{publication:{id}, post:{id},
 // eventType}}. Invalid bodies give an error wrapping nothing of the body beyond a field name;
 // known events folio ignores give ErrIgnoredEvent.

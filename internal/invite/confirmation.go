@@ -34,15 +34,17 @@ type Extras struct {
 	// OldStart and OldEnd are the time a rescheduled meeting moved away from.
 	OldStart, OldEnd time.Time
 	// Reason is the cancel reason: shown to the owner, and to the visitor only when the owner
-	// cancelled (a visitor's reason is the requester's free text, contract §6).
+	// cancelled (a visitor's reason is the requester's free text; docs/api.md, "Visitor mails carry no
+	// requester free text").
 	Reason string
 	// By is who cancelled: "visitor" or "owner".
 	By string
 }
 
 // ForVisitor returns ev as the visitor's mails and invite show it: no free text of the
-// requester but their name (contract §6) — the summary becomes "Meeting with <owner>" and the
-// description is dropped; the meeting link and the manage link stay.
+// requester but their name (docs/api.md, "Visitor mails carry no requester free text") — the
+// summary becomes "Meeting with <owner>" and the description is dropped; the meeting link and the
+// manage link stay.
 func ForVisitor(ev folio.CalendarEvent) folio.CalendarEvent {
 	ev.Summary = "Meeting with " + displayName(ev.Organizer)
 	ev.Description = ""
@@ -79,8 +81,8 @@ func BookingMail(kind Kind, ev folio.CalendarEvent, ownerLoc, visitorLoc *time.L
 	} else {
 		data.Description = ""
 	}
-	// A reason is the canceller's text: the visitor's goes to the owner only (contract §6), the
-	// owner's to both.
+	// A reason is the canceller's text: the visitor's goes to the owner only, the owner's to both
+	// (docs/api.md, "Visitor mails carry no requester free text").
 	if forOwner || x.By == "owner" {
 		data.Reason = strings.TrimSpace(x.Reason)
 	}

@@ -291,7 +291,7 @@ func TestConfirmationMail(t *testing.T) {
 			if strings.Contains(c.HTML, "<script>") || strings.Contains(c.HTML, "<b>") {
 				t.Error("html does not escape user text")
 			}
-			// Contract §6: the requester's free text goes to the owner only.
+			// The requester's free text goes to the owner only.
 			if got := strings.Contains(c.Text, "<b>pricing</b> & scope"); got != forOwner {
 				t.Errorf("text carries the description: %v, want %v (HTML-escaped or leaked to the visitor)", got, forOwner)
 			}

@@ -1,5 +1,5 @@
-// Package jobs runs durable background work stored in the database: scheduled publishing today,
-// retries of other side effects later. Jobs survive restarts because they are rows; several
+// Package jobs runs durable background work stored in the database: scheduled publishing,
+// booking reminders, webhook deliveries and their pruning, backups. Jobs survive restarts because they are rows; several
 // instances may run schedulers against one PostgreSQL database and each job still runs once,
 // because a worker claims a job with a lease in one conditional UPDATE (Store.ClaimJob) and only
 // the lease holder may record its outcome. A worker that dies mid-job loses its lease when it

@@ -1,6 +1,7 @@
 // Package mail delivers folio.MailMessage values: over SMTP (SMTP), or as .eml files in the
 // outbox directory when no SMTP server is configured (EMLDir). Both build the MIME message with
-// the same code (Render), on top of github.com/wneessen/go-mail.
+// the same code (Render), on top of github.com/wneessen/go-mail. Outbox stores each message
+// before its first send and retries failed sends from the OutboxStore its user supplies.
 package mail
 
 import (

@@ -1,6 +1,6 @@
 package media
 
-// Metadata strippers (CONTRACT §9, issue 15 point 6): an uploaded photo must not carry its EXIF
+// Metadata strippers (docs/api.md, "Media and AI images"): an uploaded photo must not carry its EXIF
 // block (GPS position, camera serial), XMP, IPTC or comments into storage. Each stripper copies
 // the container structure and drops the metadata pieces without touching the compressed image
 // data, so stripping is lossless; the EXIF orientation is read before it is dropped so the

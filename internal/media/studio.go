@@ -12,7 +12,8 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// MaxPromptChars is the contract's prompt limit (in characters, not bytes).
+// MaxPromptChars is the prompt limit of docs/api.md ("Media and AI images"), in characters,
+// not bytes.
 const MaxPromptChars = 4000
 
 // DefaultImageSizes is the default IMAGE_ALLOWED_SIZES.
@@ -58,7 +59,7 @@ func (s *ImageStudio) sizes() []string {
 	return DefaultImageSizes
 }
 
-// Validate applies the contract's input rules: prompt required (400) and at most 4000
+// Validate applies the input rules of docs/api.md ("Media and AI images"): prompt required (400) and at most 4000
 // characters (422); size one of the allowed sizes (422 listing them), empty meaning the first.
 // It returns the size to use.
 func (s *ImageStudio) Validate(prompt, size string) (string, error) {

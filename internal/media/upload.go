@@ -38,7 +38,7 @@ const multipartSlack = 1 << 20
 // sniffLen is how many leading bytes the type detector looks at (mimetype's default limit).
 const sniffLen = 3072
 
-// AllowedTypes returns the contract's allow-list: PNG, JPEG, GIF, WebP, AVIF and PDF, plus SVG
+// AllowedTypes returns the allow-list of docs/api.md ("Media and AI images"): PNG, JPEG, GIF, WebP, AVIF and PDF, plus SVG
 // when allowSVG is set (MEDIA_ALLOW_SVG; NB: SVG can carry scripts, the /media/ handler
 // sandboxes it but other storage front ends may not).
 func AllowedTypes(allowSVG bool) map[string]bool {

@@ -230,7 +230,8 @@ func (s *Service) lease(ctx context.Context, postID string) (func(), error) {
 	}
 }
 
-// article loads the article a dashboard route names; an unknown id is the spec's 400.
+// article loads the article a dashboard route names; an unknown id is 400 (docs/api.md,
+// "External blog platform").
 func (s *Service) article(ctx context.Context, articleID string) (*folio.Post, error) {
 	p, err := s.Posts.Post(ctx, articleID)
 	if folio.IsNotFound(err) {

@@ -5,9 +5,8 @@
 // requests as counts in Buckets+1 consecutive time buckets of Window/Buckets each, anchored at
 // the identifier's first request; a bucket is forgotten once its newest possible request is a
 // whole Window old. So the state of one identifier is a fixed few dozen bytes whatever the limit
-// is (the exact sliding-window log it replaces kept one time per allowed request: 800 KB for a
-// visitor under a public limit of 100,000/h), and the guarantee is still the contract's, stated
-// conservatively:
+// is (an exact sliding-window log keeps one time per allowed request), and the guarantee of
+// docs/api.md ("Rate limits") holds, stated conservatively:
 //
 //   - never more than Limit requests of one identifier are allowed in any span of Window;
 //   - an allowed request counts for at least Window and at most Window + Window/Buckets after

@@ -8,8 +8,8 @@ import (
 )
 
 // Refund gives back the most recent request counted for key: the caller learned that the
-// request should not have used up the budget (a booking that lost a race to another visitor,
-// issue 16). It takes one from the newest bucket still holding a request. Refunding a key with
+// request should not have used up the budget (a booking that lost a race to another visitor;
+// docs/api.md, "Rate limits"). It takes one from the newest bucket still holding a request. Refunding a key with
 // nothing counted does nothing.
 func (m *Memory) Refund(_ context.Context, key string) error {
 	m.mu.Lock()

@@ -19,8 +19,9 @@
 // it, business day or not.
 //
 // A candidate [start, start+duration) is offered when every instant of it shows a wall time in
-// [HoursStart:00, HoursEnd:00) of D (or in its override range) in the owner's zone (durations are elapsed time, so an hour
-// lost or gained inside business hours shortens or lengthens the working day accordingly), and:
+// [HoursStart:00, HoursEnd:00) of D (or in its override range) in the owner's zone (durations
+// are elapsed time, so an hour lost or gained inside business hours shortens or lengthens the
+// working day accordingly), and:
 //   - start ≥ now + MinNotice;
 //   - start ≤ now + AdvanceDays×24h (elapsed time; AdvanceDays ≤ 0 disables this bound);
 //   - [start−Buffer, end+Buffer) overlaps no busy interval (half-open: touching is fine);

@@ -21,7 +21,7 @@ import (
 //go:embed ui
 var files embed.FS
 
-// Options configure the pages. The zero value serves both pages with the spec's defaults.
+// Options configure the pages. The zero value serves both pages with the default settings.
 type Options struct {
 	// ImageOrigins are extra origins images may load from (the S3 public base URL when media
 	// lives in S3); local media under /media/ is same-origin and always allowed.

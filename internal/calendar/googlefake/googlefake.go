@@ -1,6 +1,6 @@
 // Package googlefake is a fake of the two Google endpoints folio's google calendar provider
 // talks to: the OAuth 2.0 token endpoint (JWT bearer grant of a service account, RFC 7523)
-// and the Calendar v3 API (freebusy.query, events.insert, events.get). It checks what Google
+// and the Calendar v3 API (freebusy.query, events.insert, events.get, events.patch, events.delete). It checks what Google
 // checks — the assertion's RS256 signature and claims, the bearer token, the request shapes —
 // and answers in Google's JSON, so the real client library runs unmodified against it.
 //

@@ -43,7 +43,6 @@ type Server struct {
 	mu      sync.Mutex
 	got     []Message
 	rejectN int // reject the RCPT of the next n transactions with 550
-	tempN   int // answer 451 to the next n
 }
 
 // Start starts a server on a free loopback port; it stops when the test ends.
@@ -74,9 +73,6 @@ func (s *Server) Stop() {
 // RejectNext makes the next n transactions fail permanently (550 on RCPT).
 func (s *Server) RejectNext(n int) { s.mu.Lock(); s.rejectN = n; s.mu.Unlock() }
 
-// DeferNext makes the next n transactions fail temporarily (451 on RCPT).
-func (s *Server) DeferNext(n int) { s.mu.Lock(); s.tempN = n; s.mu.Unlock() }
-
 // Messages returns the accepted messages.
 func (s *Server) Messages() []Message {
 	s.mu.Lock()
@@ -102,13 +98,9 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	ss.s.mu.Lock()
 	defer ss.s.mu.Unlock()
-	switch {
-	case ss.s.rejectN > 0:
+	if ss.s.rejectN > 0 {
 		ss.s.rejectN--
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"}
-	case ss.s.tempN > 0:
-		ss.s.tempN--
-		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
 	}
 	ss.to = append(ss.to, to)
 	return nil

@@ -1,4 +1,4 @@
-// Analytics: who came, from where, on what (contract §8). Everything here comes from
+// Analytics: who came, from where, on what (docs/api.md, "Analytics"). Everything here comes from
 // GET /api/analytics (unfiltered totals and chart), GET /api/analytics/breakdown (every ranked
 // list, and the chart of a filtered view through its date dimension) and
 // GET /api/analytics/realtime. The page's state lives in the URL hash

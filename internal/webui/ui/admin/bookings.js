@@ -1,5 +1,5 @@
-// Bookings: the meetings booked through /book, the booking funnel (spec §6) and the mail the
-// bookings sent. The list uses GET /api/schedule/bookings when the server offers it.
+// Bookings: the meetings booked through /book, the booking funnel (docs/api.md, "Analytics")
+// and the mail the bookings sent. The list uses GET /api/schedule/bookings when the server offers it.
 import { api, ApiError, query } from './shared/api.js';
 import { h, formatDateTime, safeURL, replace } from './shared/dom.js';
 import { pageHead, badge, pager, errorText, emptyState, linkButton, features, featureNote } from './ui.js';

@@ -1,5 +1,5 @@
-// Settings → Webhooks: outgoing webhooks (CONTRACT §10). Create one (its signing secret is
-// shown once), list them, send a test delivery, read the delivery log, delete.
+// Settings → Webhooks: outgoing webhooks (docs/api.md, "Outgoing webhooks"). Create one (its
+// signing secret is shown once), list them, send a test delivery, read the delivery log, delete.
 import { api } from './shared/api.js';
 import { h, field, formatDateTime, replace } from './shared/dom.js';
 import { pageHead, statusBox, errorText, badge, busy, markFields, formError, button, confirmDialog, toast } from './ui.js';

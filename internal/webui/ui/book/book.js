@@ -1,10 +1,10 @@
 // The public booking page, in the order a visitor expects: the kind of meeting and the time
 // first (a month view that marks the days with free times, the times beside it), the details
 // last. /book/manage/<token> is the manage view of one booking: see it, cancel it with a
-// reason, or move it with the same picker. The page reports the funnel steps of spec §6 (plus
-// manage_opened, booking_rescheduled and booking_cancelled) as analytics events, without
-// cookies. Inside an iframe (BOOKING_EMBED_ORIGINS) it tells the host page its height, which
-// /book/embed.js uses to size the frame.
+// reason, or move it with the same picker. The page reports the funnel steps (docs/api.md,
+// "Analytics"; plus manage_opened, booking_rescheduled and booking_cancelled) as analytics
+// events, without cookies. Inside an iframe (BOOKING_EMBED_ORIGINS) it tells the host page its
+// height, which /book/embed.js uses to size the frame.
 import { api, ApiError, query } from './shared/api.js';
 import { h, replace, safeURL } from './shared/dom.js';
 

@@ -1,5 +1,5 @@
 // The one way the pages call folio: same-origin fetches with the session cookie, JSON in and
-// out, and the contract's error envelope turned into an ApiError.
+// out, and the API's error envelope (docs/api.md, "Conventions") turned into an ApiError.
 
 /** ApiError is a failed API call: HTTP status, the envelope's code, message and field details. */
 export class ApiError extends Error {
