@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/foliohq/folio/internal/search"
 )
 
 // Project statuses.
@@ -239,4 +241,11 @@ type ProjectWrite struct {
 	Search SearchDoc
 	// Events are the webhook events the write emits.
 	Events []Event
+}
+
+// SearchDoc is the search entry of p: found by everyone when published; the title weighs more
+// than the description, technologies and long description.
+func (p *Project) SearchDoc() SearchDoc {
+	return SearchDoc{Kind: SearchTypeProject, ID: p.ID, Visible: p.Status == ProjectPublished,
+		Title: search.IndexText(p.Title), Body: search.IndexText(p.Description, strings.Join(p.Technologies, " "), p.LongDescription)}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/content"
 )
 
 // ScopePosts names the data scope post writes change.
@@ -159,7 +158,7 @@ func (s *ContentStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.
 // CreatePost stores the post write decide makes, in one transaction with decide's slug lookups:
 // the row, its tags, its search entry, the former slug it takes over and its events. A slug
 // another post took meanwhile (the unique index) is ECONFLICT.
-func (s *ContentStore) CreatePost(ctx context.Context, decide func(slugs content.SlugUse) (*folio.PostWrite, error)) error {
+func (s *ContentStore) CreatePost(ctx context.Context, decide func(slugs folio.SlugUse) (*folio.PostWrite, error)) error {
 	var w *folio.PostWrite
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -186,7 +185,7 @@ func (s *ContentStore) CreatePost(ctx context.Context, decide func(slugs content
 
 // UpdatePost reads the post with the given id (ENOTFOUND when missing) and stores the write
 // decide makes of it, in one transaction.
-func (s *ContentStore) UpdatePost(ctx context.Context, id string, decide func(p *folio.Post, slugs content.SlugUse) (*folio.PostWrite, error)) error {
+func (s *ContentStore) UpdatePost(ctx context.Context, id string, decide func(p *folio.Post, slugs folio.SlugUse) (*folio.PostWrite, error)) error {
 	var w *folio.PostWrite
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		p, err := scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
@@ -217,7 +216,7 @@ func (s *ContentStore) UpdatePost(ctx context.Context, id string, decide func(p 
 }
 
 // slugUse answers content's slug lookups inside tx for the post with id self ("" for a new one).
-func (s *ContentStore) slugUse(ctx context.Context, tx *sql.Tx, self string) content.SlugUse {
+func (s *ContentStore) slugUse(ctx context.Context, tx *sql.Tx, self string) folio.SlugUse {
 	return func(slug string) (live, former bool, err error) {
 		var nLive, nFormer int
 		if err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM posts WHERE slug = $1 AND id <> $2),
@@ -349,10 +348,10 @@ func (s *ContentStore) SavePublishingOptions(ctx context.Context, plan *folio.Pu
 		if err := s.writePost(ctx, tx, p); err != nil {
 			return err
 		}
-		if err := s.putSearchDoc(ctx, tx, content.PostSearchDoc(p)); err != nil {
+		if err := s.putSearchDoc(ctx, tx, p.SearchDoc()); err != nil {
 			return err
 		}
-		return s.emit(ctx, tx, content.PostTransition(before, p))
+		return s.emit(ctx, tx, p.Transition(before))
 	})
 	if folio.ErrorCode(err) != folio.EINTERNAL {
 		return nil, err
@@ -411,10 +410,10 @@ func (s *ContentStore) PublishScheduledPost(ctx context.Context, id string, at t
 		if n, _ := res.RowsAffected(); n == 1 {
 			published = true
 			p.Status, p.PublishedAt, p.ArchivedAt, p.UpdatedAt = folio.PostPublished, &pub, nil, now
-			if err := s.putSearchDoc(ctx, tx, content.PostSearchDoc(p)); err != nil {
+			if err := s.putSearchDoc(ctx, tx, p.SearchDoc()); err != nil {
 				return err
 			}
-			return s.Webhooks.EmitTx(ctx, tx, content.PostEvent(folio.EventPostPublished, p))
+			return s.Webhooks.EmitTx(ctx, tx, p.Event(folio.EventPostPublished))
 		}
 		return nil
 	})
@@ -501,8 +500,6 @@ func (s *ContentStore) EachPublishedPost(ctx context.Context, fn func(slug strin
 	}
 	return nil
 }
-
-var _ content.Store = (*ContentStore)(nil)
 
 // Clock is the time content writes are stamped with (DB.Now, which tests pin).
 func (s *ContentStore) Clock() time.Time { return s.Now() }

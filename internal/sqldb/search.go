@@ -7,7 +7,6 @@ import (
 	"regexp"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/search"
 )
 
@@ -30,7 +29,7 @@ func (db *DB) indexPost(ctx context.Context, tx searchExec, id string) error {
 	if err != nil {
 		return fmt.Errorf("index post %s: %w", id, err)
 	}
-	return db.putSearchDoc(ctx, tx, content.PostSearchDoc(p))
+	return db.putSearchDoc(ctx, tx, p.SearchDoc())
 }
 
 // indexProject writes the search entry of project id as the row now is inside tx.
@@ -42,7 +41,7 @@ func (db *DB) indexProject(ctx context.Context, tx searchExec, id string) error 
 	if err != nil {
 		return fmt.Errorf("index project %s: %w", id, err)
 	}
-	return db.putSearchDoc(ctx, tx, content.ProjectSearchDoc(p))
+	return db.putSearchDoc(ctx, tx, p.SearchDoc())
 }
 
 // The statements of a record's first search entry on SQLite, prepared at Open (hotWrites). The
