@@ -52,7 +52,7 @@ func wireExtblog(cfg *config.Config, db *sqldb.DB, log *slog.Logger, srv *httpap
 		missing = append(missing, "EXTBLOG_PUBLICATION_ID")
 	}
 	eb.Missing = missing
-	w.Publisher = &publishing.Service{Store: db.Extblog, Posts: db.Content, Missing: missing, SiteURL: cfg.SiteURL, Logger: log}
+	w.Publisher = &publishing.Service{Store: db.Extblog, Posts: db.Posts, Missing: missing, SiteURL: cfg.SiteURL, Logger: log}
 	eb.Publisher = w.Publisher
 	if len(missing) == 0 {
 		// EXTBLOG_API_TOKEN_FILE wins: a mounted secret file can be rotated without a restart.

@@ -46,7 +46,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		DB: db, Logger: log, AccessLog: true,
 		Content: content.New(db.Content),
 		Contact: db.Contact,
-		Health:  db, Notifier: db, Unavailable: sqldb.IsUnavailable, MediaLibrary: db.Content, Webhooks: db.Webhooks, AuditLog: db.Audit, Users: db.Identity,
+		Health:  db, Notifier: db, Unavailable: sqldb.IsUnavailable, MediaLibrary: db.Media, Webhooks: db.Webhooks, AuditLog: db.Audit, Users: db.Identity,
 		Archive:             archiveExporter{db},
 		RequestTimeout:      cfg.RequestTimeout,
 		SiteURL:             cfg.SiteURL,
@@ -102,7 +102,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 	// Analytics: events are written in batches off the request path. The deferred Close runs after
 	// the HTTP server has shut down (defers run last) and writes everything still queued.
-	an, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: cfg.BookingTimezone, Rotation: cfg.AnalyticsSaltRotation,
+	an, err := analytics.New(analyticsdb.New(db), db.Projects, analytics.Options{Location: cfg.BookingTimezone, Rotation: cfg.AnalyticsSaltRotation,
 		SiteURL: cfg.SiteURL, QueueSize: cfg.AnalyticsQueueSize, RetentionDays: cfg.AnalyticsRetention, RawLimit: cfg.AnalyticsExactLimit, Logger: log})
 	if err != nil {
 		return err
@@ -178,7 +178,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	// publisher (every instance runs one; each job still runs once).
 	sched := jobs.New(db.Jobs, log)
 	sched.Poll = cfg.JobsPoll
-	sched.Handle(folio.JobPublishPost, jobs.PublishPost(db.Content, extblogW.ArticlePublisher(), log))
+	sched.Handle(folio.JobPublishPost, jobs.PublishPost(db.Posts, extblogW.ArticlePublisher(), log))
 	// Booking: reminder mails before meetings (BOOKING_REMINDERS), once across instances.
 	if srv.Bookings != nil {
 		remind := srv.Bookings.Remind

@@ -46,7 +46,11 @@ type DB struct {
 	Changed func(scope string)
 
 	// The domain stores over this database (stores.go).
-	Content  *ContentStore
+	Posts    *PostStore
+	Projects *ProjectStore
+	Search   *SearchStore
+	Media    *MediaStore
+	Content  *ContentStore // posts, projects and search together, for the content use case
 	Bookings *BookingStore
 	Identity *IdentityStore
 	Audit    *AuditStore

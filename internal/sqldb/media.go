@@ -11,7 +11,7 @@ import (
 
 // RecordMedia remembers a stored object. The same bytes uploaded again keep their first record
 // (the key is content-addressed).
-func (s *ContentStore) RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error {
+func (s *MediaStore) RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error {
 	variants := obj.Variants
 	if variants == nil {
 		variants = []folio.MediaVariant{}
@@ -40,7 +40,7 @@ func (s *ContentStore) RecordMedia(ctx context.Context, obj folio.MediaObject, s
 }
 
 // Media lists stored objects, newest first, with the total count.
-func (s *ContentStore) Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error) {
+func (s *MediaStore) Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error) {
 	var total int
 	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM media`).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqldb.Media: %w", err)

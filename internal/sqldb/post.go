@@ -69,7 +69,7 @@ func marshalOpt[T any](v *T) string {
 }
 
 // Post returns the post with the given id, or ENOTFOUND.
-func (s *ContentStore) Post(ctx context.Context, id string) (*folio.Post, error) {
+func (s *PostStore) Post(ctx context.Context, id string) (*folio.Post, error) {
 	p, err := scanPost(s.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
 	if err == sql.ErrNoRows {
 		return nil, notFound("Post", id)
@@ -83,7 +83,7 @@ func (s *ContentStore) Post(ctx context.Context, id string) (*folio.Post, error)
 // PostBySlug returns the post with the given slug. When slug is a former slug of a post, it
 // returns that post, whose Slug then differs from slug (the caller redirects). An unknown slug
 // is ENOTFOUND.
-func (s *ContentStore) PostBySlug(ctx context.Context, slug string) (*folio.Post, error) {
+func (s *PostStore) PostBySlug(ctx context.Context, slug string) (*folio.Post, error) {
 	p, err := scanPost(s.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE slug = $1`, slug))
 	if err == sql.ErrNoRows {
 		p, err = scanPost(s.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts
@@ -100,7 +100,7 @@ func (s *ContentStore) PostBySlug(ctx context.Context, slug string) (*folio.Post
 
 // Posts returns one page of the posts f selects, newest first (by publication, else creation),
 // and the total count.
-func (s *ContentStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int, error) {
+func (s *PostStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int, error) {
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -158,7 +158,7 @@ func (s *ContentStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.
 // CreatePost stores the post write decide makes, in one transaction with decide's slug lookups:
 // the row, its tags, its search entry, the former slug it takes over and its events. A slug
 // another post took meanwhile (the unique index) is ECONFLICT.
-func (s *ContentStore) CreatePost(ctx context.Context, decide func(slugs folio.SlugUse) (*folio.PostWrite, error)) error {
+func (s *PostStore) CreatePost(ctx context.Context, decide func(slugs folio.SlugUse) (*folio.PostWrite, error)) error {
 	var w *folio.PostWrite
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -185,7 +185,7 @@ func (s *ContentStore) CreatePost(ctx context.Context, decide func(slugs folio.S
 
 // UpdatePost reads the post with the given id (ENOTFOUND when missing) and stores the write
 // decide makes of it, in one transaction.
-func (s *ContentStore) UpdatePost(ctx context.Context, id string, decide func(p *folio.Post, slugs folio.SlugUse) (*folio.PostWrite, error)) error {
+func (s *PostStore) UpdatePost(ctx context.Context, id string, decide func(p *folio.Post, slugs folio.SlugUse) (*folio.PostWrite, error)) error {
 	var w *folio.PostWrite
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		p, err := scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
@@ -216,7 +216,7 @@ func (s *ContentStore) UpdatePost(ctx context.Context, id string, decide func(p 
 }
 
 // slugUse answers content's slug lookups inside tx for the post with id self ("" for a new one).
-func (s *ContentStore) slugUse(ctx context.Context, tx *sql.Tx, self string) folio.SlugUse {
+func (s *PostStore) slugUse(ctx context.Context, tx *sql.Tx, self string) folio.SlugUse {
 	return func(slug string) (live, former bool, err error) {
 		var nLive, nFormer int
 		if err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM posts WHERE slug = $1 AND id <> $2),
@@ -229,7 +229,7 @@ func (s *ContentStore) slugUse(ctx context.Context, tx *sql.Tx, self string) fol
 
 // storePostWrite stores all of w but the post row itself: the taken and new redirects, the tags,
 // the search entry and the events.
-func (s *ContentStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.PostWrite) error {
+func (s *PostStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.PostWrite) error {
 	p := w.Post
 	if w.TakeSlug != "" {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM slug_redirects WHERE old_slug = $1`, w.TakeSlug); err != nil {
@@ -249,22 +249,12 @@ func (s *ContentStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.
 	if err := s.putSearchDoc(ctx, tx, w.Search); err != nil {
 		return err
 	}
-	return s.emit(ctx, tx, w.Events)
-}
-
-// emit queues the deliveries of events inside tx.
-func (s *ContentStore) emit(ctx context.Context, tx *sql.Tx, events []folio.Event) error {
-	for _, ev := range events {
-		if err := s.Webhooks.EmitTx(ctx, tx, ev); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.Webhooks.emitAll(ctx, tx, w.Events)
 }
 
 // DeletePost removes a post, its former slugs, its search entry and its pending jobs, and emits
 // events; or returns ENOTFOUND.
-func (s *ContentStore) DeletePost(ctx context.Context, id string, events []folio.Event) error {
+func (s *PostStore) DeletePost(ctx context.Context, id string, events []folio.Event) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM posts WHERE id = $1`, id)
 		if err != nil {
@@ -279,7 +269,7 @@ func (s *ContentStore) DeletePost(ctx context.Context, id string, events []folio
 		if err := cancelPublishJobs(ctx, tx, id, ""); err != nil {
 			return err
 		}
-		return s.emit(ctx, tx, events)
+		return s.Webhooks.emitAll(ctx, tx, events)
 	})
 	if folio.IsNotFound(err) {
 		return err
@@ -296,7 +286,7 @@ func (s *ContentStore) DeletePost(ctx context.Context, id string, events []folio
 // un-archives the post; a future ScheduledAt makes the post a draft and enqueues one publish job
 // for that time (replacing a job for another time); otherwise the post becomes a draft and any
 // schedule is cancelled. Unknown post: ENOTFOUND.
-func (s *ContentStore) SavePublishingOptions(ctx context.Context, plan *folio.PublishingPlan) (*folio.Post, error) {
+func (s *PostStore) SavePublishingOptions(ctx context.Context, plan *folio.PublishingPlan) (*folio.Post, error) {
 	var p *folio.Post
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -351,7 +341,7 @@ func (s *ContentStore) SavePublishingOptions(ctx context.Context, plan *folio.Pu
 		if err := s.putSearchDoc(ctx, tx, p.SearchDoc()); err != nil {
 			return err
 		}
-		return s.emit(ctx, tx, p.Transition(before))
+		return s.Webhooks.emitAll(ctx, tx, p.Transition(before))
 	})
 	if folio.ErrorCode(err) != folio.EINTERNAL {
 		return nil, err
@@ -380,7 +370,7 @@ func cancelPublishJobs(ctx context.Context, tx *sql.Tx, postID, keep string) err
 // still a draft. It returns the post as it now is and whether this call published it; a post
 // rescheduled or published meanwhile is returned unchanged (the job is stale). publishedAt, when
 // not set by an earlier publication, is the scheduled time.
-func (s *ContentStore) PublishScheduledPost(ctx context.Context, id string, at time.Time) (*folio.Post, bool, error) {
+func (s *PostStore) PublishScheduledPost(ctx context.Context, id string, at time.Time) (*folio.Post, bool, error) {
 	var p *folio.Post
 	published := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -431,7 +421,7 @@ func (s *ContentStore) PublishScheduledPost(ctx context.Context, id string, at t
 
 // SetPostExtblogID records the post's id on the external platform ("" clears it). It does not
 // change updatedAt: the content did not change.
-func (s *ContentStore) SetPostExtblogID(ctx context.Context, id, extblogID string) error {
+func (s *PostStore) SetPostExtblogID(ctx context.Context, id, extblogID string) error {
 	res, err := s.W.ExecContext(ctx, `UPDATE posts SET extblog_id = $1 WHERE id = $2`, extblogID, id)
 	if err != nil {
 		return fmt.Errorf("sqldb.SetPostExtblogID: %w", err)
@@ -478,7 +468,7 @@ func setPostTags(ctx context.Context, tx *sql.Tx, p *folio.Post) error {
 // posts there are, with only the two columns a sitemap needs. It stops at fn's first error and
 // returns it unwrapped, so a caller may stop early with a sentinel of its own. The rows are read
 // while fn runs: fn should not call back into the store.
-func (s *ContentStore) EachPublishedPost(ctx context.Context, fn func(slug string, updated time.Time) error) error {
+func (s *PostStore) EachPublishedPost(ctx context.Context, fn func(slug string, updated time.Time) error) error {
 	rows, err := s.query(ctx, s.R, `SELECT slug, updated_at FROM posts WHERE status = 'published' AND archived_at IS NULL
 		ORDER BY published_at, id`)
 	if err != nil {
@@ -501,5 +491,22 @@ func (s *ContentStore) EachPublishedPost(ctx context.Context, fn func(slug strin
 	return nil
 }
 
-// Clock is the time content writes are stamped with (DB.Now, which tests pin).
-func (s *ContentStore) Clock() time.Time { return s.Now() }
+// Tags lists the tags of published, non-archived posts with their counts, most used first.
+// Tags are compared case-insensitively and returned lowercased (post_tags keeps them so).
+func (s *PostStore) Tags(ctx context.Context) ([]folio.TagCount, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT t.tag, COUNT(*) FROM post_tags t JOIN posts p ON p.id = t.post_id
+		WHERE p.status = 'published' AND p.archived_at IS NULL GROUP BY t.tag ORDER BY COUNT(*) DESC, t.tag`)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb.Tags: %w", err)
+	}
+	defer rows.Close()
+	out := []folio.TagCount{}
+	for rows.Next() {
+		var tc folio.TagCount
+		if err := rows.Scan(&tc.Tag, &tc.Count); err != nil {
+			return nil, fmt.Errorf("sqldb.Tags: %w", err)
+		}
+		out = append(out, tc)
+	}
+	return out, rows.Err()
+}

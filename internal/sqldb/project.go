@@ -57,7 +57,7 @@ func scanProject(row interface{ Scan(...any) error }) (*folio.Project, error) {
 }
 
 // Project returns the project with the given id, or ENOTFOUND.
-func (s *ContentStore) Project(ctx context.Context, id string) (*folio.Project, error) {
+func (s *ProjectStore) Project(ctx context.Context, id string) (*folio.Project, error) {
 	p, err := scanProject(s.R.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
 	if err == sql.ErrNoRows {
 		return nil, notFound("Project", id)
@@ -69,7 +69,7 @@ func (s *ContentStore) Project(ctx context.Context, id string) (*folio.Project, 
 }
 
 // Projects returns one page of the projects f selects, newest first, and the total count.
-func (s *ContentStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Project, int, error) {
+func (s *ProjectStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Project, int, error) {
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -141,7 +141,7 @@ func (s *ContentStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*
 // It is the hot write path (docs/performance.md), so it costs as few statements as the engine
 // allows: the project and its search entry are one statement on PostgreSQL, and three prepared
 // ones on SQLite, then the outgoing-webhook events in the same transaction.
-func (s *ContentStore) CreateProject(ctx context.Context, w *folio.ProjectWrite) error {
+func (s *ProjectStore) CreateProject(ctx context.Context, w *folio.ProjectWrite) error {
 	p, doc := w.Project, w.Search
 	techs, _ := json.Marshal(p.Technologies)
 	images, _ := json.Marshal(p.Images)
@@ -160,7 +160,7 @@ func (s *ContentStore) CreateProject(ctx context.Context, w *folio.ProjectWrite)
 				if _, err := tx.ExecContext(ctx, createProjectPostgres, args...); err != nil {
 					return err
 				}
-				return s.emit(ctx, tx, w.Events)
+				return s.Webhooks.emitAll(ctx, tx, w.Events)
 			})
 		}
 	} else {
@@ -171,7 +171,7 @@ func (s *ContentStore) CreateProject(ctx context.Context, w *folio.ProjectWrite)
 			if err := s.insertSearchDocSQLite(ctx, tx, doc); err != nil {
 				return err
 			}
-			return s.emit(ctx, tx, w.Events)
+			return s.Webhooks.emitAll(ctx, tx, w.Events)
 		})
 	}
 	if err != nil {
@@ -182,7 +182,7 @@ func (s *ContentStore) CreateProject(ctx context.Context, w *folio.ProjectWrite)
 }
 
 // anySubscribed says whether a webhook may subscribe to one of events.
-func (s *ContentStore) anySubscribed(events []folio.Event) bool {
+func (s *ProjectStore) anySubscribed(events []folio.Event) bool {
 	for _, ev := range events {
 		if maybe, _ := s.hooks.subscribed(ev.Type); maybe {
 			return true
@@ -193,7 +193,7 @@ func (s *ContentStore) anySubscribed(events []folio.Event) bool {
 
 // UpdateProject reads the project with the given id (ENOTFOUND when missing) and stores the
 // write decide makes of it, in one transaction.
-func (s *ContentStore) UpdateProject(ctx context.Context, id string, decide func(p *folio.Project) (*folio.ProjectWrite, error)) error {
+func (s *ProjectStore) UpdateProject(ctx context.Context, id string, decide func(p *folio.Project) (*folio.ProjectWrite, error)) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		p, err := scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
 		if err == sql.ErrNoRows {
@@ -219,7 +219,7 @@ func (s *ContentStore) UpdateProject(ctx context.Context, id string, decide func
 		if err := s.putSearchDoc(ctx, tx, w.Search); err != nil {
 			return err
 		}
-		return s.emit(ctx, tx, w.Events)
+		return s.Webhooks.emitAll(ctx, tx, w.Events)
 	})
 	if folio.ErrorCode(err) != folio.EINTERNAL {
 		return err
@@ -232,7 +232,7 @@ func (s *ContentStore) UpdateProject(ctx context.Context, id string, decide func
 }
 
 // DeleteProject removes a project and its search entry and emits events, or returns ENOTFOUND.
-func (s *ContentStore) DeleteProject(ctx context.Context, id string, events []folio.Event) error {
+func (s *ProjectStore) DeleteProject(ctx context.Context, id string, events []folio.Event) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id = $1`, id)
 		if err != nil {
@@ -244,7 +244,7 @@ func (s *ContentStore) DeleteProject(ctx context.Context, id string, events []fo
 		if err := s.unindex(ctx, tx, folio.SearchTypeProject, id); err != nil {
 			return err
 		}
-		return s.emit(ctx, tx, events)
+		return s.Webhooks.emitAll(ctx, tx, events)
 	})
 	if folio.IsNotFound(err) {
 		return err
@@ -270,7 +270,7 @@ func technologiesLower(p *folio.Project) string {
 // EachPublishedProject calls fn with the id and last change of every published project, oldest
 // first (then by id), from one query: the project half of the sitemap's linear scan. Errors and
 // early stops are as EachPublishedPost's.
-func (s *ContentStore) EachPublishedProject(ctx context.Context, fn func(id string, updated time.Time) error) error {
+func (s *ProjectStore) EachPublishedProject(ctx context.Context, fn func(id string, updated time.Time) error) error {
 	rows, err := s.query(ctx, s.R, `SELECT id, updated_at FROM projects WHERE status = 'published' ORDER BY created_at, id`)
 	if err != nil {
 		return fmt.Errorf("sqldb.EachPublishedProject: %w", err)

@@ -124,7 +124,7 @@ func (db *DB) unindex(ctx context.Context, tx searchExec, kind, id string) error
 // RebuildSearchIndex indexes every post and project that has no search entry yet (after the
 // migration that creates the index, and after imports that write rows directly). Existing
 // entries are kept: writes keep them current.
-func (s *ContentStore) RebuildSearchIndex(ctx context.Context) (int, error) {
+func (s *SearchStore) RebuildSearchIndex(ctx context.Context) (int, error) {
 	n := 0
 	for _, k := range []struct{ kind, table string }{{folio.SearchTypePost, "posts"}, {folio.SearchTypeProject, "projects"}} {
 		rows, err := s.W.QueryContext(ctx, `SELECT id FROM `+k.table+` WHERE id NOT IN (SELECT ref_id FROM search_docs WHERE kind = $1)`, k.kind)
@@ -169,7 +169,7 @@ func (s *ContentStore) RebuildSearchIndex(ctx context.Context) (int, error) {
 // Search runs a full-text query: every term of q must occur as a word prefix (case and
 // diacritics folded), best matches first (title words weigh more than body words). A q without
 // any letter or digit finds nothing.
-func (s *ContentStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchResult, int, error) {
+func (s *SearchStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchResult, int, error) {
 	terms := search.Terms(q.Q)
 	out := []folio.SearchResult{}
 	if len(terms) == 0 {
@@ -289,24 +289,4 @@ func (db *DB) fillSearchResults(ctx context.Context, hits []folio.SearchResult, 
 		kept = append(kept, h)
 	}
 	return kept, nil
-}
-
-// Tags lists the tags of published, non-archived posts with their counts, most used first.
-// Tags are compared case-insensitively and returned lowercased (post_tags keeps them so).
-func (s *ContentStore) Tags(ctx context.Context) ([]folio.TagCount, error) {
-	rows, err := s.R.QueryContext(ctx, `SELECT t.tag, COUNT(*) FROM post_tags t JOIN posts p ON p.id = t.post_id
-		WHERE p.status = 'published' AND p.archived_at IS NULL GROUP BY t.tag ORDER BY COUNT(*) DESC, t.tag`)
-	if err != nil {
-		return nil, fmt.Errorf("sqldb.Tags: %w", err)
-	}
-	defer rows.Close()
-	out := []folio.TagCount{}
-	for rows.Next() {
-		var tc folio.TagCount
-		if err := rows.Scan(&tc.Tag, &tc.Count); err != nil {
-			return nil, fmt.Errorf("sqldb.Tags: %w", err)
-		}
-		out = append(out, tc)
-	}
-	return out, rows.Err()
 }

@@ -219,6 +219,16 @@ func (s *WebhookStore) EmitTx(ctx context.Context, tx *sql.Tx, ev folio.Event) e
 	return nil
 }
 
+// emitAll queues the deliveries of events inside tx.
+func (s *WebhookStore) emitAll(ctx context.Context, tx *sql.Tx, events []folio.Event) error {
+	for _, ev := range events {
+		if err := s.EmitTx(ctx, tx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (db *DB) webhookBody(ev folio.Event) ([]byte, error) {
 	data, err := json.Marshal(ev.Data)
 	if err != nil {
