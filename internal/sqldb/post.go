@@ -75,7 +75,7 @@ func (s *PostStore) Post(ctx context.Context, id string) (*folio.Post, error) {
 		return nil, notFound("Post", id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.Post: %w", err)
+		return nil, wrap("Post", err)
 	}
 	return p, nil
 }
@@ -93,7 +93,7 @@ func (s *PostStore) PostBySlug(ctx context.Context, slug string) (*folio.Post, e
 		return nil, notFound("Post", slug)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.PostBySlug: %w", err)
+		return nil, wrap("PostBySlug", err)
 	}
 	return p, nil
 }
@@ -102,27 +102,23 @@ func (s *PostStore) PostBySlug(ctx context.Context, slug string) (*folio.Post, e
 // and the total count.
 func (s *PostStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int, error) {
 	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
+	var args Args
 	if len(f.Statuses) > 0 {
 		var or []string
 		for _, s := range f.Statuses {
 			if s == folio.PostStatusArchived {
 				or = append(or, "archived_at IS NOT NULL")
 			} else {
-				or = append(or, "(status = "+arg(s)+" AND archived_at IS NULL)")
+				or = append(or, "(status = "+args.Add(s)+" AND archived_at IS NULL)")
 			}
 		}
 		where = append(where, "("+strings.Join(or, " OR ")+")")
 	}
 	if c := strings.TrimSpace(f.Category); c != "" {
-		where = append(where, "LOWER(category) = "+arg(strings.ToLower(c)))
+		where = append(where, "LOWER(category) = "+args.Add(strings.ToLower(c)))
 	}
 	if t := strings.TrimSpace(f.Tag); t != "" {
-		where = append(where, "id IN (SELECT post_id FROM post_tags WHERE tag = "+arg(strings.ToLower(t))+")")
+		where = append(where, "id IN (SELECT post_id FROM post_tags WHERE tag = "+args.Add(strings.ToLower(t))+")")
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -130,7 +126,7 @@ func (s *PostStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Pos
 	}
 	var total int
 	if err := s.queryRow(ctx, s.R, `SELECT COUNT(*) FROM posts`+cond, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
+		return nil, 0, wrap("Posts", err)
 	}
 	cols := postListColumns
 	if f.WithContent {
@@ -138,17 +134,18 @@ func (s *PostStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Pos
 	}
 	limit, offset := f.Limit, (f.Page-1)*f.Limit
 	// LIMIT is written into the statement, not bound: see Projects.
-	rows, err := s.query(ctx, s.R, `SELECT `+cols+` FROM posts`+cond+
-		` ORDER BY COALESCE(published_at, created_at) DESC, id DESC LIMIT `+strconv.Itoa(limit)+` OFFSET `+arg(offset), args...)
+	q := `SELECT ` + cols + ` FROM posts` + cond +
+		` ORDER BY COALESCE(published_at, created_at) DESC, id DESC LIMIT ` + strconv.Itoa(limit) + ` OFFSET ` + args.Add(offset)
+	rows, err := s.query(ctx, s.R, q, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
+		return nil, 0, wrap("Posts", err)
 	}
 	defer rows.Close()
 	out := []*folio.Post{}
 	for rows.Next() {
 		p, err := scanPost(rows)
 		if err != nil {
-			return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
+			return nil, 0, wrap("Posts", err)
 		}
 		out = append(out, p)
 	}
@@ -177,7 +174,7 @@ func (s *PostStore) CreatePost(ctx context.Context, decide func(slugs folio.Slug
 	case folio.ErrorCode(err) != folio.EINTERNAL:
 		return err
 	case err != nil:
-		return fmt.Errorf("sqldb.CreatePost: %w", err)
+		return wrap("CreatePost", err)
 	}
 	s.changed(ScopePosts)
 	return nil
@@ -209,7 +206,7 @@ func (s *PostStore) UpdatePost(ctx context.Context, id string, decide func(p *fo
 	case folio.ErrorCode(err) != folio.EINTERNAL:
 		return err
 	case err != nil:
-		return fmt.Errorf("sqldb.UpdatePost: %w", err)
+		return wrap("UpdatePost", err)
 	}
 	s.changed(ScopePosts)
 	return nil
@@ -275,7 +272,7 @@ func (s *PostStore) DeletePost(ctx context.Context, id string, events []folio.Ev
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.DeletePost: %w", err)
+		return wrap("DeletePost", err)
 	}
 	s.changed(ScopePosts)
 	return nil
@@ -347,7 +344,7 @@ func (s *PostStore) SavePublishingOptions(ctx context.Context, plan *folio.Publi
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.SavePublishingOptions: %w", err)
+		return nil, wrap("SavePublishingOptions", err)
 	}
 	s.changed(ScopePosts)
 	return p, nil
@@ -411,7 +408,7 @@ func (s *PostStore) PublishScheduledPost(ctx context.Context, id string, at time
 		return nil, false, err
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("sqldb.PublishScheduledPost: %w", err)
+		return nil, false, wrap("PublishScheduledPost", err)
 	}
 	if published {
 		s.changed(ScopePosts)
@@ -424,7 +421,7 @@ func (s *PostStore) PublishScheduledPost(ctx context.Context, id string, at time
 func (s *PostStore) SetPostExtblogID(ctx context.Context, id, extblogID string) error {
 	res, err := s.W.ExecContext(ctx, `UPDATE posts SET extblog_id = $1 WHERE id = $2`, extblogID, id)
 	if err != nil {
-		return fmt.Errorf("sqldb.SetPostExtblogID: %w", err)
+		return wrap("SetPostExtblogID", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("Post", id)
@@ -472,21 +469,21 @@ func (s *PostStore) EachPublishedPost(ctx context.Context, fn func(slug string, 
 	rows, err := s.query(ctx, s.R, `SELECT slug, updated_at FROM posts WHERE status = 'published' AND archived_at IS NULL
 		ORDER BY published_at, id`)
 	if err != nil {
-		return fmt.Errorf("sqldb.EachPublishedPost: %w", err)
+		return wrap("EachPublishedPost", err)
 	}
 	defer rows.Close()
 	var slug string
 	var updated Time
 	for rows.Next() {
 		if err := rows.Scan(&slug, &updated); err != nil {
-			return fmt.Errorf("sqldb.EachPublishedPost: %w", err)
+			return wrap("EachPublishedPost", err)
 		}
 		if err := fn(slug, updated.Time); err != nil {
 			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sqldb.EachPublishedPost: %w", err)
+		return wrap("EachPublishedPost", err)
 	}
 	return nil
 }
@@ -497,14 +494,14 @@ func (s *PostStore) Tags(ctx context.Context) ([]folio.TagCount, error) {
 	rows, err := s.R.QueryContext(ctx, `SELECT t.tag, COUNT(*) FROM post_tags t JOIN posts p ON p.id = t.post_id
 		WHERE p.status = 'published' AND p.archived_at IS NULL GROUP BY t.tag ORDER BY COUNT(*) DESC, t.tag`)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.Tags: %w", err)
+		return nil, wrap("Tags", err)
 	}
 	defer rows.Close()
 	out := []folio.TagCount{}
 	for rows.Next() {
 		var tc folio.TagCount
 		if err := rows.Scan(&tc.Tag, &tc.Count); err != nil {
-			return nil, fmt.Errorf("sqldb.Tags: %w", err)
+			return nil, wrap("Tags", err)
 		}
 		out = append(out, tc)
 	}

@@ -63,7 +63,7 @@ func (s *ProjectStore) Project(ctx context.Context, id string) (*folio.Project, 
 		return nil, notFound("Project", id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.Project: %w", err)
+		return nil, wrap("Project", err)
 	}
 	return p, nil
 }
@@ -71,22 +71,14 @@ func (s *ProjectStore) Project(ctx context.Context, id string) (*folio.Project, 
 // Projects returns one page of the projects f selects, newest first, and the total count.
 func (s *ProjectStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Project, int, error) {
 	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
+	var args Args
 	if len(f.Statuses) > 0 {
-		ph := make([]string, len(f.Statuses))
-		for i, s := range f.Statuses {
-			ph[i] = arg(s)
-		}
-		where = append(where, "status IN ("+strings.Join(ph, ", ")+")")
+		where = append(where, "status IN ("+args.AddList(f.Statuses)+")")
 	}
 	if f.Technology != "" {
 		// A scan of the projects, not an index: a portfolio holds hundreds of projects, not
 		// millions, and a technology index cost every write more than the scan costs a filter.
-		t := arg(strings.ToLower(f.Technology))
+		t := args.Add(strings.ToLower(f.Technology))
 		if s.Dialect == Postgres {
 			where = append(where, "technologies_lower::jsonb @> jsonb_build_array("+t+"::text)")
 		} else {
@@ -95,7 +87,7 @@ func (s *ProjectStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*
 	}
 	if q := strings.TrimSpace(f.Query); q != "" {
 		pat := "%" + escapeLike(strings.ToLower(q)) + "%"
-		a := arg(pat)
+		a := args.Add(pat)
 		where = append(where, "(LOWER(title) LIKE "+a+` ESCAPE '\' OR LOWER(description) LIKE `+a+` ESCAPE '\')`)
 	}
 	cond := ""
@@ -110,10 +102,11 @@ func (s *ProjectStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*
 	// uncached list's CPU.
 	countQuery := `SELECT COUNT(*) FROM projects` + cond
 	limit, offset := f.Limit, (f.Page-1)*f.Limit
-	rows, err := s.query(ctx, s.R, `SELECT `+projectColumns+`, (`+countQuery+`) FROM projects`+cond+
-		` ORDER BY created_at DESC, id DESC LIMIT `+strconv.Itoa(limit)+` OFFSET `+arg(offset), args...)
+	q := `SELECT ` + projectColumns + `, (` + countQuery + `) FROM projects` + cond +
+		` ORDER BY created_at DESC, id DESC LIMIT ` + strconv.Itoa(limit) + ` OFFSET ` + args.Add(offset)
+	rows, err := s.query(ctx, s.R, q, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+		return nil, 0, wrap("Projects", err)
 	}
 	defer rows.Close()
 	out := []*folio.Project{}
@@ -121,16 +114,16 @@ func (s *ProjectStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*
 	for rows.Next() {
 		p, err := scanProject(withTotal{rows, &total})
 		if err != nil {
-			return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+			return nil, 0, wrap("Projects", err)
 		}
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+		return nil, 0, wrap("Projects", err)
 	}
 	if total < 0 {
 		if err := s.queryRow(ctx, s.R, countQuery, args[:len(args)-1]...).Scan(&total); err != nil {
-			return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+			return nil, 0, wrap("Projects", err)
 		}
 	}
 	return out, total, nil
@@ -175,7 +168,7 @@ func (s *ProjectStore) CreateProject(ctx context.Context, w *folio.ProjectWrite)
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.CreateProject: %w", err)
+		return wrap("CreateProject", err)
 	}
 	s.changed(ScopeProjects)
 	return nil
@@ -225,7 +218,7 @@ func (s *ProjectStore) UpdateProject(ctx context.Context, id string, decide func
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.UpdateProject: %w", err)
+		return wrap("UpdateProject", err)
 	}
 	s.changed(ScopeProjects)
 	return nil
@@ -250,7 +243,7 @@ func (s *ProjectStore) DeleteProject(ctx context.Context, id string, events []fo
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.DeleteProject: %w", err)
+		return wrap("DeleteProject", err)
 	}
 	s.changed(ScopeProjects)
 	return nil
@@ -273,21 +266,21 @@ func technologiesLower(p *folio.Project) string {
 func (s *ProjectStore) EachPublishedProject(ctx context.Context, fn func(id string, updated time.Time) error) error {
 	rows, err := s.query(ctx, s.R, `SELECT id, updated_at FROM projects WHERE status = 'published' ORDER BY created_at, id`)
 	if err != nil {
-		return fmt.Errorf("sqldb.EachPublishedProject: %w", err)
+		return wrap("EachPublishedProject", err)
 	}
 	defer rows.Close()
 	var id string
 	var updated Time
 	for rows.Next() {
 		if err := rows.Scan(&id, &updated); err != nil {
-			return fmt.Errorf("sqldb.EachPublishedProject: %w", err)
+			return wrap("EachPublishedProject", err)
 		}
 		if err := fn(id, updated.Time); err != nil {
 			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sqldb.EachPublishedProject: %w", err)
+		return wrap("EachPublishedProject", err)
 	}
 	return nil
 }

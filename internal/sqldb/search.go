@@ -129,14 +129,14 @@ func (s *SearchStore) RebuildSearchIndex(ctx context.Context) (int, error) {
 	for _, k := range []struct{ kind, table string }{{folio.SearchTypePost, "posts"}, {folio.SearchTypeProject, "projects"}} {
 		rows, err := s.W.QueryContext(ctx, `SELECT id FROM `+k.table+` WHERE id NOT IN (SELECT ref_id FROM search_docs WHERE kind = $1)`, k.kind)
 		if err != nil {
-			return n, fmt.Errorf("sqldb.RebuildSearchIndex: %w", err)
+			return n, wrap("RebuildSearchIndex", err)
 		}
 		var ids []string
 		for rows.Next() {
 			var id string
 			if err := rows.Scan(&id); err != nil {
 				rows.Close()
-				return n, fmt.Errorf("sqldb.RebuildSearchIndex: %w", err)
+				return n, wrap("RebuildSearchIndex", err)
 			}
 			ids = append(ids, id)
 		}
@@ -158,7 +158,7 @@ func (s *SearchStore) RebuildSearchIndex(ctx context.Context) (int, error) {
 				return nil
 			})
 			if err != nil {
-				return n, fmt.Errorf("sqldb.RebuildSearchIndex: %w", err)
+				return n, wrap("RebuildSearchIndex", err)
 			}
 			n += len(batch)
 		}
@@ -179,7 +179,7 @@ func (s *SearchStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio.
 	// SearchMaxTotal (a window count in the page query made both engines rank and sort every
 	// match of a common word before the LIMIT: 2 s instead of 0.3 s over 100,000 posts).
 	var pageQ, countQ string
-	var args []any
+	var args Args
 	if s.Dialect == Postgres {
 		args = append(args, search.TSQuery(terms))
 		cond := ""
@@ -187,8 +187,7 @@ func (s *SearchStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio.
 			cond += " AND visible"
 		}
 		if q.Type != "" {
-			args = append(args, q.Type)
-			cond += fmt.Sprintf(" AND kind = $%d", len(args))
+			cond += " AND kind = " + args.Add(q.Type)
 		}
 		pageQ = `SELECT kind, ref_id, ts_rank(doc, q) AS score FROM search_docs, to_tsquery('simple', $1) q
 			WHERE doc @@ q` + cond + ` ORDER BY score DESC, ref_id DESC`
@@ -201,8 +200,7 @@ func (s *SearchStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio.
 			cond += " AND d.visible = 1"
 		}
 		if q.Type != "" {
-			args = append(args, q.Type)
-			cond += fmt.Sprintf(" AND d.kind = $%d", len(args))
+			cond += " AND d.kind = " + args.Add(q.Type)
 		}
 		// bm25 is lower for better matches; the score is its negation so higher is better. It
 		// may only run in the FTS query itself, hence the materialized CTE before the join.
@@ -215,30 +213,30 @@ func (s *SearchStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio.
 	pageQ += fmt.Sprintf(" LIMIT $%d OFFSET $%d", len(args)+1, len(args)+2)
 	rows, err := s.R.QueryContext(ctx, pageQ, append(args, q.Limit, (q.Page-1)*q.Limit)...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
+		return nil, 0, wrap("Search", err)
 	}
 	for rows.Next() {
 		var r folio.SearchResult
 		if err := rows.Scan(&r.Type, &r.ID, &r.Score); err != nil {
 			rows.Close()
-			return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
+			return nil, 0, wrap("Search", err)
 		}
 		out = append(out, r)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
+		return nil, 0, wrap("Search", err)
 	}
 	// A page that is not full tells the total without counting (most searches find a few items).
 	total := (q.Page-1)*q.Limit + len(out)
 	if len(out) == q.Limit || (len(out) == 0 && q.Page > 1) {
 		if err := s.R.QueryRowContext(ctx, countQ, args...).Scan(&total); err != nil {
-			return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
+			return nil, 0, wrap("Search", err)
 		}
 	}
 	total = min(total, folio.SearchMaxTotal)
 	if out, err = s.fillSearchResults(ctx, out, terms); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
+		return nil, 0, wrap("Search", err)
 	}
 	return out, total, nil
 }
