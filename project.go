@@ -17,7 +17,7 @@ const (
 	ProjectArchived  = "archived"
 )
 
-// Project is a portfolio project (the spec's "the service" resource).
+// Project is a portfolio project (docs/api.md, "Projects").
 type Project struct {
 	ID              string         `json:"id"`
 	Title           string         `json:"title"`
@@ -41,7 +41,7 @@ type ProjectImage struct {
 	Height int    `json:"height,omitempty"`
 }
 
-// ProjectListItem is the list form of a project: the spec lists exactly these fields.
+// ProjectListItem is the list form of a project: exactly these fields (docs/api.md, "Projects").
 type ProjectListItem struct {
 	ID           string    `json:"id"`
 	Title        string    `json:"title"`

@@ -1,7 +1,15 @@
 // Package sqldb is folio's one data layer. The same SQL runs on the embedded SQLite file and on
-// PostgreSQL: placeholders are $1, $2… (both engines accept them), IDs are TEXT generated in Go,
-// times go through ts() and Time so both engines store and compare them the same way, and the
-// few differences (DSNs, unique violations, locks, migrations) live in dialect.go.
+// PostgreSQL: placeholders are $1, $2… (both engines accept them; Args numbers them), IDs are TEXT
+// generated in Go, and times go through ts() and Time so both engines store and compare them the
+// same way.
+//
+// The engine (DB) is in db.go (opening either engine, times, errors), groupcommit.go (SQLite's
+// shared write transactions), stmtcache.go (prepared statements on SQLite), migrate.go and
+// migrations/ (the schema of each engine), notify.go (cross-instance change notices) and
+// hooks.go (what internal/sqldb/analyticsdb uses of it). Each domain has a store type over the
+// engine (stores.go), its SQL in a file named after the domain (post.go, project.go, search.go,
+// booking*.go, webhook.go, …). The few engine differences sit beside the SQL they concern, behind
+// db.Dialect.
 package sqldb
 
 import (
@@ -93,27 +101,17 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(ON)" +
 			"&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
-		// The writer's page cache may grow to 8 MiB (SQLite's default is 2 MB): an analytics batch
-		// reads and rewrites the rows of thousands of visitors and rollup rows spread over the
-		// file, and with the default cache each batch read most of those pages back from the OS
-		// (a system call a page; a tenth of the ingest CPU in the benchmark's profile). One
-		// connection, so the bound is the process's. Not more: the cache is process memory that
-		// fills with the database and is never given back, and at 64 MiB a 10-minute soak's
-		// resident memory grew 1.40× after its first minute (bench/soak; 1.08 before), while
-		// 8 MiB and 64 MiB ingested alike in bench/analytics's ingestion run.
-		// The WAL is checkpointed (copied into the database file) once it holds 16,384 pages
-		// (64 MiB) rather than SQLite's 1,000: a large analytics batch writes more than 1,000
-		// pages, so every batch paid a checkpoint (a third of its commit), copying again the hot
-		// rollup pages the next batch rewrites anyway.
+		// The writer's page cache may grow to 8 MiB, enough for an analytics batch's pages and no
+		// more (the cache is never given back); the WAL is checkpointed at 16,384 pages so a large
+		// batch does not pay a checkpoint each. Measurements: docs/performance.md, "Storage".
 		w, err := sql.Open("sqlite", dsn+"&_pragma=cache_size(-8192)&_pragma=wal_autocheckpoint(16384)")
 		if err != nil {
 			return nil, fmt.Errorf("sqldb: open sqlite: %w", err)
 		}
 		w.SetMaxOpenConns(1)
 		w.SetConnMaxIdleTime(0)
-		// Readers keep a small page cache each (512 KiB; SQLite's default is 2 MB): the hot rows are few,
-		// the OS caches the file anyway, and eight full default caches made resident memory creep up
-		// for minutes as the analytics tables grew (bench/soak).
+		// Readers keep a small page cache each (512 KiB): the hot rows are few and the OS caches
+		// the file anyway.
 		r, err := sql.Open("sqlite", dsn+"&mode=ro&_pragma=cache_size(-512)")
 		if err != nil {
 			w.Close()

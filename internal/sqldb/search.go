@@ -176,8 +176,8 @@ func (s *SearchStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio.
 		return out, 0, nil
 	}
 	// The page of best matches, then, only when that page is full, the count, which stops at
-	// SearchMaxTotal (a window count in the page query made both engines rank and sort every
-	// match of a common word before the LIMIT: 2 s instead of 0.3 s over 100,000 posts).
+	// SearchMaxTotal (a window count in the page query would make both engines rank and sort
+	// every match of a common word before the LIMIT).
 	var pageQ, countQ string
 	var args Args
 	if s.Dialect == Postgres {

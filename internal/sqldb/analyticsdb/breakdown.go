@@ -128,8 +128,8 @@ func (s *Store) rawAnalyticsQuery(ctx context.Context, f func(q querier) error) 
 // that reads the visit-attribute rollups by index, without parallel workers. Each of their
 // statements selects the range's days or periods by the leading column of the primary key, so
 // an index scan reads only those rows; once the planner has statistics it preferred a parallel
-// scan of the whole table when a filter keeps a large share (device=mobile: a third), which
-// measured 74–158 ms against 21–23 ms for the index scan (90 days of the benchmark).
+// scan of the whole table when a filter keeps a large share (device=mobile: a third), several
+// times slower (docs/performance.md, "Storage").
 func (s *Store) visitAttrQuery(ctx context.Context, f func(q querier) error) error {
 	return s.analyticsQueryWith(ctx, []string{`SET LOCAL enable_seqscan = off`, `SET LOCAL max_parallel_workers_per_gather = 0`}, f)
 }

@@ -148,9 +148,8 @@ type attrCover struct {
 }
 
 // Relative costs of reading one day, part or month of combinations: on traffic whose attribute
-// combinations spread widely they saturate within days (the benchmark's 10 million page views:
-// 13,747 combinations a day, about 22,830 a part, 22,880 a month), on light traffic every level
-// is cheap.
+// combinations spread widely they saturate within days, so a month costs little more than a day
+// (docs/performance.md, "Storage"); on light traffic every level is cheap.
 const (
 	dayCost   = 1.0
 	partCost  = 1.6
@@ -158,12 +157,9 @@ const (
 )
 
 // maxCoverWiden is how many days past each end of a range a cover may reach to use a whole part
-// or month, subtracting those days again. At 3, 5 April–25 June read 7 single days and 7 periods
-// (255,675 rows of the benchmark); at 6 it reads April minus 1–4 April, May, and June minus
-// 26–30 June (about 178,000 rows: the subtracted days cost what read days cost, and a month
-// costs little more than a part), 80 ms instead of 104 ms on SQLite, 37 instead of 47 on
-// PostgreSQL (browser under device=mobile). Only the cheapest cover is used, so a wider reach
-// never reads more.
+// or month, subtracting those days again (a subtracted day costs what a read day costs, and a
+// month little more than a part; docs/performance.md, "Storage"). Only the cheapest cover is
+// used, so a wider reach never reads more.
 const maxCoverWiden = 6
 
 // visitAttrCover returns the cheapest way to read the days from..to (YYYY-MM-DD) from the
