@@ -2,10 +2,13 @@ package folio
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/foliohq/folio/internal/search"
 )
 
 // Post statuses. A post is archived when ArchivedAt is set, whatever its status.
@@ -401,6 +404,10 @@ const (
 	ScopeProjects = "projects"
 )
 
+// SlugUse tells whether slug is the slug of a post other than the one being written (live) or a
+// former slug of another post (former). A store answers it inside the write's transaction.
+type SlugUse = func(slug string) (live, former bool, err error)
+
 // PostWrite is one write of a post as the content use case decided it; a store stores all of it
 // in one transaction.
 type PostWrite struct {
@@ -420,4 +427,30 @@ type PostWrite struct {
 type TagCount struct {
 	Tag   string `json:"tag"`
 	Count int    `json:"count"`
+}
+
+// SearchDoc is the search entry of p: found by everyone when published and not archived; the
+// title weighs more than the excerpt, category, tags and content.
+func (p *Post) SearchDoc() SearchDoc {
+	tags, _ := json.Marshal(p.Tags)
+	return SearchDoc{Kind: SearchTypePost, ID: p.ID, Visible: p.Public(),
+		Title: search.IndexText(p.Title), Body: search.IndexText(p.Excerpt, p.Category, string(tags), p.Content)}
+}
+
+// Event builds a post event of the given type.
+func (p *Post) Event(typ string) Event {
+	return Event{Type: typ, Data: PostEventData{ID: p.ID, Slug: p.Slug, Title: p.Title, Excerpt: p.Excerpt,
+		Status: p.Status, PublishedAt: p.PublishedAt}}
+}
+
+// Transition is post.published or post.unpublished when a write moved p's status (from before)
+// across "published"; otherwise no event.
+func (p *Post) Transition(before string) []Event {
+	switch {
+	case before != PostPublished && p.Status == PostPublished:
+		return []Event{p.Event(EventPostPublished)}
+	case before == PostPublished && p.Status != PostPublished:
+		return []Event{p.Event(EventPostUnpublished)}
+	}
+	return nil
 }

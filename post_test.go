@@ -112,3 +112,34 @@ func FuzzExcerpt(f *testing.F) {
 		}
 	})
 }
+
+func TestPostTransition(t *testing.T) {
+	p := &Post{}
+	p.ID, p.Status = "p1", PostPublished
+	if ev := p.Transition(PostDraft); len(ev) != 1 || ev[0].Type != EventPostPublished {
+		t.Fatalf("draft→published = %v", ev)
+	}
+	if ev := p.Transition(PostPublished); len(ev) != 0 {
+		t.Fatalf("published→published = %v", ev)
+	}
+	p.Status = PostDraft
+	if ev := p.Transition(PostPublished); len(ev) != 1 || ev[0].Type != EventPostUnpublished {
+		t.Fatalf("published→draft = %v", ev)
+	}
+	if ev := p.Transition(""); len(ev) != 0 {
+		t.Fatalf("created as draft = %v", ev)
+	}
+}
+
+func TestPostSearchDoc(t *testing.T) {
+	p := &Post{}
+	p.ID, p.Title, p.Status, p.Tags, p.Content = "p1", "Crème Brûlée", PostPublished, []string{"Cooking"}, "Custard."
+	d := p.SearchDoc()
+	if !d.Visible || d.Kind != SearchTypePost || d.Title != "creme brulee" || !strings.Contains(d.Body, "cooking") {
+		t.Fatalf("doc = %+v", d)
+	}
+	p.ArchivedAt = &p.CreatedAt
+	if p.SearchDoc().Visible {
+		t.Fatal("an archived post is visible")
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/foliohq/folio/internal/search"
 )
 
 // Project statuses.
@@ -15,7 +17,7 @@ const (
 	ProjectArchived  = "archived"
 )
 
-// Project is a portfolio project (the spec's "the service" resource).
+// Project is a portfolio project (docs/api.md, "Projects").
 type Project struct {
 	ID              string         `json:"id"`
 	Title           string         `json:"title"`
@@ -39,7 +41,7 @@ type ProjectImage struct {
 	Height int    `json:"height,omitempty"`
 }
 
-// ProjectListItem is the list form of a project: the spec lists exactly these fields.
+// ProjectListItem is the list form of a project: exactly these fields (docs/api.md, "Projects").
 type ProjectListItem struct {
 	ID           string    `json:"id"`
 	Title        string    `json:"title"`
@@ -239,4 +241,11 @@ type ProjectWrite struct {
 	Search SearchDoc
 	// Events are the webhook events the write emits.
 	Events []Event
+}
+
+// SearchDoc is the search entry of p: found by everyone when published; the title weighs more
+// than the description, technologies and long description.
+func (p *Project) SearchDoc() SearchDoc {
+	return SearchDoc{Kind: SearchTypeProject, ID: p.ID, Visible: p.Status == ProjectPublished,
+		Title: search.IndexText(p.Title), Body: search.IndexText(p.Description, strings.Join(p.Technologies, " "), p.LongDescription)}
 }

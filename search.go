@@ -1,6 +1,6 @@
 package folio
 
-// Search result types (CONTRACT §9, GET /api/search).
+// Search result types (GET /api/search; docs/api.md, "Search and tags").
 const (
 	SearchTypePost    = "post"
 	SearchTypeProject = "project"

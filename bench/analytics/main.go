@@ -322,7 +322,7 @@ func openPostgres(ctx context.Context, base, schema string) *sqldb.DB {
 // events/s from the first Collect until the last event is written.
 func runIngest(ctx context.Context, db *sqldb.DB, loc *time.Location, n int) {
 	defer db.Close()
-	s, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc, SiteURL: "https://folio.example", QueueSize: 65536})
+	s, err := analytics.New(analyticsdb.New(db), db.Projects, analytics.Options{Location: loc, SiteURL: "https://folio.example", QueueSize: 65536})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -453,11 +453,11 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 	fmt.Printf("  stored: %d page views and %d events by %d visitors; %d day×dimension×value rollup rows\n", pv, ev, visitors, dims)
 
 	end := endOfData(loc)
-	s, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: rawLimit})
+	s, err := analytics.New(analyticsdb.New(db), db.Projects, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: rawLimit})
 	if err != nil {
 		log.Fatal(err)
 	}
-	exact, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: math.MaxInt})
+	exact, err := analytics.New(analyticsdb.New(db), db.Projects, analytics.Options{Location: loc, Now: func() time.Time { return end }, RawLimit: math.MaxInt})
 	if err != nil {
 		log.Fatal(err)
 	}

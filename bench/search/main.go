@@ -129,7 +129,7 @@ func engine(ctx context.Context, name, dsn, dir string, vocab []string, n, q int
 	}
 	inserted := time.Since(t0)
 	t0 = time.Now()
-	indexed, err := db.Content.RebuildSearchIndex(ctx)
+	indexed, err := db.Search.RebuildSearchIndex(ctx)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func engine(ctx context.Context, name, dsn, dir string, vocab []string, n, q int
 
 	mix := queryMix(vocab, q, rand.New(rand.NewPCG(3, 4)))
 	for _, s := range mix[:20] { // warm-up
-		if _, _, err := db.Content.Search(ctx, folio.SearchQuery{Q: s, Page: 1, Limit: 10}); err != nil {
+		if _, _, err := db.Search.Search(ctx, folio.SearchQuery{Q: s, Page: 1, Limit: 10}); err != nil {
 			return err
 		}
 	}
@@ -146,7 +146,7 @@ func engine(ctx context.Context, name, dsn, dir string, vocab []string, n, q int
 	hits := 0
 	for _, s := range mix {
 		t := time.Now()
-		res, total, err := db.Content.Search(ctx, folio.SearchQuery{Q: s, Page: 1, Limit: 10})
+		res, total, err := db.Search.Search(ctx, folio.SearchQuery{Q: s, Page: 1, Limit: 10})
 		if err != nil {
 			return err
 		}
@@ -166,7 +166,7 @@ func engine(ctx context.Context, name, dsn, dir string, vocab []string, n, q int
 		name, ms(p50), ms(p95), ms(lat[len(lat)-1]), hits, len(mix), verdict, anchorP50, loadAverage())
 	// Worst case: the commonest word.
 	t := time.Now()
-	_, total, err := db.Content.Search(ctx, folio.SearchQuery{Q: vocab[0], Page: 1, Limit: 10})
+	_, total, err := db.Search.Search(ctx, folio.SearchQuery{Q: vocab[0], Page: 1, Limit: 10})
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 			obj.Variants = []folio.MediaVariant{{Width: 320, Height: 160, URL: store.URL(vkey), Key: vkey}}
 			obj.Blurhash = "LEHV6nWB2yk8pyo0adR*.7kCMdnj"
 		}
-		if err := db.Content.RecordMedia(ctx, obj, "upload", "", owner.ID); err != nil {
+		if err := db.Media.RecordMedia(ctx, obj, "upload", "", owner.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -182,7 +182,7 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 		t.Fatal("PostgreSQL → SQLite changed the archive")
 	}
 	// Variants travel with their object: files in the new storage, listed with this site's URLs.
-	media, _, err := back.Content.Media(context.Background(), 1, 10)
+	media, _, err := back.Media.Media(context.Background(), 1, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // newAnalytics builds the analytics service. Events are written in batches off the request
 // path: the caller starts it, and closes it after the HTTP server has shut down (closeAnalytics).
 func newAnalytics(cfg *config.Config, db *sqldb.DB, log *slog.Logger) (*analytics.Service, error) {
-	return analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: cfg.BookingTimezone, Rotation: cfg.AnalyticsSaltRotation,
+	return analytics.New(analyticsdb.New(db), db.Projects, analytics.Options{Location: cfg.BookingTimezone, Rotation: cfg.AnalyticsSaltRotation,
 		SiteURL: cfg.SiteURL, QueueSize: cfg.AnalyticsQueueSize, RetentionDays: cfg.AnalyticsRetention, RawLimit: cfg.AnalyticsExactLimit, Logger: log})
 }
 

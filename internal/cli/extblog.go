@@ -56,7 +56,7 @@ func newExtblog(cfg *config.Config, db *sqldb.DB, rdb *redis.Client, log *slog.L
 		missing = append(missing, "EXTBLOG_PUBLICATION_ID")
 	}
 	eb.Missing = missing
-	w.Publisher = &publishing.Service{Store: db.Extblog, Posts: db.Content, Missing: missing, SiteURL: cfg.SiteURL, Logger: log}
+	w.Publisher = &publishing.Service{Store: db.Extblog, Posts: db.Posts, Missing: missing, SiteURL: cfg.SiteURL, Logger: log}
 	eb.Publisher = w.Publisher
 	if len(missing) == 0 {
 		// EXTBLOG_API_TOKEN_FILE wins: a mounted secret file can be rotated without a restart.

@@ -237,7 +237,7 @@ func TestSeedDemoAnalytics(t *testing.T) {
 		if n < demoDays*5 {
 			t.Fatalf("queued %d events, want a few weeks' worth", n)
 		}
-		svc, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc})
+		svc, err := analytics.New(analyticsdb.New(db), db.Projects, analytics.Options{Location: loc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -59,7 +59,7 @@ func SeedDemoAnalytics(ctx context.Context, db *sqldb.DB, loc *time.Location, si
 	}
 
 	clock := now
-	svc, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Location: loc, SiteURL: siteURL, QueueSize: 1 << 16,
+	svc, err := analytics.New(analyticsdb.New(db), db.Projects, analytics.Options{Location: loc, SiteURL: siteURL, QueueSize: 1 << 16,
 		Now: func() time.Time { return clock }})
 	if err != nil {
 		return 0, err

@@ -143,7 +143,7 @@ func newServer(d serverDeps) *httpapi.Server {
 		DB: db, Logger: log, AccessLog: true,
 		Content: content.New(db.Content),
 		Contact: db.Contact,
-		Health:  db, Notifier: db, Unavailable: sqldb.IsUnavailable, MediaLibrary: db.Content, Webhooks: db.Webhooks, AuditLog: db.Audit, Users: db.Identity,
+		Health:  db, Notifier: db, Unavailable: sqldb.IsUnavailable, MediaLibrary: db.Media, Webhooks: db.Webhooks, AuditLog: db.Audit, Users: db.Identity,
 		Archive:             archiveExporter{db},
 		RequestTimeout:      cfg.RequestTimeout,
 		SiteURL:             cfg.SiteURL,

@@ -10,9 +10,8 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// SlugUse tells whether slug is the slug of a post other than the one being written (live) or a
-// former slug of another post (former). A Store answers it inside the write's transaction.
-type SlugUse = func(slug string) (live, former bool, err error)
+// SlugUse tells whether a slug is taken by another post, live or former (folio.SlugUse).
+type SlugUse = folio.SlugUse
 
 // Store is what content needs of storage.
 type Store interface {

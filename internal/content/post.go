@@ -2,13 +2,11 @@ package content
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/search"
 	"github.com/foliohq/folio/internal/slug"
 )
 
@@ -46,8 +44,8 @@ func (s *Service) CreatePost(ctx context.Context, in *folio.PostInput, author fo
 			if err := claimSlug(slugs, w, given); err != nil {
 				return nil, err
 			}
-			w.Search = PostSearchDoc(p)
-			w.Events = PostTransition("", p)
+			w.Search = p.SearchDoc()
+			w.Events = p.Transition("")
 			return w, nil
 		})
 		if folio.ErrorCode(err) != folio.ECONFLICT || given != "" {
@@ -87,8 +85,8 @@ func (s *Service) UpdatePost(ctx context.Context, id string, in *folio.PostInput
 				w.Redirect = old
 			}
 		}
-		w.Search = PostSearchDoc(p)
-		w.Events = PostTransition(before, p)
+		w.Search = p.SearchDoc()
+		w.Events = p.Transition(before)
 		return w, nil
 	})
 	if err != nil {
@@ -140,31 +138,5 @@ func claimSlug(slugs SlugUse, w *folio.PostWrite, given string) error {
 	}
 	// A thousand posts with one title: fall back to a suffix that cannot collide.
 	p.Slug = slug.Cut(base, folio.MaxSlugLen-13) + "-" + strings.ReplaceAll(p.ID, "-", "")[20:32]
-	return nil
-}
-
-// PostSearchDoc is the search entry of p: found by everyone when published and not archived;
-// the title weighs more than the excerpt, category, tags and content.
-func PostSearchDoc(p *folio.Post) folio.SearchDoc {
-	tags, _ := json.Marshal(p.Tags)
-	return folio.SearchDoc{Kind: folio.SearchTypePost, ID: p.ID, Visible: p.Public(),
-		Title: search.IndexText(p.Title), Body: search.IndexText(p.Excerpt, p.Category, string(tags), p.Content)}
-}
-
-// PostEvent builds a post event of the given type.
-func PostEvent(typ string, p *folio.Post) folio.Event {
-	return folio.Event{Type: typ, Data: folio.PostEventData{ID: p.ID, Slug: p.Slug, Title: p.Title, Excerpt: p.Excerpt,
-		Status: p.Status, PublishedAt: p.PublishedAt}}
-}
-
-// PostTransition is post.published or post.unpublished when a write moved a post's status (from
-// before) across "published"; otherwise no event.
-func PostTransition(before string, p *folio.Post) []folio.Event {
-	switch {
-	case before != folio.PostPublished && p.Status == folio.PostPublished:
-		return []folio.Event{PostEvent(folio.EventPostPublished, p)}
-	case before == folio.PostPublished && p.Status != folio.PostPublished:
-		return []folio.Event{PostEvent(folio.EventPostUnpublished, p)}
-	}
 	return nil
 }

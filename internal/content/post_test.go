@@ -53,34 +53,3 @@ func TestClaimSlug(t *testing.T) {
 		}
 	})
 }
-
-func TestPostTransition(t *testing.T) {
-	p := &folio.Post{}
-	p.ID, p.Status = "p1", folio.PostPublished
-	if ev := PostTransition(folio.PostDraft, p); len(ev) != 1 || ev[0].Type != folio.EventPostPublished {
-		t.Fatalf("draft→published = %v", ev)
-	}
-	if ev := PostTransition(folio.PostPublished, p); len(ev) != 0 {
-		t.Fatalf("published→published = %v", ev)
-	}
-	p.Status = folio.PostDraft
-	if ev := PostTransition(folio.PostPublished, p); len(ev) != 1 || ev[0].Type != folio.EventPostUnpublished {
-		t.Fatalf("published→draft = %v", ev)
-	}
-	if ev := PostTransition("", p); len(ev) != 0 {
-		t.Fatalf("created as draft = %v", ev)
-	}
-}
-
-func TestPostSearchDoc(t *testing.T) {
-	p := &folio.Post{}
-	p.ID, p.Title, p.Status, p.Tags, p.Content = "p1", "Crème Brûlée", folio.PostPublished, []string{"Cooking"}, "Custard."
-	d := PostSearchDoc(p)
-	if !d.Visible || d.Kind != folio.SearchTypePost || d.Title != "creme brulee" || !strings.Contains(d.Body, "cooking") {
-		t.Fatalf("doc = %+v", d)
-	}
-	p.ArchivedAt = &p.CreatedAt
-	if PostSearchDoc(p).Visible {
-		t.Fatal("an archived post is visible")
-	}
-}

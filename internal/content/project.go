@@ -2,10 +2,8 @@ package content
 
 import (
 	"context"
-	"strings"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/search"
 )
 
 // CreateProject stores a new project built from in (already validated) and emits
@@ -15,7 +13,7 @@ func (s *Service) CreateProject(ctx context.Context, in *folio.ProjectInput) (*f
 	in.Apply(p)
 	now := s.now().UTC().Truncate(0)
 	p.CreatedAt, p.UpdatedAt = now, now
-	w := &folio.ProjectWrite{Project: p, Search: ProjectSearchDoc(p),
+	w := &folio.ProjectWrite{Project: p, Search: p.SearchDoc(),
 		Events: []folio.Event{{Type: folio.EventProjectCreated, Data: p}}}
 	if err := s.Store.CreateProject(ctx, w); err != nil {
 		return nil, err
@@ -31,7 +29,7 @@ func (s *Service) UpdateProject(ctx context.Context, id string, in *folio.Projec
 		out = p
 		in.Apply(p)
 		p.UpdatedAt = s.now().UTC()
-		return &folio.ProjectWrite{Project: p, Search: ProjectSearchDoc(p),
+		return &folio.ProjectWrite{Project: p, Search: p.SearchDoc(),
 			Events: []folio.Event{{Type: folio.EventProjectUpdated, Data: p}}}, nil
 	})
 	if err != nil {
@@ -43,13 +41,6 @@ func (s *Service) UpdateProject(ctx context.Context, id string, in *folio.Projec
 // DeleteProject removes a project, or returns ENOTFOUND, and emits project.deleted.
 func (s *Service) DeleteProject(ctx context.Context, id string) error {
 	return s.Store.DeleteProject(ctx, id, []folio.Event{{Type: folio.EventProjectDeleted, Data: map[string]string{"id": id}}})
-}
-
-// ProjectSearchDoc is the search entry of p: found by everyone when published; the title weighs
-// more than the description, technologies and long description.
-func ProjectSearchDoc(p *folio.Project) folio.SearchDoc {
-	return folio.SearchDoc{Kind: folio.SearchTypeProject, ID: p.ID, Visible: p.Status == folio.ProjectPublished,
-		Title: search.IndexText(p.Title), Body: search.IndexText(p.Description, strings.Join(p.Technologies, " "), p.LongDescription)}
 }
 
 // roundTimes makes returned times equal what a later read returns (microseconds, UTC).

@@ -63,7 +63,7 @@ func newTestServer(t *testing.T, db *sqldb.DB, tweak ...func(*Server)) *testServ
 // withStores gives s the narrow stores of db, as internal/cli does.
 func withStores(s *Server, db *sqldb.DB) {
 	s.Health, s.Notifier, s.Unavailable = db, db, sqldb.IsUnavailable
-	s.MediaLibrary, s.Webhooks, s.AuditLog, s.Users = db.Content, db.Webhooks, db.Audit, db.Identity
+	s.MediaLibrary, s.Webhooks, s.AuditLog, s.Users = db.Media, db.Webhooks, db.Audit, db.Identity
 	s.Archive = archiveOf{db}
 }
 

@@ -50,7 +50,7 @@ func (s *IdentityStore) CreateAPIKey(ctx context.Context, k *folio.APIKey, hash 
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.CreateAPIKey: %w", err)
+		return wrap("CreateAPIKey", err)
 	}
 	if k.ExpiresAt != nil {
 		e := k.ExpiresAt.UTC().Truncate(1000)
@@ -71,7 +71,7 @@ func (s *IdentityStore) APIKeyByHash(ctx context.Context, hash []byte) (*folio.A
 		return nil, nil, folio.Errorf(folio.ENOTFOUND, "No such API key.")
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("sqldb.APIKeyByHash: %w", err)
+		return nil, nil, wrap("APIKeyByHash", err)
 	}
 	owner.ID, owner.Email, owner.CreatedAt, owner.UpdatedAt = k.UserID, k.UserEmail, created.Time, updated.Time
 	return k, &owner, nil
@@ -85,7 +85,7 @@ func (s *IdentityStore) APIKey(ctx context.Context, id string) (*folio.APIKey, e
 		return nil, notFound("API key", id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.APIKey: %w", err)
+		return nil, wrap("APIKey", err)
 	}
 	return k, nil
 }
@@ -99,14 +99,14 @@ func (s *IdentityStore) APIKeys(ctx context.Context, includeRevoked bool) ([]*fo
 	rows, err := s.R.QueryContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys k JOIN users u ON u.id = k.user_id`+cond+
 		` ORDER BY k.created_at DESC, k.id DESC`)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.APIKeys: %w", err)
+		return nil, wrap("APIKeys", err)
 	}
 	defer rows.Close()
 	out := []*folio.APIKey{}
 	for rows.Next() {
 		k, err := scanAPIKey(rows)
 		if err != nil {
-			return nil, fmt.Errorf("sqldb.APIKeys: %w", err)
+			return nil, wrap("APIKeys", err)
 		}
 		out = append(out, k)
 	}
@@ -125,7 +125,7 @@ func (s *IdentityStore) RevokeAPIKey(ctx context.Context, id string) error {
 		return notFound("API key", id)
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.RevokeAPIKey: %w", err)
+		return wrap("RevokeAPIKey", err)
 	}
 	s.changed(ScopeUser(userID))
 	return nil
@@ -154,7 +154,7 @@ func (s *IdentityStore) TouchAPIKeys(ctx context.Context, uses map[string]time.T
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("sqldb.TouchAPIKeys: %w", err)
+		return wrap("TouchAPIKeys", err)
 	}
 	return nil
 }

@@ -17,14 +17,14 @@ import (
 func (s *ArchiveStore) AllPosts(ctx context.Context) ([]*folio.Post, error) {
 	rows, err := s.R.QueryContext(ctx, `SELECT `+postColumns+` FROM posts ORDER BY id`)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AllPosts: %w", err)
+		return nil, wrap("AllPosts", err)
 	}
 	defer rows.Close()
 	var out []*folio.Post
 	for rows.Next() {
 		p, err := scanPost(rows)
 		if err != nil {
-			return nil, fmt.Errorf("sqldb.AllPosts: %w", err)
+			return nil, wrap("AllPosts", err)
 		}
 		out = append(out, p)
 	}
@@ -35,14 +35,14 @@ func (s *ArchiveStore) AllPosts(ctx context.Context) ([]*folio.Post, error) {
 func (s *ArchiveStore) AllProjects(ctx context.Context) ([]*folio.Project, error) {
 	rows, err := s.R.QueryContext(ctx, `SELECT `+projectColumns+` FROM projects ORDER BY id`)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AllProjects: %w", err)
+		return nil, wrap("AllProjects", err)
 	}
 	defer rows.Close()
 	out := []*folio.Project{}
 	for rows.Next() {
 		p, err := scanProject(rows)
 		if err != nil {
-			return nil, fmt.Errorf("sqldb.AllProjects: %w", err)
+			return nil, wrap("AllProjects", err)
 		}
 		out = append(out, p)
 	}
@@ -56,7 +56,7 @@ func (s *ArchiveStore) OwnerProfile(ctx context.Context) (*folio.User, error) {
 		return nil, notFound("Owner", "")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.OwnerProfile: %w", err)
+		return nil, wrap("OwnerProfile", err)
 	}
 	return u, nil
 }
@@ -66,7 +66,7 @@ func (s *ArchiveStore) AllMedia(ctx context.Context) ([]folio.MediaEntry, error)
 	rows, err := s.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_by, created_at,
 		variants, blurhash FROM media ORDER BY key`)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.AllMedia: %w", err)
+		return nil, wrap("AllMedia", err)
 	}
 	defer rows.Close()
 	out := []folio.MediaEntry{}
@@ -76,7 +76,7 @@ func (s *ArchiveStore) AllMedia(ctx context.Context) ([]folio.MediaEntry, error)
 		var vj string
 		if err := rows.Scan(&m.Key, &m.URL, &m.Filename, &m.Size, &m.ContentType, &m.Width, &m.Height, &m.Source, &m.Prompt,
 			&m.CreatedBy, &created, &vj, &m.Blurhash); err != nil {
-			return nil, fmt.Errorf("sqldb.AllMedia: %w", err)
+			return nil, wrap("AllMedia", err)
 		}
 		var sv []storedVariant
 		if err := json.Unmarshal([]byte(vj), &sv); err != nil {
@@ -127,7 +127,7 @@ func (s *ArchiveStore) ImportPost(ctx context.Context, p *folio.Post) error {
 		return s.indexPost(ctx, tx, p.ID)
 	})
 	if err != nil && folio.ErrorCode(err) == folio.EINTERNAL {
-		return fmt.Errorf("sqldb.ImportPost: %w", err)
+		return wrap("ImportPost", err)
 	}
 	if err == nil {
 		s.changed(ScopePosts)
@@ -152,7 +152,7 @@ func (s *ArchiveStore) ImportProject(ctx context.Context, p *folio.Project) erro
 		return s.indexProject(ctx, tx, p.ID)
 	})
 	if err != nil {
-		return fmt.Errorf("sqldb.ImportProject: %w", err)
+		return wrap("ImportProject", err)
 	}
 	s.changed(ScopeProjects)
 	return nil
@@ -181,7 +181,7 @@ func (s *ArchiveStore) ImportProfile(ctx context.Context, u *folio.User) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("sqldb.ImportProfile: %w", err)
+		return wrap("ImportProfile", err)
 	}
 	return nil
 }
@@ -198,7 +198,7 @@ func (s *ArchiveStore) ImportMedia(ctx context.Context, m folio.MediaEntry) erro
 		m.Key, m.URL, m.Filename, m.Size, m.ContentType, m.Width, m.Height, m.Source, m.Prompt, m.CreatedBy, s.ts(m.CreatedAt),
 		string(vj), m.Blurhash)
 	if err != nil {
-		return fmt.Errorf("sqldb.ImportMedia: %w", err)
+		return wrap("ImportMedia", err)
 	}
 	return nil
 }

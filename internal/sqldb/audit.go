@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -58,7 +57,7 @@ func (s *AuditStore) InsertAudit(ctx context.Context, entries []folio.AuditEntry
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.InsertAudit: %w", err)
+		return wrap("InsertAudit", err)
 	}
 	return nil
 }
@@ -66,27 +65,23 @@ func (s *AuditStore) InsertAudit(ctx context.Context, entries []folio.AuditEntry
 // AuditEntries returns one page of entries, newest first, and how many match in total.
 func (s *AuditStore) AuditEntries(ctx context.Context, f folio.AuditFilter) ([]folio.AuditEntry, int, error) {
 	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
+	var args Args
 	if a := f.Action; a != "" {
 		if strings.HasSuffix(a, "*") || strings.HasSuffix(a, ".") {
-			where = append(where, `action LIKE `+arg(escapeLike(strings.TrimSuffix(a, "*"))+"%")+` ESCAPE '\'`)
+			where = append(where, `action LIKE `+args.Add(escapeLike(strings.TrimSuffix(a, "*"))+"%")+` ESCAPE '\'`)
 		} else {
-			where = append(where, `action = `+arg(a))
+			where = append(where, `action = `+args.Add(a))
 		}
 	}
 	if f.Actor != "" {
-		p := arg(f.Actor)
+		p := args.Add(f.Actor)
 		where = append(where, `(user_id = `+p+` OR key_id = `+p+`)`)
 	}
 	if f.From != nil {
-		where = append(where, `at >= `+arg(s.ts(*f.From)))
+		where = append(where, `at >= `+args.Add(s.ts(*f.From)))
 	}
 	if f.To != nil {
-		where = append(where, `at < `+arg(s.ts(*f.To)))
+		where = append(where, `at < `+args.Add(s.ts(*f.To)))
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -94,14 +89,14 @@ func (s *AuditStore) AuditEntries(ctx context.Context, f folio.AuditFilter) ([]f
 	}
 	var total int
 	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log`+cond, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.AuditEntries: %w", err)
+		return nil, 0, wrap("AuditEntries", err)
 	}
 	limit, page := max(f.Limit, 1), max(f.Page, 1)
 	q := `SELECT id, at, user_id, key_id, action, resource, resource_id, ip, status, refused FROM audit_log` + cond +
-		` ORDER BY at DESC, id DESC LIMIT ` + arg(limit) + ` OFFSET ` + arg((page-1)*limit)
+		` ORDER BY at DESC, id DESC LIMIT ` + args.Add(limit) + ` OFFSET ` + args.Add((page-1)*limit)
 	rows, err := s.R.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.AuditEntries: %w", err)
+		return nil, 0, wrap("AuditEntries", err)
 	}
 	defer rows.Close()
 	out := []folio.AuditEntry{}
@@ -109,7 +104,7 @@ func (s *AuditStore) AuditEntries(ctx context.Context, f folio.AuditFilter) ([]f
 		var e folio.AuditEntry
 		var at Time
 		if err := rows.Scan(&e.ID, &at, &e.Actor.UserID, &e.Actor.KeyID, &e.Action, &e.Resource, &e.ResourceID, &e.IP, &e.Status, &e.Refused); err != nil {
-			return nil, 0, fmt.Errorf("sqldb.AuditEntries: %w", err)
+			return nil, 0, wrap("AuditEntries", err)
 		}
 		e.At = at.Time
 		if e.Refused > 0 {
@@ -124,7 +119,7 @@ func (s *AuditStore) AuditEntries(ctx context.Context, f folio.AuditFilter) ([]f
 func (s *AuditStore) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
 	res, err := s.W.ExecContext(ctx, `DELETE FROM audit_log WHERE at < $1`, s.ts(before))
 	if err != nil {
-		return 0, fmt.Errorf("sqldb.PruneAudit: %w", err)
+		return 0, wrap("PruneAudit", err)
 	}
 	n, _ := res.RowsAffected()
 	return n, nil

@@ -47,7 +47,7 @@ func TestBackupWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer copy.Close()
-	_, total, err := copy.Content.Projects(ctx, folio.ProjectFilter{Page: 1, Limit: 1})
+	_, total, err := copy.Projects.Projects(ctx, folio.ProjectFilter{Page: 1, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func (s *BookingStore) ReserveBooking(ctx context.Context, b *folio.Booking, lim
 	if reserveOutcome(err) {
 		return err
 	}
-	return fmt.Errorf("sqldb.ReserveBooking: %w", err)
+	return wrap("ReserveBooking", err)
 }
 
 // reserveOutcome reports whether err is one of the outcomes a reservation reports as is.
@@ -195,7 +195,7 @@ func (s *BookingStore) ConfirmBooking(ctx context.Context, id string, c folio.Bo
 	})
 	var fe *folio.Error
 	if err != nil && !errors.As(err, &fe) {
-		return fmt.Errorf("sqldb.ConfirmBooking: %w", err)
+		return wrap("ConfirmBooking", err)
 	}
 	return err
 }
@@ -204,7 +204,7 @@ func (s *BookingStore) ConfirmBooking(ctx context.Context, id string, c folio.Bo
 // confirmed booking is never deleted here. Deleting a missing row is not an error.
 func (s *BookingStore) DeleteBooking(ctx context.Context, id string) error {
 	if _, err := s.W.ExecContext(ctx, `DELETE FROM bookings WHERE id = $1 AND status = 'pending'`, id); err != nil {
-		return fmt.Errorf("sqldb.DeleteBooking: %w", err)
+		return wrap("DeleteBooking", err)
 	}
 	return nil
 }
@@ -240,7 +240,7 @@ func (db *DB) bookingWhere(ctx context.Context, what, where string, arg string) 
 // there is no such booking.
 func (s *BookingStore) SetBookingICSToken(ctx context.Context, id, token string) (string, error) {
 	if _, err := s.W.ExecContext(ctx, `UPDATE bookings SET ics_token = $1 WHERE id = $2 AND ics_token IS NULL`, token, id); err != nil {
-		return "", fmt.Errorf("sqldb.SetBookingICSToken: %w", err)
+		return "", wrap("SetBookingICSToken", err)
 	}
 	var got sql.NullString
 	err := s.W.QueryRowContext(ctx, `SELECT ics_token FROM bookings WHERE id = $1`, id).Scan(&got)
@@ -248,7 +248,7 @@ func (s *BookingStore) SetBookingICSToken(ctx context.Context, id, token string)
 		return "", notFound("Booking", id)
 	}
 	if err != nil {
-		return "", fmt.Errorf("sqldb.SetBookingICSToken: %w", err)
+		return "", wrap("SetBookingICSToken", err)
 	}
 	return got.String, nil
 }
@@ -270,19 +270,19 @@ func (s *BookingStore) ConfirmedBookingBusy(ctx context.Context, start, end time
 func (db *DB) bookingBusy(ctx context.Context, query string, args ...any) ([]folio.Interval, error) {
 	rows, err := db.R.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.BookingBusy: %w", err)
+		return nil, wrap("BookingBusy", err)
 	}
 	defer rows.Close()
 	var out []folio.Interval
 	for rows.Next() {
 		var s, e Time
 		if err := rows.Scan(&s, &e); err != nil {
-			return nil, fmt.Errorf("sqldb.BookingBusy: %w", err)
+			return nil, wrap("BookingBusy", err)
 		}
 		out = append(out, folio.Interval{Start: s.Time, End: e.Time})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqldb.BookingBusy: %w", err)
+		return nil, wrap("BookingBusy", err)
 	}
 	return out, nil
 }
@@ -290,10 +290,9 @@ func (db *DB) bookingBusy(ctx context.Context, query string, args ...any) ([]fol
 // ListBookings lists confirmed and/or cancelled bookings, soonest first, with the total count.
 func (s *BookingStore) ListBookings(ctx context.Context, f folio.BookingFilter, page, limit int) ([]folio.BookingListItem, int, error) {
 	where := []string{`status IN ('confirmed', 'cancelled')`}
-	var args []any
+	var args Args
 	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
+		where = append(where, strings.ReplaceAll(cond, "?", args.Add(v)))
 	}
 	if f.Status != "" {
 		add(`status = ?`, f.Status)
@@ -307,20 +306,20 @@ func (s *BookingStore) ListBookings(ctx context.Context, f folio.BookingFilter, 
 	w := strings.Join(where, " AND ")
 	var total int
 	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE `+w, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
+		return nil, 0, wrap("ListBookings", err)
 	}
-	args = append(args, limit, (page-1)*limit)
-	rows, err := s.R.QueryContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE `+w+
-		fmt.Sprintf(` ORDER BY start_at, id LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args...)
+	q := `SELECT ` + bookingColumns + ` FROM bookings WHERE ` + w +
+		` ORDER BY start_at, id LIMIT ` + args.Add(limit) + ` OFFSET ` + args.Add((page-1)*limit)
+	rows, err := s.R.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
+		return nil, 0, wrap("ListBookings", err)
 	}
 	defer rows.Close()
 	out := []folio.BookingListItem{}
 	for rows.Next() {
 		b, err := scanBooking(rows)
 		if err != nil {
-			return nil, 0, fmt.Errorf("sqldb.ListBookings: %w", err)
+			return nil, 0, wrap("ListBookings", err)
 		}
 		it := folio.BookingListItem{ID: b.ID, Status: b.Status, Start: b.Start, End: b.End, DurationMinutes: b.DurationMinutes, TimeZone: b.TimeZone,
 			Type: b.TypeSlug, Summary: b.Summary, Description: b.Description, AttendeeName: b.AttendeeName, AttendeeEmail: b.AttendeeEmail,
@@ -341,7 +340,7 @@ func (s *BookingStore) CountTypeBookings(ctx context.Context, slug string, start
 	err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE type_slug = $1 AND start_at >= $2 AND start_at < $3
 		AND `+activeBooking("$4")+` AND moves_booking_id IS NULL`, slug, s.ts(start), s.ts(end), s.ts(staleBefore)).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("sqldb.CountTypeBookings: %w", err)
+		return 0, wrap("CountTypeBookings", err)
 	}
 	return n, nil
 }
@@ -353,7 +352,7 @@ func (s *BookingStore) OldestBookingOfEmail(ctx context.Context, email string, s
 	err := s.R.QueryRowContext(ctx, `SELECT MIN(created_at) FROM bookings WHERE LOWER(attendee_email) = LOWER($1) AND created_at >= $2
 		AND `+activeBooking("$3")+` AND moves_booking_id IS NULL`, email, s.ts(since), s.ts(staleBefore)).Scan(&t)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("sqldb.OldestBookingOfEmail: %w", err)
+		return time.Time{}, wrap("OldestBookingOfEmail", err)
 	}
 	return t.Time, nil
 }

@@ -16,14 +16,14 @@ func (s *BookingStore) MeetingTypes(ctx context.Context) ([]folio.MeetingType, e
 	rows, err := s.R.QueryContext(ctx, `SELECT slug, title, description, duration_minutes, buffer_minutes, max_per_day
 		FROM meeting_types ORDER BY position, created_at, slug`)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.MeetingTypes: %w", err)
+		return nil, wrap("MeetingTypes", err)
 	}
 	defer rows.Close()
 	out := []folio.MeetingType{}
 	for rows.Next() {
 		var t folio.MeetingType
 		if err := rows.Scan(&t.Slug, &t.Title, &t.Description, &t.DurationMinutes, &t.BufferMinutes, &t.MaxPerDay); err != nil {
-			return nil, fmt.Errorf("sqldb.MeetingTypes: %w", err)
+			return nil, wrap("MeetingTypes", err)
 		}
 		out = append(out, t)
 	}
@@ -39,7 +39,7 @@ func (s *BookingStore) CreateMeetingType(ctx context.Context, t folio.MeetingTyp
 		return folio.Errorf(folio.ECONFLICT, "A meeting type with the slug %q exists already.", t.Slug)
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.CreateMeetingType: %w", err)
+		return wrap("CreateMeetingType", err)
 	}
 	return nil
 }
@@ -49,7 +49,7 @@ func (s *BookingStore) UpdateMeetingType(ctx context.Context, slug string, t fol
 	res, err := s.W.ExecContext(ctx, `UPDATE meeting_types SET title = $1, description = $2, duration_minutes = $3, buffer_minutes = $4,
 		max_per_day = $5, updated_at = $6 WHERE slug = $7`, t.Title, t.Description, t.DurationMinutes, t.BufferMinutes, t.MaxPerDay, s.ts(now), slug)
 	if err != nil {
-		return fmt.Errorf("sqldb.UpdateMeetingType: %w", err)
+		return wrap("UpdateMeetingType", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("Meeting type", slug)
@@ -61,7 +61,7 @@ func (s *BookingStore) UpdateMeetingType(ctx context.Context, slug string, t fol
 func (s *BookingStore) DeleteMeetingType(ctx context.Context, slug string) error {
 	res, err := s.W.ExecContext(ctx, `DELETE FROM meeting_types WHERE slug = $1`, slug)
 	if err != nil {
-		return fmt.Errorf("sqldb.DeleteMeetingType: %w", err)
+		return wrap("DeleteMeetingType", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("Meeting type", slug)
@@ -73,7 +73,7 @@ func (s *BookingStore) DeleteMeetingType(ctx context.Context, slug string) error
 func (s *BookingStore) Overrides(ctx context.Context, from, to string) ([]folio.AvailabilityOverride, error) {
 	rows, err := s.R.QueryContext(ctx, `SELECT day, closed, hours FROM booking_overrides WHERE day >= $1 AND day <= $2 ORDER BY day`, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.Overrides: %w", err)
+		return nil, wrap("Overrides", err)
 	}
 	defer rows.Close()
 	out := []folio.AvailabilityOverride{}
@@ -82,7 +82,7 @@ func (s *BookingStore) Overrides(ctx context.Context, from, to string) ([]folio.
 		var closed any
 		var hours string
 		if err := rows.Scan(&o.Date, &closed, &hours); err != nil {
-			return nil, fmt.Errorf("sqldb.Overrides: %w", err)
+			return nil, wrap("Overrides", err)
 		}
 		switch v := closed.(type) {
 		case bool:
@@ -121,7 +121,7 @@ func (s *BookingStore) PutOverride(ctx context.Context, o folio.AvailabilityOver
 		ON CONFLICT (day) DO UPDATE SET closed = excluded.closed, hours = excluded.hours, updated_at = excluded.updated_at`,
 		o.Date, closed, string(hours), s.ts(now))
 	if err != nil {
-		return fmt.Errorf("sqldb.PutOverride: %w", err)
+		return wrap("PutOverride", err)
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func (s *BookingStore) PutOverride(ctx context.Context, o folio.AvailabilityOver
 func (s *BookingStore) DeleteOverride(ctx context.Context, date string) error {
 	res, err := s.W.ExecContext(ctx, `DELETE FROM booking_overrides WHERE day = $1`, date)
 	if err != nil {
-		return fmt.Errorf("sqldb.DeleteOverride: %w", err)
+		return wrap("DeleteOverride", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("Override", date)

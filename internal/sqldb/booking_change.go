@@ -7,7 +7,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/foliohq/folio"
@@ -87,7 +86,7 @@ func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now ti
 		if errors.As(err, &fe) || reserveOutcome(err) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("sqldb.BeginBookingChange: %w", err)
+		return nil, wrap("BeginBookingChange", err)
 	}
 	return b, nil
 }
@@ -107,7 +106,7 @@ func (s *BookingStore) AbortBookingChange(ctx context.Context, id string) error 
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("sqldb.AbortBookingChange: %w", err)
+		return wrap("AbortBookingChange", err)
 	}
 	return nil
 }
@@ -139,7 +138,7 @@ func (s *BookingStore) FinishReschedule(ctx context.Context, id string, r folio.
 	})
 	var fe *folio.Error
 	if err != nil && !errors.As(err, &fe) {
-		return fmt.Errorf("sqldb.FinishReschedule: %w", err)
+		return wrap("FinishReschedule", err)
 	}
 	return err
 }
@@ -167,7 +166,7 @@ func (s *BookingStore) FinishCancel(ctx context.Context, id, reason, by string, 
 	})
 	var fe *folio.Error
 	if err != nil && !errors.As(err, &fe) {
-		return fmt.Errorf("sqldb.FinishCancel: %w", err)
+		return wrap("FinishCancel", err)
 	}
 	return err
 }
@@ -201,7 +200,7 @@ func (s *BookingStore) RecordReminder(ctx context.Context, key string, at time.T
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("sqldb.RecordReminder: %w", err)
+		return false, wrap("RecordReminder", err)
 	}
 	return sent, nil
 }

@@ -3,7 +3,6 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/mail"
@@ -25,7 +24,7 @@ func (s *ContactStore) InsertContactMessage(ctx context.Context, m folio.Contact
 			Email: m.Email, Subject: m.Subject, Message: m.Message, CreatedAt: m.CreatedAt.UTC()}})
 	})
 	if err != nil {
-		return fmt.Errorf("sqldb.InsertContactMessage: %w", err)
+		return wrap("InsertContactMessage", err)
 	}
 	return nil
 }
@@ -34,7 +33,7 @@ func (s *ContactStore) InsertContactMessage(ctx context.Context, m folio.Contact
 func (s *ContactStore) ContactMessages(ctx context.Context, page, limit int) ([]folio.ContactMessage, int, error) {
 	var total int
 	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM contact_messages`).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.ContactMessages: %w", err)
+		return nil, 0, wrap("ContactMessages", err)
 	}
 	rows, err := s.R.QueryContext(ctx, `SELECT c.id, c.name, c.email, c.subject, c.message, c.created_at,
 			o.id, o.payload, o.recipients, o.subject, o.status, o.attempts, o.next_attempt_at, o.lease_owner, o.lease_until,
@@ -42,7 +41,7 @@ func (s *ContactStore) ContactMessages(ctx context.Context, page, limit int) ([]
 		FROM contact_messages c JOIN outbox o ON o.id = c.outbox_id
 		ORDER BY c.created_at DESC, c.id DESC LIMIT $1 OFFSET $2`, limit, (page-1)*limit)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.ContactMessages: %w", err)
+		return nil, 0, wrap("ContactMessages", err)
 	}
 	defer rows.Close()
 	out := []folio.ContactMessage{}
@@ -55,7 +54,7 @@ func (s *ContactStore) ContactMessages(ctx context.Context, page, limit int) ([]
 		if err := rows.Scan(&m.ID, &m.Name, &m.Email, &m.Subject, &m.Message, &created,
 			&it.ID, &it.Payload, &it.Recipients, &it.Subject, &it.Status, &it.Attempts, &next, &owner, &until,
 			&it.LastError, &ocreated, &sent); err != nil {
-			return nil, 0, fmt.Errorf("sqldb.ContactMessages: %w", err)
+			return nil, 0, wrap("ContactMessages", err)
 		}
 		it.NextAttemptAt, it.CreatedAt, it.SentAt = next.Time, ocreated.Time, sent.Time
 		m.CreatedAt = created.Time

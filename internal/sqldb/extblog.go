@@ -26,7 +26,7 @@ func (s *ExtblogStore) ExtblogState(ctx context.Context, postID string) (folio.E
 		return st, notFound("Post", postID)
 	}
 	if err != nil {
-		return st, fmt.Errorf("sqldb.ExtblogState: %w", err)
+		return st, wrap("ExtblogState", err)
 	}
 	st.UnpublishedAt = at.Ptr()
 	return st, nil
@@ -61,7 +61,7 @@ func (s *ExtblogStore) SetExtblogPublished(ctx context.Context, postID, extblogI
 func (s *ExtblogStore) SetExtblogUnpublished(ctx context.Context, postID, extblogID string, at *time.Time) error {
 	_, err := s.W.ExecContext(ctx, `UPDATE posts SET extblog_unpublished_at = $1 WHERE id = $2 AND extblog_id = $3`, s.nts(at), postID, extblogID)
 	if err != nil {
-		return fmt.Errorf("sqldb.SetExtblogUnpublished: %w", err)
+		return wrap("SetExtblogUnpublished", err)
 	}
 	s.changed(ScopePosts)
 	return nil
@@ -71,7 +71,7 @@ func (s *ExtblogStore) SetExtblogUnpublished(ctx context.Context, postID, extblo
 func (s *ExtblogStore) ClearExtblogID(ctx context.Context, postID, extblogID string) error {
 	_, err := s.W.ExecContext(ctx, `UPDATE posts SET extblog_id = '', extblog_unpublished_at = NULL WHERE id = $1 AND extblog_id = $2`, postID, extblogID)
 	if err != nil {
-		return fmt.Errorf("sqldb.ClearExtblogID: %w", err)
+		return wrap("ClearExtblogID", err)
 	}
 	s.changed(ScopePosts)
 	return nil
@@ -84,7 +84,7 @@ func (s *ExtblogStore) AcquireExtblogLease(ctx context.Context, postID, token st
 		ON CONFLICT (post_id) DO UPDATE SET token = excluded.token, lease_until = excluded.lease_until
 		WHERE extblog_leases.lease_until < $4`, postID, token, s.ts(now.Add(d)), s.ts(now))
 	if err != nil {
-		return false, fmt.Errorf("sqldb.AcquireExtblogLease: %w", err)
+		return false, wrap("AcquireExtblogLease", err)
 	}
 	n, _ := res.RowsAffected()
 	return n > 0, nil
@@ -93,7 +93,7 @@ func (s *ExtblogStore) AcquireExtblogLease(ctx context.Context, postID, token st
 // ReleaseExtblogLease gives the lease back when token still holds it.
 func (s *ExtblogStore) ReleaseExtblogLease(ctx context.Context, postID, token string) error {
 	if _, err := s.W.ExecContext(ctx, `DELETE FROM extblog_leases WHERE post_id = $1 AND token = $2`, postID, token); err != nil {
-		return fmt.Errorf("sqldb.ReleaseExtblogLease: %w", err)
+		return wrap("ReleaseExtblogLease", err)
 	}
 	return nil
 }
@@ -120,7 +120,7 @@ func (s *ExtblogStore) ClaimExtblogDelivery(ctx context.Context, deliveryID, eve
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("sqldb.ClaimExtblogDelivery: %w", err)
+		return false, wrap("ClaimExtblogDelivery", err)
 	}
 	return fresh, nil
 }
@@ -129,7 +129,7 @@ func (s *ExtblogStore) ClaimExtblogDelivery(ctx context.Context, deliveryID, eve
 // retry is applied.
 func (s *ExtblogStore) ReleaseExtblogDelivery(ctx context.Context, deliveryID string) error {
 	if _, err := s.W.ExecContext(ctx, `DELETE FROM extblog_deliveries WHERE delivery_id = $1`, deliveryID); err != nil {
-		return fmt.Errorf("sqldb.ReleaseExtblogDelivery: %w", err)
+		return wrap("ReleaseExtblogDelivery", err)
 	}
 	return nil
 }
@@ -138,7 +138,7 @@ func (s *ExtblogStore) ReleaseExtblogDelivery(ctx context.Context, deliveryID st
 func (s *ExtblogStore) ExtblogTombstoned(ctx context.Context, extblogID string) (bool, error) {
 	var n int
 	if err := s.W.QueryRowContext(ctx, `SELECT COUNT(*) FROM extblog_tombstones WHERE post_id = $1`, extblogID).Scan(&n); err != nil {
-		return false, fmt.Errorf("sqldb.ExtblogTombstoned: %w", err)
+		return false, wrap("ExtblogTombstoned", err)
 	}
 	return n > 0, nil
 }
@@ -174,7 +174,7 @@ func (s *ExtblogStore) ApplyExtblogDeleted(ctx context.Context, extblogID string
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("sqldb.ApplyExtblogDeleted: %w", err)
+		return false, wrap("ApplyExtblogDeleted", err)
 	}
 	if changed {
 		s.changed(ScopePosts)

@@ -3,9 +3,6 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
@@ -17,7 +14,7 @@ import (
 func (s *JobStore) EnqueueJob(ctx context.Context, kind, key, payload string, runAt time.Time) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error { return s.enqueueJob(ctx, tx, kind, key, payload, runAt) })
 	if err != nil {
-		return fmt.Errorf("sqldb.EnqueueJob: %w", err)
+		return wrap("EnqueueJob", err)
 	}
 	return nil
 }
@@ -61,26 +58,22 @@ func (s *JobStore) ClaimJob(ctx context.Context, owner string, kinds []string, n
 	if len(kinds) == 0 {
 		return folio.Job{}, false, nil
 	}
-	args := []any{owner, s.ts(leaseUntil), s.ts(now)}
-	ph := make([]string, len(kinds))
-	for i, k := range kinds {
-		args = append(args, k)
-		ph[i] = "$" + strconv.Itoa(len(args))
-	}
+	args := Args{owner, s.ts(leaseUntil), s.ts(now)}
+	kindList := args.AddList(kinds)
 	lock := ""
 	if s.Dialect == Postgres {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	j, err = scanJob(s.W.QueryRowContext(ctx, `UPDATE jobs SET status = 'running', lease_owner = $1, lease_until = $2,
 		attempts = attempts + 1
-		WHERE id = (SELECT id FROM jobs WHERE `+claimable+` AND kind IN (`+strings.Join(ph, ", ")+`)
+		WHERE id = (SELECT id FROM jobs WHERE `+claimable+` AND kind IN (`+kindList+`)
 			ORDER BY run_at, id LIMIT 1`+lock+`) AND `+claimable+`
 		RETURNING `+jobColumns, args...))
 	if err == sql.ErrNoRows {
 		return folio.Job{}, false, nil
 	}
 	if err != nil {
-		return folio.Job{}, false, fmt.Errorf("sqldb.ClaimJob: %w", err)
+		return folio.Job{}, false, wrap("ClaimJob", err)
 	}
 	return j, true, nil
 }
@@ -103,7 +96,7 @@ func (s *JobStore) FinishJob(ctx context.Context, id, owner string, now time.Tim
 			WHERE id = $3 AND lease_owner = $4 AND status = 'running'`, s.ts(retryAt), errMsg, id, owner)
 	}
 	if err != nil {
-		return false, fmt.Errorf("sqldb.FinishJob: %w", err)
+		return false, wrap("FinishJob", err)
 	}
 	n, _ := res.RowsAffected()
 	return n == 1, nil
@@ -116,7 +109,7 @@ func (s *JobStore) JobByKey(ctx context.Context, key string) (folio.Job, error) 
 		return folio.Job{}, notFound("folio.Job", key)
 	}
 	if err != nil {
-		return folio.Job{}, fmt.Errorf("sqldb.JobByKey: %w", err)
+		return folio.Job{}, wrap("JobByKey", err)
 	}
 	return j, nil
 }
@@ -125,14 +118,14 @@ func (s *JobStore) JobByKey(ctx context.Context, key string) (folio.Job, error) 
 func (s *JobStore) JobsOfKind(ctx context.Context, kind string) ([]folio.Job, error) {
 	rows, err := s.R.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE kind = $1 ORDER BY run_at, id`, kind)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.JobsOfKind: %w", err)
+		return nil, wrap("JobsOfKind", err)
 	}
 	defer rows.Close()
 	var out []folio.Job
 	for rows.Next() {
 		j, err := scanJob(rows)
 		if err != nil {
-			return nil, fmt.Errorf("sqldb.JobsOfKind: %w", err)
+			return nil, wrap("JobsOfKind", err)
 		}
 		out = append(out, j)
 	}

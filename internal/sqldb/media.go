@@ -11,7 +11,7 @@ import (
 
 // RecordMedia remembers a stored object. The same bytes uploaded again keep their first record
 // (the key is content-addressed).
-func (s *ContentStore) RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error {
+func (s *MediaStore) RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error {
 	variants := obj.Variants
 	if variants == nil {
 		variants = []folio.MediaVariant{}
@@ -34,21 +34,21 @@ func (s *ContentStore) RecordMedia(ctx context.Context, obj folio.MediaObject, s
 		return s.Webhooks.EmitTx(ctx, tx, folio.Event{Type: folio.EventMediaUploaded, Data: obj})
 	})
 	if err != nil {
-		return fmt.Errorf("sqldb.RecordMedia: %w", err)
+		return wrap("RecordMedia", err)
 	}
 	return nil
 }
 
 // Media lists stored objects, newest first, with the total count.
-func (s *ContentStore) Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error) {
+func (s *MediaStore) Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error) {
 	var total int
 	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM media`).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Media: %w", err)
+		return nil, 0, wrap("Media", err)
 	}
 	rows, err := s.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_at, variants, blurhash
 		FROM media ORDER BY created_at DESC, key LIMIT $1 OFFSET $2`, limit, (page-1)*limit)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Media: %w", err)
+		return nil, 0, wrap("Media", err)
 	}
 	defer rows.Close()
 	out := []folio.MediaRecord{}
@@ -57,7 +57,7 @@ func (s *ContentStore) Media(ctx context.Context, page, limit int) ([]folio.Medi
 		var created Time
 		var vj string
 		if err := rows.Scan(&m.Key, &m.URL, &m.Filename, &m.Size, &m.ContentType, &m.Width, &m.Height, &m.Source, &m.Prompt, &created, &vj, &m.Blurhash); err != nil {
-			return nil, 0, fmt.Errorf("sqldb.Media: %w", err)
+			return nil, 0, wrap("Media", err)
 		}
 		var sv []storedVariant
 		if err := json.Unmarshal([]byte(vj), &sv); err != nil {

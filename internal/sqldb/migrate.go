@@ -25,7 +25,7 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	// The search index is filled in Go (its words are folded in Go), after the migration
 	// connection is released (SQLite's writer pool has one); this also catches rows written
 	// without it, e.g. by an older binary during a rolling upgrade.
-	if _, err := db.Content.RebuildSearchIndex(ctx); err != nil {
+	if _, err := db.Search.RebuildSearchIndex(ctx); err != nil {
 		return applied, err
 	}
 	db.prepareWrites(ctx) // the hot statements can only be prepared once their tables exist

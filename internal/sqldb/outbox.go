@@ -46,7 +46,7 @@ func (db *DB) outboxInsert(ctx context.Context, ex interface {
 // InsertOutbox implements mail.OutboxStore.
 func (s *OutboxStore) InsertOutbox(ctx context.Context, it mail.OutboxItem) error {
 	if err := s.outboxInsert(ctx, s.W, it); err != nil {
-		return fmt.Errorf("sqldb.InsertOutbox: %w", err)
+		return wrap("InsertOutbox", err)
 	}
 	return nil
 }
@@ -54,7 +54,7 @@ func (s *OutboxStore) InsertOutbox(ctx context.Context, it mail.OutboxItem) erro
 // InsertOutboxTx stores an outbox item inside the caller's transaction.
 func (s *OutboxStore) InsertOutboxTx(ctx context.Context, tx *sql.Tx, it mail.OutboxItem) error {
 	if err := s.outboxInsert(ctx, tx, it); err != nil {
-		return fmt.Errorf("sqldb.InsertOutboxTx: %w", err)
+		return wrap("InsertOutboxTx", err)
 	}
 	return nil
 }
@@ -75,19 +75,19 @@ func (s *OutboxStore) ClaimOutbox(ctx context.Context, owner string, now, leaseU
 		WHERE id IN (SELECT id FROM due) AND status IN ('pending', 'failed') AND (lease_until IS NULL OR lease_until < $3)
 		RETURNING `+outboxColumns, owner, s.ts(leaseUntil), s.ts(now), limit)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.ClaimOutbox: %w", err)
+		return nil, wrap("ClaimOutbox", err)
 	}
 	defer rows.Close()
 	var out []mail.OutboxItem
 	for rows.Next() {
 		it, err := scanOutbox(rows)
 		if err != nil {
-			return nil, fmt.Errorf("sqldb.ClaimOutbox: %w", err)
+			return nil, wrap("ClaimOutbox", err)
 		}
 		out = append(out, it)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqldb.ClaimOutbox: %w", err)
+		return nil, wrap("ClaimOutbox", err)
 	}
 	// RETURNING has no order; deliver oldest first.
 	sort.Slice(out, func(i, j int) bool {
@@ -135,7 +135,7 @@ func (s *OutboxStore) GetOutbox(ctx context.Context, id string) (mail.OutboxItem
 		return it, notFound("Outbox item", id)
 	}
 	if err != nil {
-		return it, fmt.Errorf("sqldb.GetOutbox: %w", err)
+		return it, wrap("GetOutbox", err)
 	}
 	return it, nil
 }
@@ -148,20 +148,20 @@ func (s *OutboxStore) OutboxEntries(ctx context.Context, status string, page, li
 	}
 	var total int
 	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox`+cond, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.OutboxEntries: %w", err)
+		return nil, 0, wrap("OutboxEntries", err)
 	}
 	n := len(args)
 	rows, err := s.R.QueryContext(ctx, `SELECT `+outboxColumns+` FROM outbox`+cond+
 		fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, n+1, n+2), append(args, limit, (page-1)*limit)...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.OutboxEntries: %w", err)
+		return nil, 0, wrap("OutboxEntries", err)
 	}
 	defer rows.Close()
 	out := []folio.OutboxEntry{}
 	for rows.Next() {
 		it, err := scanOutbox(rows)
 		if err != nil {
-			return nil, 0, fmt.Errorf("sqldb.OutboxEntries: %w", err)
+			return nil, 0, wrap("OutboxEntries", err)
 		}
 		out = append(out, outboxEntry(it))
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/content"
 )
 
 // ScopePosts names the data scope post writes change.
@@ -70,13 +69,13 @@ func marshalOpt[T any](v *T) string {
 }
 
 // Post returns the post with the given id, or ENOTFOUND.
-func (s *ContentStore) Post(ctx context.Context, id string) (*folio.Post, error) {
+func (s *PostStore) Post(ctx context.Context, id string) (*folio.Post, error) {
 	p, err := scanPost(s.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
 	if err == sql.ErrNoRows {
 		return nil, notFound("Post", id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.Post: %w", err)
+		return nil, wrap("Post", err)
 	}
 	return p, nil
 }
@@ -84,7 +83,7 @@ func (s *ContentStore) Post(ctx context.Context, id string) (*folio.Post, error)
 // PostBySlug returns the post with the given slug. When slug is a former slug of a post, it
 // returns that post, whose Slug then differs from slug (the caller redirects). An unknown slug
 // is ENOTFOUND.
-func (s *ContentStore) PostBySlug(ctx context.Context, slug string) (*folio.Post, error) {
+func (s *PostStore) PostBySlug(ctx context.Context, slug string) (*folio.Post, error) {
 	p, err := scanPost(s.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE slug = $1`, slug))
 	if err == sql.ErrNoRows {
 		p, err = scanPost(s.R.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts
@@ -94,36 +93,32 @@ func (s *ContentStore) PostBySlug(ctx context.Context, slug string) (*folio.Post
 		return nil, notFound("Post", slug)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.PostBySlug: %w", err)
+		return nil, wrap("PostBySlug", err)
 	}
 	return p, nil
 }
 
 // Posts returns one page of the posts f selects, newest first (by publication, else creation),
 // and the total count.
-func (s *ContentStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int, error) {
+func (s *PostStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int, error) {
 	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
+	var args Args
 	if len(f.Statuses) > 0 {
 		var or []string
 		for _, s := range f.Statuses {
 			if s == folio.PostStatusArchived {
 				or = append(or, "archived_at IS NOT NULL")
 			} else {
-				or = append(or, "(status = "+arg(s)+" AND archived_at IS NULL)")
+				or = append(or, "(status = "+args.Add(s)+" AND archived_at IS NULL)")
 			}
 		}
 		where = append(where, "("+strings.Join(or, " OR ")+")")
 	}
 	if c := strings.TrimSpace(f.Category); c != "" {
-		where = append(where, "LOWER(category) = "+arg(strings.ToLower(c)))
+		where = append(where, "LOWER(category) = "+args.Add(strings.ToLower(c)))
 	}
 	if t := strings.TrimSpace(f.Tag); t != "" {
-		where = append(where, "id IN (SELECT post_id FROM post_tags WHERE tag = "+arg(strings.ToLower(t))+")")
+		where = append(where, "id IN (SELECT post_id FROM post_tags WHERE tag = "+args.Add(strings.ToLower(t))+")")
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -131,7 +126,7 @@ func (s *ContentStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.
 	}
 	var total int
 	if err := s.queryRow(ctx, s.R, `SELECT COUNT(*) FROM posts`+cond, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
+		return nil, 0, wrap("Posts", err)
 	}
 	cols := postListColumns
 	if f.WithContent {
@@ -139,17 +134,18 @@ func (s *ContentStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.
 	}
 	limit, offset := f.Limit, (f.Page-1)*f.Limit
 	// LIMIT is written into the statement, not bound: see Projects.
-	rows, err := s.query(ctx, s.R, `SELECT `+cols+` FROM posts`+cond+
-		` ORDER BY COALESCE(published_at, created_at) DESC, id DESC LIMIT `+strconv.Itoa(limit)+` OFFSET `+arg(offset), args...)
+	q := `SELECT ` + cols + ` FROM posts` + cond +
+		` ORDER BY COALESCE(published_at, created_at) DESC, id DESC LIMIT ` + strconv.Itoa(limit) + ` OFFSET ` + args.Add(offset)
+	rows, err := s.query(ctx, s.R, q, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
+		return nil, 0, wrap("Posts", err)
 	}
 	defer rows.Close()
 	out := []*folio.Post{}
 	for rows.Next() {
 		p, err := scanPost(rows)
 		if err != nil {
-			return nil, 0, fmt.Errorf("sqldb.Posts: %w", err)
+			return nil, 0, wrap("Posts", err)
 		}
 		out = append(out, p)
 	}
@@ -159,7 +155,7 @@ func (s *ContentStore) Posts(ctx context.Context, f folio.PostFilter) ([]*folio.
 // CreatePost stores the post write decide makes, in one transaction with decide's slug lookups:
 // the row, its tags, its search entry, the former slug it takes over and its events. A slug
 // another post took meanwhile (the unique index) is ECONFLICT.
-func (s *ContentStore) CreatePost(ctx context.Context, decide func(slugs content.SlugUse) (*folio.PostWrite, error)) error {
+func (s *PostStore) CreatePost(ctx context.Context, decide func(slugs folio.SlugUse) (*folio.PostWrite, error)) error {
 	var w *folio.PostWrite
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -178,7 +174,7 @@ func (s *ContentStore) CreatePost(ctx context.Context, decide func(slugs content
 	case folio.ErrorCode(err) != folio.EINTERNAL:
 		return err
 	case err != nil:
-		return fmt.Errorf("sqldb.CreatePost: %w", err)
+		return wrap("CreatePost", err)
 	}
 	s.changed(ScopePosts)
 	return nil
@@ -186,7 +182,7 @@ func (s *ContentStore) CreatePost(ctx context.Context, decide func(slugs content
 
 // UpdatePost reads the post with the given id (ENOTFOUND when missing) and stores the write
 // decide makes of it, in one transaction.
-func (s *ContentStore) UpdatePost(ctx context.Context, id string, decide func(p *folio.Post, slugs content.SlugUse) (*folio.PostWrite, error)) error {
+func (s *PostStore) UpdatePost(ctx context.Context, id string, decide func(p *folio.Post, slugs folio.SlugUse) (*folio.PostWrite, error)) error {
 	var w *folio.PostWrite
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		p, err := scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
@@ -210,14 +206,14 @@ func (s *ContentStore) UpdatePost(ctx context.Context, id string, decide func(p 
 	case folio.ErrorCode(err) != folio.EINTERNAL:
 		return err
 	case err != nil:
-		return fmt.Errorf("sqldb.UpdatePost: %w", err)
+		return wrap("UpdatePost", err)
 	}
 	s.changed(ScopePosts)
 	return nil
 }
 
 // slugUse answers content's slug lookups inside tx for the post with id self ("" for a new one).
-func (s *ContentStore) slugUse(ctx context.Context, tx *sql.Tx, self string) content.SlugUse {
+func (s *PostStore) slugUse(ctx context.Context, tx *sql.Tx, self string) folio.SlugUse {
 	return func(slug string) (live, former bool, err error) {
 		var nLive, nFormer int
 		if err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM posts WHERE slug = $1 AND id <> $2),
@@ -230,7 +226,7 @@ func (s *ContentStore) slugUse(ctx context.Context, tx *sql.Tx, self string) con
 
 // storePostWrite stores all of w but the post row itself: the taken and new redirects, the tags,
 // the search entry and the events.
-func (s *ContentStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.PostWrite) error {
+func (s *PostStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.PostWrite) error {
 	p := w.Post
 	if w.TakeSlug != "" {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM slug_redirects WHERE old_slug = $1`, w.TakeSlug); err != nil {
@@ -250,22 +246,12 @@ func (s *ContentStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.
 	if err := s.putSearchDoc(ctx, tx, w.Search); err != nil {
 		return err
 	}
-	return s.emit(ctx, tx, w.Events)
-}
-
-// emit queues the deliveries of events inside tx.
-func (s *ContentStore) emit(ctx context.Context, tx *sql.Tx, events []folio.Event) error {
-	for _, ev := range events {
-		if err := s.Webhooks.EmitTx(ctx, tx, ev); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.Webhooks.emitAll(ctx, tx, w.Events)
 }
 
 // DeletePost removes a post, its former slugs, its search entry and its pending jobs, and emits
 // events; or returns ENOTFOUND.
-func (s *ContentStore) DeletePost(ctx context.Context, id string, events []folio.Event) error {
+func (s *PostStore) DeletePost(ctx context.Context, id string, events []folio.Event) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM posts WHERE id = $1`, id)
 		if err != nil {
@@ -280,13 +266,13 @@ func (s *ContentStore) DeletePost(ctx context.Context, id string, events []folio
 		if err := cancelPublishJobs(ctx, tx, id, ""); err != nil {
 			return err
 		}
-		return s.emit(ctx, tx, events)
+		return s.Webhooks.emitAll(ctx, tx, events)
 	})
 	if folio.IsNotFound(err) {
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.DeletePost: %w", err)
+		return wrap("DeletePost", err)
 	}
 	s.changed(ScopePosts)
 	return nil
@@ -297,7 +283,7 @@ func (s *ContentStore) DeletePost(ctx context.Context, id string, events []folio
 // un-archives the post; a future ScheduledAt makes the post a draft and enqueues one publish job
 // for that time (replacing a job for another time); otherwise the post becomes a draft and any
 // schedule is cancelled. Unknown post: ENOTFOUND.
-func (s *ContentStore) SavePublishingOptions(ctx context.Context, plan *folio.PublishingPlan) (*folio.Post, error) {
+func (s *PostStore) SavePublishingOptions(ctx context.Context, plan *folio.PublishingPlan) (*folio.Post, error) {
 	var p *folio.Post
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -349,16 +335,16 @@ func (s *ContentStore) SavePublishingOptions(ctx context.Context, plan *folio.Pu
 		if err := s.writePost(ctx, tx, p); err != nil {
 			return err
 		}
-		if err := s.putSearchDoc(ctx, tx, content.PostSearchDoc(p)); err != nil {
+		if err := s.putSearchDoc(ctx, tx, p.SearchDoc()); err != nil {
 			return err
 		}
-		return s.emit(ctx, tx, content.PostTransition(before, p))
+		return s.Webhooks.emitAll(ctx, tx, p.Transition(before))
 	})
 	if folio.ErrorCode(err) != folio.EINTERNAL {
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.SavePublishingOptions: %w", err)
+		return nil, wrap("SavePublishingOptions", err)
 	}
 	s.changed(ScopePosts)
 	return p, nil
@@ -381,7 +367,7 @@ func cancelPublishJobs(ctx context.Context, tx *sql.Tx, postID, keep string) err
 // still a draft. It returns the post as it now is and whether this call published it; a post
 // rescheduled or published meanwhile is returned unchanged (the job is stale). publishedAt, when
 // not set by an earlier publication, is the scheduled time.
-func (s *ContentStore) PublishScheduledPost(ctx context.Context, id string, at time.Time) (*folio.Post, bool, error) {
+func (s *PostStore) PublishScheduledPost(ctx context.Context, id string, at time.Time) (*folio.Post, bool, error) {
 	var p *folio.Post
 	published := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -411,10 +397,10 @@ func (s *ContentStore) PublishScheduledPost(ctx context.Context, id string, at t
 		if n, _ := res.RowsAffected(); n == 1 {
 			published = true
 			p.Status, p.PublishedAt, p.ArchivedAt, p.UpdatedAt = folio.PostPublished, &pub, nil, now
-			if err := s.putSearchDoc(ctx, tx, content.PostSearchDoc(p)); err != nil {
+			if err := s.putSearchDoc(ctx, tx, p.SearchDoc()); err != nil {
 				return err
 			}
-			return s.Webhooks.EmitTx(ctx, tx, content.PostEvent(folio.EventPostPublished, p))
+			return s.Webhooks.EmitTx(ctx, tx, p.Event(folio.EventPostPublished))
 		}
 		return nil
 	})
@@ -422,7 +408,7 @@ func (s *ContentStore) PublishScheduledPost(ctx context.Context, id string, at t
 		return nil, false, err
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("sqldb.PublishScheduledPost: %w", err)
+		return nil, false, wrap("PublishScheduledPost", err)
 	}
 	if published {
 		s.changed(ScopePosts)
@@ -432,10 +418,10 @@ func (s *ContentStore) PublishScheduledPost(ctx context.Context, id string, at t
 
 // SetPostExtblogID records the post's id on the external platform ("" clears it). It does not
 // change updatedAt: the content did not change.
-func (s *ContentStore) SetPostExtblogID(ctx context.Context, id, extblogID string) error {
+func (s *PostStore) SetPostExtblogID(ctx context.Context, id, extblogID string) error {
 	res, err := s.W.ExecContext(ctx, `UPDATE posts SET extblog_id = $1 WHERE id = $2`, extblogID, id)
 	if err != nil {
-		return fmt.Errorf("sqldb.SetPostExtblogID: %w", err)
+		return wrap("SetPostExtblogID", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("Post", id)
@@ -479,30 +465,45 @@ func setPostTags(ctx context.Context, tx *sql.Tx, p *folio.Post) error {
 // posts there are, with only the two columns a sitemap needs. It stops at fn's first error and
 // returns it unwrapped, so a caller may stop early with a sentinel of its own. The rows are read
 // while fn runs: fn should not call back into the store.
-func (s *ContentStore) EachPublishedPost(ctx context.Context, fn func(slug string, updated time.Time) error) error {
+func (s *PostStore) EachPublishedPost(ctx context.Context, fn func(slug string, updated time.Time) error) error {
 	rows, err := s.query(ctx, s.R, `SELECT slug, updated_at FROM posts WHERE status = 'published' AND archived_at IS NULL
 		ORDER BY published_at, id`)
 	if err != nil {
-		return fmt.Errorf("sqldb.EachPublishedPost: %w", err)
+		return wrap("EachPublishedPost", err)
 	}
 	defer rows.Close()
 	var slug string
 	var updated Time
 	for rows.Next() {
 		if err := rows.Scan(&slug, &updated); err != nil {
-			return fmt.Errorf("sqldb.EachPublishedPost: %w", err)
+			return wrap("EachPublishedPost", err)
 		}
 		if err := fn(slug, updated.Time); err != nil {
 			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sqldb.EachPublishedPost: %w", err)
+		return wrap("EachPublishedPost", err)
 	}
 	return nil
 }
 
-var _ content.Store = (*ContentStore)(nil)
-
-// Clock is the time content writes are stamped with (DB.Now, which tests pin).
-func (s *ContentStore) Clock() time.Time { return s.Now() }
+// Tags lists the tags of published, non-archived posts with their counts, most used first.
+// Tags are compared case-insensitively and returned lowercased (post_tags keeps them so).
+func (s *PostStore) Tags(ctx context.Context) ([]folio.TagCount, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT t.tag, COUNT(*) FROM post_tags t JOIN posts p ON p.id = t.post_id
+		WHERE p.status = 'published' AND p.archived_at IS NULL GROUP BY t.tag ORDER BY COUNT(*) DESC, t.tag`)
+	if err != nil {
+		return nil, wrap("Tags", err)
+	}
+	defer rows.Close()
+	out := []folio.TagCount{}
+	for rows.Next() {
+		var tc folio.TagCount
+		if err := rows.Scan(&tc.Tag, &tc.Count); err != nil {
+			return nil, wrap("Tags", err)
+		}
+		out = append(out, tc)
+	}
+	return out, rows.Err()
+}

@@ -53,7 +53,7 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 		if a.Excerpt != "First paragraph with a link." || a.Author != author || b.Status != "draft" {
 			t.Errorf("derived fields: excerpt %q author %+v status %q", a.Excerpt, a.Author, b.Status)
 		}
-		got, err := db.Content.Post(ctx, c.ID)
+		got, err := db.Posts.Post(ctx, c.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				tc.f.Page, tc.f.Limit = 1, 10
-				ps, total, err := db.Content.Posts(ctx, tc.f)
+				ps, total, err := db.Posts.Posts(ctx, tc.f)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -95,7 +95,7 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 				}
 			})
 		}
-		ps, total, _ := db.Content.Posts(ctx, folio.PostFilter{Page: 2, Limit: 2})
+		ps, total, _ := db.Posts.Posts(ctx, folio.PostFilter{Page: 2, Limit: 2})
 		if len(ps) != 1 || total != 3 || ps[0].ID != a.ID {
 			t.Errorf("page 2: %d items, total %d", len(ps), total)
 		}
@@ -118,7 +118,7 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 		if !up.PublishedAt.Equal(first) {
 			t.Errorf("publishedAt moved on republish: %v, first %v", up.PublishedAt, first)
 		}
-		if ps, _, _ := db.Content.Posts(ctx, folio.PostFilter{Tag: "go", Page: 1, Limit: 10}); len(ps) != 1 {
+		if ps, _, _ := db.Posts.Posts(ctx, folio.PostFilter{Tag: "go", Page: 1, Limit: 10}); len(ps) != 1 {
 			t.Errorf("old tag still matches: %d", len(ps))
 		}
 		if _, err := content.New(db.Content).UpdatePost(ctx, "nope", &folio.PostInput{}); !folio.IsNotFound(err) {
@@ -133,7 +133,7 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range []string{"creme-brulee-at-scale", "scale", "scale-v2"} {
-			p, err := db.Content.PostBySlug(ctx, s)
+			p, err := db.Posts.PostBySlug(ctx, s)
 			if err != nil || p.ID != a.ID || p.Slug != "scale-v2" {
 				t.Errorf("PostBySlug(%q) = %v, %v", s, p, err)
 			}
@@ -147,7 +147,7 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 		if _, err := content.New(db.Content).UpdatePost(ctx, d.ID, &folio.PostInput{Slug: ptr("scale")}); err != nil {
 			t.Fatal(err)
 		}
-		if p, _ := db.Content.PostBySlug(ctx, "scale"); p.ID != d.ID {
+		if p, _ := db.Posts.PostBySlug(ctx, "scale"); p.ID != d.ID {
 			t.Errorf("explicit slug did not take over the redirect")
 		}
 		// A slug given back to its post stops redirecting; an empty slug derives it from the title.
@@ -160,14 +160,14 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 		if _, err := content.New(db.Content).UpdatePost(ctx, c.ID, &folio.PostInput{Slug: ptr("scale")}); folio.ErrorCode(err) != folio.ECONFLICT {
 			t.Errorf("rename onto a live slug: %v", err)
 		}
-		if _, err := db.Content.PostBySlug(ctx, "never-was"); !folio.IsNotFound(err) {
+		if _, err := db.Posts.PostBySlug(ctx, "never-was"); !folio.IsNotFound(err) {
 			t.Errorf("unknown slug: %v", err)
 		}
 
 		if err := content.New(db.Content).DeletePost(ctx, a.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Content.PostBySlug(ctx, "scale-v2"); !folio.IsNotFound(err) {
+		if _, err := db.Posts.PostBySlug(ctx, "scale-v2"); !folio.IsNotFound(err) {
 			t.Errorf("redirect of a deleted post: %v", err)
 		}
 		if err := content.New(db.Content).DeletePost(ctx, a.ID); !folio.IsNotFound(err) {
@@ -240,7 +240,7 @@ func TestPublishingOptionsAndSchedule(t *testing.T) {
 			}
 			return pl
 		}
-		got, err := db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339)),
+		got, err := db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339)),
 			CrossPlatformPublishing: &folio.CrossPlatformPublishing{Extblog: true}, SEO: &folio.PostSEO{Description: "d"}, Series: ptr("S")}))
 		if err != nil {
 			t.Fatal(err)
@@ -250,47 +250,47 @@ func TestPublishingOptionsAndSchedule(t *testing.T) {
 			t.Fatalf("scheduled: %+v", got.PostSummary)
 		}
 		// Saving the same schedule again keeps one job; a new time replaces it.
-		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339))}))
+		db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339))}))
 		jobs, _ := db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
 		if len(jobs) != 1 || !jobs[0].RunAt.Equal(at) {
 			t.Fatalf("jobs after resave: %+v", jobs)
 		}
 		later := at.Add(time.Hour)
-		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(later.Format(time.RFC3339))}))
+		db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(later.Format(time.RFC3339))}))
 		jobs, _ = db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
 		if len(jobs) != 1 || !jobs[0].RunAt.Equal(later) {
 			t.Fatalf("jobs after reschedule: %+v", jobs)
 		}
 		// The stale time does nothing; the current one publishes, once, with publishedAt = the schedule.
-		if q, pub, err := db.Content.PublishScheduledPost(ctx, p.ID, at); err != nil || pub || q.Status != "draft" {
+		if q, pub, err := db.Posts.PublishScheduledPost(ctx, p.ID, at); err != nil || pub || q.Status != "draft" {
 			t.Errorf("stale publish: %v %v %v", pub, err, q.Status)
 		}
-		q, pub, err := db.Content.PublishScheduledPost(ctx, p.ID, later)
+		q, pub, err := db.Posts.PublishScheduledPost(ctx, p.ID, later)
 		if err != nil || !pub || q.Status != "published" || !q.PublishedAt.Equal(later) {
 			t.Fatalf("publish: %v %v %+v", pub, err, q.PostSummary)
 		}
-		if _, pub, _ := db.Content.PublishScheduledPost(ctx, p.ID, later); pub {
+		if _, pub, _ := db.Posts.PublishScheduledPost(ctx, p.ID, later); pub {
 			t.Error("published twice")
 		}
 		// Publishing now clears the schedule and keeps the first publishedAt; draft cancels pending jobs.
 		clock.Advance(3 * time.Hour)
-		got, _ = db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published"}))
+		got, _ = db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published"}))
 		if got.ScheduledAt != nil || !got.PublishedAt.Equal(later) || got.SEO.Description != "d" {
 			t.Errorf("publish now: %+v", got.PostSummary)
 		}
-		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(clock.Now().Add(time.Hour).Format(time.RFC3339))}))
-		db.Content.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", SEO: &folio.PostSEO{}}))
+		db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(clock.Now().Add(time.Hour).Format(time.RFC3339))}))
+		db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", SEO: &folio.PostSEO{}}))
 		jobs, _ = db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
 		for _, j := range jobs {
 			if j.Status == folio.JobPending {
 				t.Errorf("pending job left after unscheduling: %+v", j)
 			}
 		}
-		got, _ = db.Content.Post(ctx, p.ID)
+		got, _ = db.Posts.Post(ctx, p.ID)
 		if got.SEO != nil || got.Status != "draft" || got.ScheduledAt != nil {
 			t.Errorf("after draft: %+v", got.PostSummary)
 		}
-		if _, err := db.Content.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: "nope"}); !folio.IsNotFound(err) {
+		if _, err := db.Posts.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: "nope"}); !folio.IsNotFound(err) {
 			t.Errorf("unknown article: %v", err)
 		}
 	})
@@ -376,7 +376,7 @@ func TestEachPublishedPost(t *testing.T) {
 		}
 		var got []string
 		var first time.Time
-		err := db.Content.EachPublishedPost(ctx, func(slug string, updated time.Time) error {
+		err := db.Posts.EachPublishedPost(ctx, func(slug string, updated time.Time) error {
 			if len(got) == 0 {
 				first = updated
 			}
@@ -388,7 +388,7 @@ func TestEachPublishedPost(t *testing.T) {
 		}
 		stop := fmt.Errorf("stop")
 		n := 0
-		if err := db.Content.EachPublishedPost(ctx, func(string, time.Time) error { n++; return stop }); err != stop || n != 1 {
+		if err := db.Posts.EachPublishedPost(ctx, func(string, time.Time) error { n++; return stop }); err != stop || n != 1 {
 			t.Errorf("early stop: %v after %d", err, n)
 		}
 
@@ -406,7 +406,7 @@ func TestEachPublishedPost(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = nil
-		if err := db.Content.EachPublishedProject(ctx, func(id string, _ time.Time) error { got = append(got, id); return nil }); err != nil || !reflect.DeepEqual(got, projects) {
+		if err := db.Projects.EachPublishedProject(ctx, func(id string, _ time.Time) error { got = append(got, id); return nil }); err != nil || !reflect.DeepEqual(got, projects) {
 			t.Errorf("projects %v, err %v; want %v", got, err, projects)
 		}
 	})
@@ -414,7 +414,7 @@ func TestEachPublishedPost(t *testing.T) {
 
 func mustPostID(t *testing.T, db *sqldb.DB, slug string) string {
 	t.Helper()
-	p, err := db.Content.PostBySlug(context.Background(), slug)
+	p, err := db.Posts.PostBySlug(context.Background(), slug)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,36 +57,28 @@ func scanProject(row interface{ Scan(...any) error }) (*folio.Project, error) {
 }
 
 // Project returns the project with the given id, or ENOTFOUND.
-func (s *ContentStore) Project(ctx context.Context, id string) (*folio.Project, error) {
+func (s *ProjectStore) Project(ctx context.Context, id string) (*folio.Project, error) {
 	p, err := scanProject(s.R.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
 	if err == sql.ErrNoRows {
 		return nil, notFound("Project", id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.Project: %w", err)
+		return nil, wrap("Project", err)
 	}
 	return p, nil
 }
 
 // Projects returns one page of the projects f selects, newest first, and the total count.
-func (s *ContentStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Project, int, error) {
+func (s *ProjectStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*folio.Project, int, error) {
 	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
+	var args Args
 	if len(f.Statuses) > 0 {
-		ph := make([]string, len(f.Statuses))
-		for i, s := range f.Statuses {
-			ph[i] = arg(s)
-		}
-		where = append(where, "status IN ("+strings.Join(ph, ", ")+")")
+		where = append(where, "status IN ("+args.AddList(f.Statuses)+")")
 	}
 	if f.Technology != "" {
 		// A scan of the projects, not an index: a portfolio holds hundreds of projects, not
 		// millions, and a technology index cost every write more than the scan costs a filter.
-		t := arg(strings.ToLower(f.Technology))
+		t := args.Add(strings.ToLower(f.Technology))
 		if s.Dialect == Postgres {
 			where = append(where, "technologies_lower::jsonb @> jsonb_build_array("+t+"::text)")
 		} else {
@@ -95,7 +87,7 @@ func (s *ContentStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*
 	}
 	if q := strings.TrimSpace(f.Query); q != "" {
 		pat := "%" + escapeLike(strings.ToLower(q)) + "%"
-		a := arg(pat)
+		a := args.Add(pat)
 		where = append(where, "(LOWER(title) LIKE "+a+` ESCAPE '\' OR LOWER(description) LIKE `+a+` ESCAPE '\')`)
 	}
 	cond := ""
@@ -110,10 +102,11 @@ func (s *ContentStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*
 	// uncached list's CPU.
 	countQuery := `SELECT COUNT(*) FROM projects` + cond
 	limit, offset := f.Limit, (f.Page-1)*f.Limit
-	rows, err := s.query(ctx, s.R, `SELECT `+projectColumns+`, (`+countQuery+`) FROM projects`+cond+
-		` ORDER BY created_at DESC, id DESC LIMIT `+strconv.Itoa(limit)+` OFFSET `+arg(offset), args...)
+	q := `SELECT ` + projectColumns + `, (` + countQuery + `) FROM projects` + cond +
+		` ORDER BY created_at DESC, id DESC LIMIT ` + strconv.Itoa(limit) + ` OFFSET ` + args.Add(offset)
+	rows, err := s.query(ctx, s.R, q, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+		return nil, 0, wrap("Projects", err)
 	}
 	defer rows.Close()
 	out := []*folio.Project{}
@@ -121,16 +114,16 @@ func (s *ContentStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*
 	for rows.Next() {
 		p, err := scanProject(withTotal{rows, &total})
 		if err != nil {
-			return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+			return nil, 0, wrap("Projects", err)
 		}
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+		return nil, 0, wrap("Projects", err)
 	}
 	if total < 0 {
 		if err := s.queryRow(ctx, s.R, countQuery, args[:len(args)-1]...).Scan(&total); err != nil {
-			return nil, 0, fmt.Errorf("sqldb.Projects: %w", err)
+			return nil, 0, wrap("Projects", err)
 		}
 	}
 	return out, total, nil
@@ -141,7 +134,7 @@ func (s *ContentStore) Projects(ctx context.Context, f folio.ProjectFilter) ([]*
 // It is the hot write path (docs/performance.md), so it costs as few statements as the engine
 // allows: the project and its search entry are one statement on PostgreSQL, and three prepared
 // ones on SQLite, then the outgoing-webhook events in the same transaction.
-func (s *ContentStore) CreateProject(ctx context.Context, w *folio.ProjectWrite) error {
+func (s *ProjectStore) CreateProject(ctx context.Context, w *folio.ProjectWrite) error {
 	p, doc := w.Project, w.Search
 	techs, _ := json.Marshal(p.Technologies)
 	images, _ := json.Marshal(p.Images)
@@ -160,7 +153,7 @@ func (s *ContentStore) CreateProject(ctx context.Context, w *folio.ProjectWrite)
 				if _, err := tx.ExecContext(ctx, createProjectPostgres, args...); err != nil {
 					return err
 				}
-				return s.emit(ctx, tx, w.Events)
+				return s.Webhooks.emitAll(ctx, tx, w.Events)
 			})
 		}
 	} else {
@@ -171,18 +164,18 @@ func (s *ContentStore) CreateProject(ctx context.Context, w *folio.ProjectWrite)
 			if err := s.insertSearchDocSQLite(ctx, tx, doc); err != nil {
 				return err
 			}
-			return s.emit(ctx, tx, w.Events)
+			return s.Webhooks.emitAll(ctx, tx, w.Events)
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.CreateProject: %w", err)
+		return wrap("CreateProject", err)
 	}
 	s.changed(ScopeProjects)
 	return nil
 }
 
 // anySubscribed says whether a webhook may subscribe to one of events.
-func (s *ContentStore) anySubscribed(events []folio.Event) bool {
+func (s *ProjectStore) anySubscribed(events []folio.Event) bool {
 	for _, ev := range events {
 		if maybe, _ := s.hooks.subscribed(ev.Type); maybe {
 			return true
@@ -193,7 +186,7 @@ func (s *ContentStore) anySubscribed(events []folio.Event) bool {
 
 // UpdateProject reads the project with the given id (ENOTFOUND when missing) and stores the
 // write decide makes of it, in one transaction.
-func (s *ContentStore) UpdateProject(ctx context.Context, id string, decide func(p *folio.Project) (*folio.ProjectWrite, error)) error {
+func (s *ProjectStore) UpdateProject(ctx context.Context, id string, decide func(p *folio.Project) (*folio.ProjectWrite, error)) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		p, err := scanProject(tx.QueryRowContext(ctx, `SELECT `+projectColumns+` FROM projects WHERE id = $1`, id))
 		if err == sql.ErrNoRows {
@@ -219,20 +212,20 @@ func (s *ContentStore) UpdateProject(ctx context.Context, id string, decide func
 		if err := s.putSearchDoc(ctx, tx, w.Search); err != nil {
 			return err
 		}
-		return s.emit(ctx, tx, w.Events)
+		return s.Webhooks.emitAll(ctx, tx, w.Events)
 	})
 	if folio.ErrorCode(err) != folio.EINTERNAL {
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.UpdateProject: %w", err)
+		return wrap("UpdateProject", err)
 	}
 	s.changed(ScopeProjects)
 	return nil
 }
 
 // DeleteProject removes a project and its search entry and emits events, or returns ENOTFOUND.
-func (s *ContentStore) DeleteProject(ctx context.Context, id string, events []folio.Event) error {
+func (s *ProjectStore) DeleteProject(ctx context.Context, id string, events []folio.Event) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id = $1`, id)
 		if err != nil {
@@ -244,13 +237,13 @@ func (s *ContentStore) DeleteProject(ctx context.Context, id string, events []fo
 		if err := s.unindex(ctx, tx, folio.SearchTypeProject, id); err != nil {
 			return err
 		}
-		return s.emit(ctx, tx, events)
+		return s.Webhooks.emitAll(ctx, tx, events)
 	})
 	if folio.IsNotFound(err) {
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.DeleteProject: %w", err)
+		return wrap("DeleteProject", err)
 	}
 	s.changed(ScopeProjects)
 	return nil
@@ -270,24 +263,24 @@ func technologiesLower(p *folio.Project) string {
 // EachPublishedProject calls fn with the id and last change of every published project, oldest
 // first (then by id), from one query: the project half of the sitemap's linear scan. Errors and
 // early stops are as EachPublishedPost's.
-func (s *ContentStore) EachPublishedProject(ctx context.Context, fn func(id string, updated time.Time) error) error {
+func (s *ProjectStore) EachPublishedProject(ctx context.Context, fn func(id string, updated time.Time) error) error {
 	rows, err := s.query(ctx, s.R, `SELECT id, updated_at FROM projects WHERE status = 'published' ORDER BY created_at, id`)
 	if err != nil {
-		return fmt.Errorf("sqldb.EachPublishedProject: %w", err)
+		return wrap("EachPublishedProject", err)
 	}
 	defer rows.Close()
 	var id string
 	var updated Time
 	for rows.Next() {
 		if err := rows.Scan(&id, &updated); err != nil {
-			return fmt.Errorf("sqldb.EachPublishedProject: %w", err)
+			return wrap("EachPublishedProject", err)
 		}
 		if err := fn(id, updated.Time); err != nil {
 			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sqldb.EachPublishedProject: %w", err)
+		return wrap("EachPublishedProject", err)
 	}
 	return nil
 }

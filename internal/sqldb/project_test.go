@@ -39,7 +39,7 @@ func TestProjects(t *testing.T) {
 		c := mk("Gamma 100%_done", "published", "go")
 		d := mk("Delta", "archived", "Élixir", "C++")
 
-		got, err := db.Content.Project(ctx, a.ID)
+		got, err := db.Projects.Project(ctx, a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestProjects(t *testing.T) {
 			if f.Page == 0 {
 				f.Page, f.Limit = 1, 10
 			}
-			ps, total, err := db.Content.Projects(ctx, f)
+			ps, total, err := db.Projects.Projects(ctx, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestProjects(t *testing.T) {
 				}
 			})
 		}
-		_, total, _ := db.Content.Projects(ctx, folio.ProjectFilter{Page: 5, Limit: 10})
+		_, total, _ := db.Projects.Projects(ctx, folio.ProjectFilter{Page: 5, Limit: 10})
 		if total != 4 {
 			t.Errorf("total = %d, want 4", total)
 		}
@@ -117,7 +117,7 @@ func TestProjects(t *testing.T) {
 		if err := content.New(db.Content).DeleteProject(ctx, a.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Content.Project(ctx, a.ID); folio.ErrorCode(err) != folio.ENOTFOUND {
+		if _, err := db.Projects.Project(ctx, a.ID); folio.ErrorCode(err) != folio.ENOTFOUND {
 			t.Errorf("get deleted: %v", err)
 		}
 		if err := content.New(db.Content).DeleteProject(ctx, a.ID); folio.ErrorCode(err) != folio.ENOTFOUND {
@@ -161,7 +161,7 @@ func TestMigration0020KeepsTechnologyFilter(t *testing.T) {
 			}
 		}
 		for tech, want := range map[string]int{"GO": 1, "Élixir": 1, "rust": 0} {
-			ps, total, err := db.Content.Projects(ctx, folio.ProjectFilter{Technology: tech, Page: 1, Limit: 10})
+			ps, total, err := db.Projects.Projects(ctx, folio.ProjectFilter{Technology: tech, Page: 1, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}

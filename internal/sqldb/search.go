@@ -7,7 +7,6 @@ import (
 	"regexp"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/search"
 )
 
@@ -30,7 +29,7 @@ func (db *DB) indexPost(ctx context.Context, tx searchExec, id string) error {
 	if err != nil {
 		return fmt.Errorf("index post %s: %w", id, err)
 	}
-	return db.putSearchDoc(ctx, tx, content.PostSearchDoc(p))
+	return db.putSearchDoc(ctx, tx, p.SearchDoc())
 }
 
 // indexProject writes the search entry of project id as the row now is inside tx.
@@ -42,7 +41,7 @@ func (db *DB) indexProject(ctx context.Context, tx searchExec, id string) error 
 	if err != nil {
 		return fmt.Errorf("index project %s: %w", id, err)
 	}
-	return db.putSearchDoc(ctx, tx, content.ProjectSearchDoc(p))
+	return db.putSearchDoc(ctx, tx, p.SearchDoc())
 }
 
 // The statements of a record's first search entry on SQLite, prepared at Open (hotWrites). The
@@ -125,19 +124,19 @@ func (db *DB) unindex(ctx context.Context, tx searchExec, kind, id string) error
 // RebuildSearchIndex indexes every post and project that has no search entry yet (after the
 // migration that creates the index, and after imports that write rows directly). Existing
 // entries are kept: writes keep them current.
-func (s *ContentStore) RebuildSearchIndex(ctx context.Context) (int, error) {
+func (s *SearchStore) RebuildSearchIndex(ctx context.Context) (int, error) {
 	n := 0
 	for _, k := range []struct{ kind, table string }{{folio.SearchTypePost, "posts"}, {folio.SearchTypeProject, "projects"}} {
 		rows, err := s.W.QueryContext(ctx, `SELECT id FROM `+k.table+` WHERE id NOT IN (SELECT ref_id FROM search_docs WHERE kind = $1)`, k.kind)
 		if err != nil {
-			return n, fmt.Errorf("sqldb.RebuildSearchIndex: %w", err)
+			return n, wrap("RebuildSearchIndex", err)
 		}
 		var ids []string
 		for rows.Next() {
 			var id string
 			if err := rows.Scan(&id); err != nil {
 				rows.Close()
-				return n, fmt.Errorf("sqldb.RebuildSearchIndex: %w", err)
+				return n, wrap("RebuildSearchIndex", err)
 			}
 			ids = append(ids, id)
 		}
@@ -159,7 +158,7 @@ func (s *ContentStore) RebuildSearchIndex(ctx context.Context) (int, error) {
 				return nil
 			})
 			if err != nil {
-				return n, fmt.Errorf("sqldb.RebuildSearchIndex: %w", err)
+				return n, wrap("RebuildSearchIndex", err)
 			}
 			n += len(batch)
 		}
@@ -170,17 +169,17 @@ func (s *ContentStore) RebuildSearchIndex(ctx context.Context) (int, error) {
 // Search runs a full-text query: every term of q must occur as a word prefix (case and
 // diacritics folded), best matches first (title words weigh more than body words). A q without
 // any letter or digit finds nothing.
-func (s *ContentStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchResult, int, error) {
+func (s *SearchStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio.SearchResult, int, error) {
 	terms := search.Terms(q.Q)
 	out := []folio.SearchResult{}
 	if len(terms) == 0 {
 		return out, 0, nil
 	}
 	// The page of best matches, then, only when that page is full, the count, which stops at
-	// SearchMaxTotal (a window count in the page query made both engines rank and sort every
-	// match of a common word before the LIMIT: 2 s instead of 0.3 s over 100,000 posts).
+	// SearchMaxTotal (a window count in the page query would make both engines rank and sort
+	// every match of a common word before the LIMIT).
 	var pageQ, countQ string
-	var args []any
+	var args Args
 	if s.Dialect == Postgres {
 		args = append(args, search.TSQuery(terms))
 		cond := ""
@@ -188,8 +187,7 @@ func (s *ContentStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio
 			cond += " AND visible"
 		}
 		if q.Type != "" {
-			args = append(args, q.Type)
-			cond += fmt.Sprintf(" AND kind = $%d", len(args))
+			cond += " AND kind = " + args.Add(q.Type)
 		}
 		pageQ = `SELECT kind, ref_id, ts_rank(doc, q) AS score FROM search_docs, to_tsquery('simple', $1) q
 			WHERE doc @@ q` + cond + ` ORDER BY score DESC, ref_id DESC`
@@ -202,8 +200,7 @@ func (s *ContentStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio
 			cond += " AND d.visible = 1"
 		}
 		if q.Type != "" {
-			args = append(args, q.Type)
-			cond += fmt.Sprintf(" AND d.kind = $%d", len(args))
+			cond += " AND d.kind = " + args.Add(q.Type)
 		}
 		// bm25 is lower for better matches; the score is its negation so higher is better. It
 		// may only run in the FTS query itself, hence the materialized CTE before the join.
@@ -216,30 +213,30 @@ func (s *ContentStore) Search(ctx context.Context, q folio.SearchQuery) ([]folio
 	pageQ += fmt.Sprintf(" LIMIT $%d OFFSET $%d", len(args)+1, len(args)+2)
 	rows, err := s.R.QueryContext(ctx, pageQ, append(args, q.Limit, (q.Page-1)*q.Limit)...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
+		return nil, 0, wrap("Search", err)
 	}
 	for rows.Next() {
 		var r folio.SearchResult
 		if err := rows.Scan(&r.Type, &r.ID, &r.Score); err != nil {
 			rows.Close()
-			return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
+			return nil, 0, wrap("Search", err)
 		}
 		out = append(out, r)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
+		return nil, 0, wrap("Search", err)
 	}
 	// A page that is not full tells the total without counting (most searches find a few items).
 	total := (q.Page-1)*q.Limit + len(out)
 	if len(out) == q.Limit || (len(out) == 0 && q.Page > 1) {
 		if err := s.R.QueryRowContext(ctx, countQ, args...).Scan(&total); err != nil {
-			return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
+			return nil, 0, wrap("Search", err)
 		}
 	}
 	total = min(total, folio.SearchMaxTotal)
 	if out, err = s.fillSearchResults(ctx, out, terms); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.Search: %w", err)
+		return nil, 0, wrap("Search", err)
 	}
 	return out, total, nil
 }
@@ -290,24 +287,4 @@ func (db *DB) fillSearchResults(ctx context.Context, hits []folio.SearchResult, 
 		kept = append(kept, h)
 	}
 	return kept, nil
-}
-
-// Tags lists the tags of published, non-archived posts with their counts, most used first.
-// Tags are compared case-insensitively and returned lowercased (post_tags keeps them so).
-func (s *ContentStore) Tags(ctx context.Context) ([]folio.TagCount, error) {
-	rows, err := s.R.QueryContext(ctx, `SELECT t.tag, COUNT(*) FROM post_tags t JOIN posts p ON p.id = t.post_id
-		WHERE p.status = 'published' AND p.archived_at IS NULL GROUP BY t.tag ORDER BY COUNT(*) DESC, t.tag`)
-	if err != nil {
-		return nil, fmt.Errorf("sqldb.Tags: %w", err)
-	}
-	defer rows.Close()
-	out := []folio.TagCount{}
-	for rows.Next() {
-		var tc folio.TagCount
-		if err := rows.Scan(&tc.Tag, &tc.Count); err != nil {
-			return nil, fmt.Errorf("sqldb.Tags: %w", err)
-		}
-		out = append(out, tc)
-	}
-	return out, rows.Err()
 }

@@ -46,7 +46,7 @@ func TestSearch(t *testing.T) {
 			if q.Page == 0 {
 				q.Page, q.Limit = 1, 10
 			}
-			res, _, err := db.Content.Search(ctx, q)
+			res, _, err := db.Search.Search(ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func TestSearch(t *testing.T) {
 		}
 		// Operators of either engine are plain text.
 		for _, q := range []string{`"`, `a:* | b`, `NEAR(x y)`, `creme*`, `'`, `!!!`, `-creme`, "\x00"} {
-			if _, _, err := db.Content.Search(ctx, folio.SearchQuery{Q: q, Page: 1, Limit: 10}); err != nil {
+			if _, _, err := db.Search.Search(ctx, folio.SearchQuery{Q: q, Page: 1, Limit: 10}); err != nil {
 				t.Errorf("%q: %v", q, err)
 			}
 		}
@@ -118,7 +118,7 @@ func TestSearch(t *testing.T) {
 		if ids, _ := find(folio.SearchQuery{Q: "brulee"}); len(ids) != 0 {
 			t.Errorf("old title still found: %v", ids)
 		}
-		if _, err := db.Content.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: draft.ID, Publish: true}); err != nil {
+		if _, err := db.Posts.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: draft.ID, Publish: true}); err != nil {
 			t.Fatal(err)
 		}
 		if ids, _ := find(folio.SearchQuery{Q: "secret"}); !equal(ids, []string{draft.ID}) {
@@ -147,17 +147,17 @@ func TestSearch(t *testing.T) {
 		for i := 0; i < 5; i++ {
 			post("Paging test", "Word zebra number", "published")
 		}
-		res, total, err := db.Content.Search(ctx, folio.SearchQuery{Q: "zebra", Page: 2, Limit: 2})
+		res, total, err := db.Search.Search(ctx, folio.SearchQuery{Q: "zebra", Page: 2, Limit: 2})
 		if err != nil || total != 5 || len(res) != 2 {
 			t.Errorf("page 2: %d results, total %d, %v", len(res), total, err)
 		}
-		res, total, err = db.Content.Search(ctx, folio.SearchQuery{Q: "zebra", Page: 9, Limit: 2})
+		res, total, err = db.Search.Search(ctx, folio.SearchQuery{Q: "zebra", Page: 9, Limit: 2})
 		if err != nil || total != 5 || len(res) != 0 {
 			t.Errorf("past the end: %d results, total %d, %v", len(res), total, err)
 		}
 
 		// A rebuild indexes nothing twice and changes nothing.
-		if n, err := db.Content.RebuildSearchIndex(ctx); err != nil || n != 0 {
+		if n, err := db.Search.RebuildSearchIndex(ctx); err != nil || n != 0 {
 			t.Errorf("rebuild: %d, %v", n, err)
 		}
 	})
@@ -187,7 +187,7 @@ func FuzzSearchQuery(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		res, _, err := db.Content.Search(ctx, folio.SearchQuery{Q: q, Page: 1, Limit: 5, All: true})
+		res, _, err := db.Search.Search(ctx, folio.SearchQuery{Q: q, Page: 1, Limit: 5, All: true})
 		if err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}

@@ -74,7 +74,7 @@ func (s *IdentityStore) SetUserRole(ctx context.Context, id string, role folio.R
 func (s *IdentityStore) SetTOTPSecret(ctx context.Context, id, secret string) error {
 	res, err := s.W.ExecContext(ctx, `UPDATE users SET totp_secret = $1, totp_last_step = 0 WHERE id = $2 AND totp_enabled = 0`, secret, id)
 	if err != nil {
-		return fmt.Errorf("sqldb.SetTOTPSecret: %w", err)
+		return wrap("SetTOTPSecret", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		if _, err := s.User(ctx, id); err != nil {
@@ -114,7 +114,7 @@ func (s *IdentityStore) EnableTOTP(ctx context.Context, id string, step int64, r
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.EnableTOTP: %w", err)
+		return wrap("EnableTOTP", err)
 	}
 	s.changed(ScopeUser(id))
 	return nil
@@ -139,7 +139,7 @@ func (s *IdentityStore) DisableTOTP(ctx context.Context, id string) error {
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb.DisableTOTP: %w", err)
+		return wrap("DisableTOTP", err)
 	}
 	s.changed(ScopeUser(id))
 	return nil
@@ -151,7 +151,7 @@ func (s *IdentityStore) DisableTOTP(ctx context.Context, id string) error {
 func (s *IdentityStore) UseTOTPStep(ctx context.Context, id string, step int64) (bool, error) {
 	res, err := s.W.ExecContext(ctx, `UPDATE users SET totp_last_step = $1 WHERE id = $2 AND totp_enabled = 1 AND totp_last_step < $1`, step, id)
 	if err != nil {
-		return false, fmt.Errorf("sqldb.UseTOTPStep: %w", err)
+		return false, wrap("UseTOTPStep", err)
 	}
 	n, _ := res.RowsAffected()
 	return n == 1, nil
@@ -163,7 +163,7 @@ func (s *IdentityStore) UseRecoveryCode(ctx context.Context, id, hash string) (b
 	res, err := s.W.ExecContext(ctx, `UPDATE totp_recovery_codes SET used_at = $1 WHERE user_id = $2 AND code_hash = $3 AND used_at IS NULL`,
 		s.ts(s.Now()), id, hash)
 	if err != nil {
-		return false, fmt.Errorf("sqldb.UseRecoveryCode: %w", err)
+		return false, wrap("UseRecoveryCode", err)
 	}
 	n, _ := res.RowsAffected()
 	return n == 1, nil
@@ -174,7 +174,7 @@ func (s *IdentityStore) RecoveryCodesLeft(ctx context.Context, id string) (int, 
 	var n int
 	err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM totp_recovery_codes WHERE user_id = $1 AND used_at IS NULL`, id).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("sqldb.RecoveryCodesLeft: %w", err)
+		return 0, wrap("RecoveryCodesLeft", err)
 	}
 	return n, nil
 }

@@ -1,11 +1,34 @@
 package sqldb
 
+import "time"
+
 // Each domain has a store type of its own over the one engine (DB): it holds the domain's SQL,
 // and the use case above it sees it through the narrow interface it declares. A store embeds the
 // engine for its transactions, statement cache and clock.
 
-// ContentStore stores posts, projects, their search index and media records.
-type ContentStore struct{ *DB }
+// PostStore stores posts: their rows, slugs and redirects, publishing state and tags.
+type PostStore struct{ *DB }
+
+// ProjectStore stores projects.
+type ProjectStore struct{ *DB }
+
+// SearchStore searches posts and projects and rebuilds their index (each write keeps its own
+// entry current in its transaction).
+type SearchStore struct{ *DB }
+
+// MediaStore stores the records of uploaded and generated media.
+type MediaStore struct{ *DB }
+
+// ContentStore is what the content use case stores through (content.Store): posts, projects and
+// the search over both.
+type ContentStore struct {
+	*PostStore
+	*ProjectStore
+	*SearchStore
+}
+
+// Clock is the time content writes are stamped with (DB.Now, which tests pin).
+func (s *ContentStore) Clock() time.Time { return s.PostStore.Now() }
 
 // BookingStore stores bookings, meeting types and availability overrides.
 type BookingStore struct{ *DB }
@@ -35,7 +58,11 @@ type ContactStore struct{ *DB }
 type ArchiveStore struct{ *DB }
 
 func (db *DB) openStores() {
-	db.Content = &ContentStore{db}
+	db.Posts = &PostStore{db}
+	db.Projects = &ProjectStore{db}
+	db.Search = &SearchStore{db}
+	db.Media = &MediaStore{db}
+	db.Content = &ContentStore{db.Posts, db.Projects, db.Search}
 	db.Bookings = &BookingStore{db}
 	db.Identity = &IdentityStore{db}
 	db.Audit = &AuditStore{db}

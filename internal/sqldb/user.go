@@ -3,7 +3,6 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/foliohq/folio"
 )
@@ -56,7 +55,7 @@ func (db *DB) insertUser(ctx context.Context, in *folio.UserInput, passwordHash 
 		return nil, folio.Errorf(folio.ECONFLICT, "A user with the email %q already exists.", in.Email)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.CreateUser: %w", err)
+		return nil, wrap("CreateUser", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil, folio.Errorf(folio.ECONFLICT, "A user already exists.")
@@ -71,7 +70,7 @@ func (s *IdentityStore) User(ctx context.Context, id string) (*folio.User, error
 		return nil, notFound("User", id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.User: %w", err)
+		return nil, wrap("User", err)
 	}
 	return u, nil
 }
@@ -84,7 +83,7 @@ func (s *IdentityStore) UserByEmail(ctx context.Context, email string) (*folio.U
 		return nil, notFound("User", email)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.UserByEmail: %w", err)
+		return nil, wrap("UserByEmail", err)
 	}
 	return u, nil
 }
@@ -93,14 +92,14 @@ func (s *IdentityStore) UserByEmail(ctx context.Context, email string) (*folio.U
 func (s *IdentityStore) Users(ctx context.Context) ([]*folio.User, error) {
 	rows, err := s.R.QueryContext(ctx, `SELECT `+userColumns+` FROM users ORDER BY created_at, id`)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.Users: %w", err)
+		return nil, wrap("Users", err)
 	}
 	defer rows.Close()
 	out := []*folio.User{}
 	for rows.Next() {
 		u, err := scanUser(rows)
 		if err != nil {
-			return nil, fmt.Errorf("sqldb.Users: %w", err)
+			return nil, wrap("Users", err)
 		}
 		out = append(out, u)
 	}
@@ -111,7 +110,7 @@ func (s *IdentityStore) Users(ctx context.Context) ([]*folio.User, error) {
 func (s *IdentityStore) CountUsers(ctx context.Context) (int, error) {
 	var n int
 	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("sqldb.CountUsers: %w", err)
+		return 0, wrap("CountUsers", err)
 	}
 	return n, nil
 }
@@ -139,7 +138,7 @@ func (s *IdentityStore) UpdateProfile(ctx context.Context, id string, in *folio.
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.UpdateProfile: %w", err)
+		return nil, wrap("UpdateProfile", err)
 	}
 	return u, nil
 }
@@ -150,7 +149,7 @@ func (s *IdentityStore) SetPasswordHash(ctx context.Context, id, hash string) er
 	res, err := s.W.ExecContext(ctx, `UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3`,
 		hash, s.ts(s.Now()), id)
 	if err != nil {
-		return fmt.Errorf("sqldb.SetPasswordHash: %w", err)
+		return wrap("SetPasswordHash", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("User", id)
@@ -164,7 +163,7 @@ func (s *IdentityStore) SetPasswordHash(ctx context.Context, id, hash string) er
 func (s *IdentityStore) DeleteUser(ctx context.Context, id string) error {
 	res, err := s.W.ExecContext(ctx, `DELETE FROM users WHERE id = $1`, id)
 	if err != nil {
-		return fmt.Errorf("sqldb.DeleteUser: %w", err)
+		return wrap("DeleteUser", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("User", id)

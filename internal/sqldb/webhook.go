@@ -70,7 +70,7 @@ func (s *WebhookStore) CreateWebhook(ctx context.Context, h folio.Webhook, secre
 		h.ID, h.URL, string(events), h.Description, secret, s.ts(h.CreatedAt))
 	s.hooks.forget()
 	if err != nil {
-		return fmt.Errorf("sqldb.CreateWebhook: %w", err)
+		return wrap("CreateWebhook", err)
 	}
 	s.changed(ScopeWebhooks)
 	return nil
@@ -100,14 +100,14 @@ func scanWebhook(row interface{ Scan(...any) error }, secret *string) (folio.Web
 func (s *WebhookStore) Webhooks(ctx context.Context) ([]folio.Webhook, error) {
 	rows, err := s.R.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks ORDER BY created_at, id`)
 	if err != nil {
-		return nil, fmt.Errorf("sqldb.Webhooks: %w", err)
+		return nil, wrap("Webhooks", err)
 	}
 	defer rows.Close()
 	out := []folio.Webhook{}
 	for rows.Next() {
 		h, err := scanWebhook(rows, nil)
 		if err != nil {
-			return nil, fmt.Errorf("sqldb.Webhooks: %w", err)
+			return nil, wrap("Webhooks", err)
 		}
 		out = append(out, h)
 	}
@@ -122,7 +122,7 @@ func (s *WebhookStore) Webhook(ctx context.Context, id string) (folio.Webhook, s
 		return h, "", notFound("Webhook", id)
 	}
 	if err != nil {
-		return h, "", fmt.Errorf("sqldb.Webhook: %w", err)
+		return h, "", wrap("Webhook", err)
 	}
 	return h, secret, nil
 }
@@ -146,7 +146,7 @@ func (s *WebhookStore) DeleteWebhook(ctx context.Context, id string) error {
 	})
 	s.hooks.forget()
 	if err != nil && !folio.IsNotFound(err) {
-		return fmt.Errorf("sqldb.DeleteWebhook: %w", err)
+		return wrap("DeleteWebhook", err)
 	}
 	if err == nil {
 		s.changed(ScopeWebhooks)
@@ -157,7 +157,7 @@ func (s *WebhookStore) DeleteWebhook(ctx context.Context, id string) error {
 // Emit implements folio.EventEmitter for callers without a transaction of their own.
 func (s *WebhookStore) Emit(ctx context.Context, ev folio.Event) error {
 	if err := s.tx(ctx, func(tx *sql.Tx) error { return s.EmitTx(ctx, tx, ev) }); err != nil {
-		return fmt.Errorf("sqldb.Emit: %w", err)
+		return wrap("Emit", err)
 	}
 	return nil
 }
@@ -219,6 +219,16 @@ func (s *WebhookStore) EmitTx(ctx context.Context, tx *sql.Tx, ev folio.Event) e
 	return nil
 }
 
+// emitAll queues the deliveries of events inside tx.
+func (s *WebhookStore) emitAll(ctx context.Context, tx *sql.Tx, events []folio.Event) error {
+	for _, ev := range events {
+		if err := s.EmitTx(ctx, tx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (db *DB) webhookBody(ev folio.Event) ([]byte, error) {
 	data, err := json.Marshal(ev.Data)
 	if err != nil {
@@ -258,7 +268,7 @@ func (s *WebhookStore) QueueTestDelivery(ctx context.Context, hookID string, dat
 		return err
 	})
 	if err != nil && !folio.IsNotFound(err) {
-		return "", fmt.Errorf("sqldb.QueueTestDelivery: %w", err)
+		return "", wrap("QueueTestDelivery", err)
 	}
 	return id, err
 }
@@ -298,7 +308,7 @@ func (s *WebhookStore) OutgoingDelivery(ctx context.Context, id string) (folio.O
 		return o, notFound("Webhook delivery", id)
 	}
 	if err != nil {
-		return o, fmt.Errorf("sqldb.OutgoingDelivery: %w", err)
+		return o, wrap("OutgoingDelivery", err)
 	}
 	o.WebhookDelivery, o.Body = d, []byte(body)
 	return o, nil
@@ -316,7 +326,7 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, id string, atte
 		next_attempt_at = $5, last_attempt_at = $6, delivered_at = COALESCE(delivered_at, $7) WHERE id = $8`,
 		status, attempts, responseStatus, lastError, s.nts(&next), s.ts(at), delivered, id)
 	if err != nil {
-		return fmt.Errorf("sqldb.RecordWebhookAttempt: %w", err)
+		return wrap("RecordWebhookAttempt", err)
 	}
 	return nil
 }
@@ -325,19 +335,19 @@ func (s *WebhookStore) RecordWebhookAttempt(ctx context.Context, id string, atte
 func (s *WebhookStore) WebhookDeliveries(ctx context.Context, hookID string, page, limit int) ([]folio.WebhookDelivery, int, error) {
 	var total int
 	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = $1`, hookID).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("sqldb.WebhookDeliveries: %w", err)
+		return nil, 0, wrap("WebhookDeliveries", err)
 	}
 	rows, err := s.R.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d WHERE d.webhook_id = $1
 		ORDER BY d.created_at DESC, d.id DESC LIMIT $2 OFFSET $3`, hookID, limit, (page-1)*limit)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sqldb.WebhookDeliveries: %w", err)
+		return nil, 0, wrap("WebhookDeliveries", err)
 	}
 	defer rows.Close()
 	out := []folio.WebhookDelivery{}
 	for rows.Next() {
 		d, err := scanDelivery(rows)
 		if err != nil {
-			return nil, 0, fmt.Errorf("sqldb.WebhookDeliveries: %w", err)
+			return nil, 0, wrap("WebhookDeliveries", err)
 		}
 		out = append(out, d)
 	}
@@ -363,7 +373,7 @@ func (s *WebhookStore) PruneWebhookDeliveries(ctx context.Context, before time.T
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("sqldb.PruneWebhookDeliveries: %w", err)
+		return 0, wrap("PruneWebhookDeliveries", err)
 	}
 	return int(n), nil
 }

@@ -113,7 +113,7 @@ func TestStore(t *testing.T, open func(t *testing.T) content.Store) {
 			p := &folio.Post{}
 			p.ID, p.Slug, p.Title, p.Status, p.Tags = folio.NewID(), "alpha", "C", folio.PostDraft, []string{}
 			p.CreatedAt, p.UpdatedAt = s.Clock(), s.Clock()
-			return &folio.PostWrite{Post: p, Search: content.PostSearchDoc(p)}, nil
+			return &folio.PostWrite{Post: p, Search: p.SearchDoc()}, nil
 		})
 		if code(err) != folio.ECONFLICT {
 			t.Fatalf("CreatePost(held slug) = %v, want ECONFLICT", err)

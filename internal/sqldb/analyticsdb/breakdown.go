@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -23,14 +22,6 @@ var visitDimExpr = map[string]string{
 	"date": "v.start_day",
 }
 
-// argList numbers query arguments as $n.
-type argList []any
-
-func (a *argList) add(v any) string {
-	*a = append(*a, v)
-	return "$" + strconv.Itoa(len(*a))
-}
-
 func nextDay(day string) string {
 	t, err := time.Parse(time.DateOnly, day)
 	if err != nil {
@@ -45,9 +36,9 @@ func nextDay(day string) string {
 // page-view columns of dim's value (see visitDimColumns) and, for exit_page, exit_page; with a
 // sample rate, of those visits' sample only. Only dim's columns are carried: every visit's other
 // attributes cost a string comparison per page view.
-func (s *Store) visitsCTE(args *argList, from, to string, filters map[string]string, dim string, sample int) string {
+func (s *Store) visitsCTE(args *sqldb.Args, from, to string, filters map[string]string, dim string, sample int) string {
 	var b strings.Builder
-	fromArg, toArg := args.add(from), args.add(to)
+	fromArg, toArg := args.Add(from), args.Add(to)
 	// Every page view carries its visit's attributes, so filters on them select page views
 	// directly (which the planners estimate well, unlike conditions on aggregates).
 	var pvWhere strings.Builder
@@ -58,7 +49,7 @@ func (s *Store) visitsCTE(args *argList, from, to string, filters map[string]str
 			continue
 		}
 		if col, ok := pvAttrColumn[d]; ok {
-			fmt.Fprintf(&pvWhere, ` AND %s = %s`, col, args.add(val))
+			fmt.Fprintf(&pvWhere, ` AND %s = %s`, col, args.Add(val))
 		}
 	}
 	var pvCols, vCols strings.Builder
@@ -74,7 +65,7 @@ func (s *Store) visitsCTE(args *argList, from, to string, filters map[string]str
 		FROM %s WHERE day >= %s AND day <= %s%s),
 	v AS (SELECT visit_id, MAX(visitor_id) AS visitor_id, COUNT(*) AS views,
 		MAX(CASE WHEN is_new_visit THEN day END) AS start_day, MAX(CASE WHEN is_new_visit THEN path END) AS entry_page%s
-		FROM pv GROUP BY visit_id)`, pvCols.String(), s.sampleSource("analytics_pageviews", "", sample), fromArg, args.add(nextDay(to)), pvWhere.String(), vCols.String())
+		FROM pv GROUP BY visit_id)`, pvCols.String(), s.sampleSource("analytics_pageviews", "", sample), fromArg, args.Add(nextDay(to)), pvWhere.String(), vCols.String())
 	needExit := dim == "exit_page"
 	_, exitFilter := filters["exit_page"]
 	if needExit || exitFilter {
@@ -97,7 +88,7 @@ func (s *Store) visitsCTE(args *argList, from, to string, filters map[string]str
 		}
 		switch d {
 		case "page":
-			fmt.Fprintf(&b, ` AND v.visit_id IN (SELECT visit_id FROM pv WHERE path = %s)`, args.add(val))
+			fmt.Fprintf(&b, ` AND v.visit_id IN (SELECT visit_id FROM pv WHERE path = %s)`, args.Add(val))
 		case "event":
 			if sample > 0 {
 				// A sample's few visits each look up their visitor's key by id, instead of
@@ -107,13 +98,13 @@ func (s *Store) visitsCTE(args *argList, from, to string, filters map[string]str
 				// visitors sent only the sample's events.
 				fmt.Fprintf(&b, ` AND (SELECT a.visitor_key FROM analytics_visitors a WHERE a.id = v.visitor_id)
 				IN (SELECT e.visitor_key FROM analytics_events e WHERE e.name = %s AND e.day >= %s AND e.day <= %s%s)`,
-					args.add(val), fromArg, toArg, sampleCondition("e", sample))
+					args.Add(val), fromArg, toArg, sampleCondition("e", sample))
 				break
 			}
 			fmt.Fprintf(&b, ` AND v.visitor_id IN (SELECT a.id FROM analytics_events e JOIN analytics_visitors a ON a.visitor_key = e.visitor_key
-				WHERE e.name = %s AND e.day >= %s AND e.day <= %s)`, args.add(val), fromArg, toArg)
+				WHERE e.name = %s AND e.day >= %s AND e.day <= %s)`, args.Add(val), fromArg, toArg)
 		case "entry_page", "exit_page", "date":
-			fmt.Fprintf(&b, ` AND %s = %s`, visitDimExpr[d], args.add(val))
+			fmt.Fprintf(&b, ` AND %s = %s`, visitDimExpr[d], args.Add(val))
 		}
 	}
 	b.WriteString(`) `)
@@ -137,8 +128,8 @@ func (s *Store) rawAnalyticsQuery(ctx context.Context, f func(q querier) error) 
 // that reads the visit-attribute rollups by index, without parallel workers. Each of their
 // statements selects the range's days or periods by the leading column of the primary key, so
 // an index scan reads only those rows; once the planner has statistics it preferred a parallel
-// scan of the whole table when a filter keeps a large share (device=mobile: a third), which
-// measured 74–158 ms against 21–23 ms for the index scan (90 days of the benchmark).
+// scan of the whole table when a filter keeps a large share (device=mobile: a third), several
+// times slower (docs/performance.md, "Storage").
 func (s *Store) visitAttrQuery(ctx context.Context, f func(q querier) error) error {
 	return s.analyticsQueryWith(ctx, []string{`SET LOCAL enable_seqscan = off`, `SET LOCAL max_parallel_workers_per_gather = 0`}, f)
 }
@@ -180,7 +171,7 @@ var pvAttrColumn = map[string]string{
 // filters, but it reads every page view of the range. It returns the rows and how many values
 // the dimension has.
 func (s *Store) AnalyticsBreakdownRaw(ctx context.Context, q folio.BreakdownQuery) ([]folio.BreakdownCounts, int, error) {
-	var args argList
+	var args sqldb.Args
 	var stmt string
 	switch q.Dim {
 	case "page":
@@ -190,10 +181,10 @@ func (s *Store) AnalyticsBreakdownRaw(ctx context.Context, q folio.BreakdownQuer
 			from = `pv JOIN fv ON fv.visit_id = pv.visit_id`
 		}
 		stmt = cte + `SELECT pv.path, COUNT(DISTINCT pv.visitor_id) AS visitors, COUNT(*) AS views, COUNT(DISTINCT pv.visit_id) AS visits, 0, 0,
-			COUNT(*) OVER () FROM ` + from + ` WHERE pv.day >= ` + args.add(q.From) + ` AND pv.day <= ` + args.add(q.To) + `
+			COUNT(*) OVER () FROM ` + from + ` WHERE pv.day >= ` + args.Add(q.From) + ` AND pv.day <= ` + args.Add(q.To) + `
 			GROUP BY pv.path ORDER BY visitors DESC, views DESC, pv.path`
 	case "event":
-		from, to := args.add(q.From), args.add(q.To)
+		from, to := args.Add(q.From), args.Add(q.To)
 		where, base := sampleCondition("e", q.Sample), `0`
 		if len(q.Filters) > 0 {
 			// The events of the visitors of the matching visits (fvis), whose number is the base.
@@ -221,7 +212,7 @@ func (s *Store) AnalyticsBreakdownRaw(ctx context.Context, q folio.BreakdownQuer
 		stmt = cte + `SELECT ` + expr + ` AS value, COUNT(DISTINCT visitor_id) AS visitors, SUM(views) AS views, COUNT(*) AS visits,
 			SUM(CASE WHEN views = 1 THEN 1 ELSE 0 END), 0, COUNT(*) OVER () FROM fv GROUP BY value ORDER BY visitors DESC, visits DESC, value`
 	}
-	stmt += ` LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+	stmt += ` LIMIT ` + args.Add(q.Limit) + ` OFFSET ` + args.Add(q.Offset)
 	var rows []folio.BreakdownCounts
 	var total int
 	err := s.rawAnalyticsQuery(ctx, func(q querier) error {
@@ -230,7 +221,7 @@ func (s *Store) AnalyticsBreakdownRaw(ctx context.Context, q folio.BreakdownQuer
 		return err
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRaw: %w", err)
+		return nil, 0, wrap("AnalyticsBreakdownRaw", err)
 	}
 	return rows, total, nil
 }
@@ -273,38 +264,38 @@ func (s *Store) AnalyticsBreakdownRollup(ctx context.Context, q folio.BreakdownQ
 	if len(q.Filters) > 0 {
 		return s.analyticsBreakdownVisitAttrs(ctx, q)
 	}
-	var args argList
+	var args sqldb.Args
 	if q.Dim == "date" {
 		// Every visit has exactly one device, so the device rows of a day sum to its visits.
 		stmt := `SELECT day, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
-			FROM analytics_daily_dims WHERE dim = 'device' AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
+			FROM analytics_daily_dims WHERE dim = 'device' AND day >= ` + args.Add(q.From) + ` AND day <= ` + args.Add(q.To) + `
 			GROUP BY day HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, day
-			LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+			LIMIT ` + args.Add(q.Limit) + ` OFFSET ` + args.Add(q.Offset)
 		rows, total, err := scanBreakdown(s.db.R.QueryContext(ctx, stmt, args...))
 		if err != nil {
-			return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRollup: %w", err)
+			return nil, 0, wrap("AnalyticsBreakdownRollup", err)
 		}
 		return rows, total, nil
 	}
 	if q.Dim == "event" {
 		// Event rows: visits holds the day's distinct visitors, pageviews the events.
 		stmt := `SELECT value, SUM(visits) AS visitors, 0, 0, 0, SUM(pageviews) AS events, COUNT(*) OVER ()
-			FROM analytics_daily_dims WHERE dim = 'event' AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
+			FROM analytics_daily_dims WHERE dim = 'event' AND day >= ` + args.Add(q.From) + ` AND day <= ` + args.Add(q.To) + `
 			GROUP BY value ORDER BY visitors DESC, events DESC, value
-			LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+			LIMIT ` + args.Add(q.Limit) + ` OFFSET ` + args.Add(q.Offset)
 		rows, total, err := scanBreakdown(s.db.R.QueryContext(ctx, stmt, args...))
 		if err != nil {
-			return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRollup: %w", err)
+			return nil, 0, wrap("AnalyticsBreakdownRollup", err)
 		}
 		return rows, total, nil
 	}
 	stmt := `SELECT value, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
-		FROM analytics_daily_dims WHERE dim = ` + args.add(q.Dim) + ` AND day >= ` + args.add(q.From) + ` AND day <= ` + args.add(q.To) + `
+		FROM analytics_daily_dims WHERE dim = ` + args.Add(q.Dim) + ` AND day >= ` + args.Add(q.From) + ` AND day <= ` + args.Add(q.To) + `
 		GROUP BY value HAVING SUM(visits) > 0 OR SUM(pageviews) > 0 ORDER BY visits DESC, views DESC, value
-		LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+		LIMIT ` + args.Add(q.Limit) + ` OFFSET ` + args.Add(q.Offset)
 	rows, total, err := scanBreakdown(s.db.R.QueryContext(ctx, stmt, args...))
 	if err != nil {
-		return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRollup: %w", err)
+		return nil, 0, wrap("AnalyticsBreakdownRollup", err)
 	}
 	return rows, total, nil
 }

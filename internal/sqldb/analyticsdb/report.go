@@ -18,14 +18,14 @@ func (s *Store) AnalyticsTotals(ctx context.Context, from, to string) (folio.Ana
 	err := s.db.R.QueryRowContext(ctx, `SELECT COALESCE(SUM(views), 0), COALESCE(SUM(visits), 0)
 		FROM analytics_daily_totals WHERE day >= $1 AND day <= $2`, from, to).Scan(&t.Views, &t.Visits)
 	if err != nil {
-		return t, fmt.Errorf("analyticsdb.AnalyticsTotals: %w", err)
+		return t, wrap("AnalyticsTotals", err)
 	}
 	err = s.db.R.QueryRowContext(ctx, `SELECT
 		COALESCE(SUM(CASE WHEN prev_day < $1 THEN visitors ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN (prev_day <> '' AND prev_day < $1) OR (prev_day >= $1 AND prev_is_first) THEN visitors ELSE 0 END), 0)
 		FROM analytics_daily_uniques WHERE day >= $1 AND day <= $2`, from, to).Scan(&t.Unique, &t.Returning)
 	if err != nil {
-		return t, fmt.Errorf("analyticsdb.AnalyticsTotals: %w", err)
+		return t, wrap("AnalyticsTotals", err)
 	}
 	return t, nil
 }
@@ -35,31 +35,31 @@ func (s *Store) AnalyticsDaily(ctx context.Context, from, to string) (map[string
 	out := map[string]folio.DailyTotals{}
 	rows, err := s.db.R.QueryContext(ctx, `SELECT day, views, visits FROM analytics_daily_totals WHERE day >= $1 AND day <= $2`, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("analyticsdb.AnalyticsDaily: %w", err)
+		return nil, wrap("AnalyticsDaily", err)
 	}
 	for rows.Next() {
 		var d folio.DailyTotals
 		if err := rows.Scan(&d.Date, &d.PageViews, &d.Visits); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("analyticsdb.AnalyticsDaily: %w", err)
+			return nil, wrap("AnalyticsDaily", err)
 		}
 		out[d.Date] = d
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("analyticsdb.AnalyticsDaily: %w", err)
+		return nil, wrap("AnalyticsDaily", err)
 	}
 	// Every visitor active on a day has exactly one row for that day (keyed by their previous day).
 	rows, err = s.db.R.QueryContext(ctx, `SELECT day, SUM(visitors) FROM analytics_daily_uniques WHERE day >= $1 AND day <= $2 GROUP BY day`, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("analyticsdb.AnalyticsDaily: %w", err)
+		return nil, wrap("AnalyticsDaily", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var day string
 		var n int
 		if err := rows.Scan(&day, &n); err != nil {
-			return nil, fmt.Errorf("analyticsdb.AnalyticsDaily: %w", err)
+			return nil, wrap("AnalyticsDaily", err)
 		}
 		d := out[day]
 		d.Date, d.Visitors = day, n
@@ -74,7 +74,7 @@ func (s *Store) AnalyticsTopPages(ctx context.Context, from, to string, n int) (
 	rows, err := s.db.R.QueryContext(ctx, `SELECT path, SUM(views) AS v FROM analytics_daily_pages
 		WHERE day >= $1 AND day <= $2 GROUP BY path ORDER BY v DESC, path LIMIT $3`, from, to, n)
 	if err != nil {
-		return nil, fmt.Errorf("analyticsdb.AnalyticsTopPages: %w", err)
+		return nil, wrap("AnalyticsTopPages", err)
 	}
 	out := []folio.PageView{}
 	for rows.Next() {
@@ -97,7 +97,7 @@ func (s *Store) AnalyticsTopPages(ctx context.Context, from, to string, n int) (
 	rows, err = s.db.R.QueryContext(ctx, `SELECT path, title FROM analytics_daily_pages WHERE day >= $1 AND day <= $2
 		AND title <> '' AND path IN (`+anPlaceholders(3, len(out), 1)+`) ORDER BY day`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("analyticsdb.AnalyticsTopPages: %w", err)
+		return nil, wrap("AnalyticsTopPages", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -141,7 +141,7 @@ func (s *Store) AnalyticsPath(ctx context.Context, path, from, to string, nRefs 
 	rep := &folio.AnalyticsPathReport{Daily: map[string]int{}}
 	rows, err := s.db.R.QueryContext(ctx, `SELECT day, views FROM analytics_daily_pages WHERE path = $1 AND day >= $2 AND day <= $3`, path, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("analyticsdb.AnalyticsPath: %w", err)
+		return nil, wrap("AnalyticsPath", err)
 	}
 	for rows.Next() {
 		var d string
@@ -159,7 +159,7 @@ func (s *Store) AnalyticsPath(ctx context.Context, path, from, to string, nRefs 
 	}
 	if err := s.db.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE path = $1 AND day >= $2 AND day <= $3`,
 		path, from, to).Scan(&rep.Unique); err != nil {
-		return nil, fmt.Errorf("analyticsdb.AnalyticsPath: %w", err)
+		return nil, wrap("AnalyticsPath", err)
 	}
 	rep.Referrers, err = scanReferrers(s.db.R.QueryContext(ctx, `SELECT referrer, COUNT(*) AS v FROM analytics_pageviews
 		WHERE path = $1 AND day >= $2 AND day <= $3 AND referrer <> '' GROUP BY referrer ORDER BY v DESC, referrer LIMIT $4`, path, from, to, nRefs))
@@ -180,7 +180,7 @@ func (s *Store) AnalyticsFunnel(ctx context.Context, from, to string, steps []st
 	rows, err := s.db.R.QueryContext(ctx, `SELECT name, COUNT(DISTINCT visitor_key) FROM analytics_events
 		WHERE day >= $1 AND day <= $2 AND name IN (`+anPlaceholders(3, len(steps), 1)+`) GROUP BY name`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("analyticsdb.AnalyticsFunnel: %w", err)
+		return nil, wrap("AnalyticsFunnel", err)
 	}
 	for rows.Next() {
 		var n string
@@ -198,7 +198,7 @@ func (s *Store) AnalyticsFunnel(ctx context.Context, from, to string, steps []st
 	rows, err = s.db.R.QueryContext(ctx, `SELECT grp, COUNT(*), COUNT(DISTINCT visitor_key) FROM analytics_events
 		WHERE name = $1 AND day >= $2 AND day <= $3 GROUP BY grp`, errorEvent, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("analyticsdb.AnalyticsFunnel: %w", err)
+		return nil, wrap("AnalyticsFunnel", err)
 	}
 	for rows.Next() {
 		var g string
@@ -216,7 +216,7 @@ func (s *Store) AnalyticsFunnel(ctx context.Context, from, to string, steps []st
 	rows, err = s.db.R.QueryContext(ctx, `SELECT step, COUNT(*) AS n FROM analytics_events
 		WHERE name = $1 AND grp = 'abandonment' AND day >= $2 AND day <= $3 GROUP BY step ORDER BY n DESC, step`, errorEvent, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("analyticsdb.AnalyticsFunnel: %w", err)
+		return nil, wrap("AnalyticsFunnel", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -235,13 +235,13 @@ func (s *Store) AnalyticsFunnel(ctx context.Context, from, to string, steps []st
 func (s *Store) AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []folio.RealtimePage, error) {
 	var total int
 	if err := s.db.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT visitor_id) FROM analytics_pageviews WHERE at >= $1`, s.db.TS(since)).Scan(&total); err != nil {
-		return 0, nil, fmt.Errorf("analyticsdb.AnalyticsRealtime: %w", err)
+		return 0, nil, wrap("AnalyticsRealtime", err)
 	}
 	rows, err := s.db.R.QueryContext(ctx, `SELECT path, COUNT(*) AS n FROM (SELECT path,
 		ROW_NUMBER() OVER (PARTITION BY visitor_id ORDER BY at DESC, id DESC) AS rn FROM analytics_pageviews WHERE at >= $1) t
 		WHERE rn = 1 GROUP BY path ORDER BY n DESC, path LIMIT $2`, s.db.TS(since), n)
 	if err != nil {
-		return 0, nil, fmt.Errorf("analyticsdb.AnalyticsRealtime: %w", err)
+		return 0, nil, wrap("AnalyticsRealtime", err)
 	}
 	defer rows.Close()
 	pages := []folio.RealtimePage{}

@@ -3,7 +3,6 @@ package analyticsdb
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strings"
 )
 
@@ -26,7 +25,7 @@ func (s *Store) AnalyticsSalt(ctx context.Context, windowKey, candidate string) 
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("analyticsdb.AnalyticsSalt: %w", err)
+		return "", wrap("AnalyticsSalt", err)
 	}
 	return salt, nil
 }
@@ -35,7 +34,7 @@ func (s *Store) AnalyticsSalt(ctx context.Context, windowKey, candidate string) 
 func (s *Store) AnalyticsSaltWindows(ctx context.Context) ([]string, error) {
 	rows, err := s.db.R.QueryContext(ctx, `SELECT window_key FROM analytics_salts ORDER BY window_key`)
 	if err != nil {
-		return nil, fmt.Errorf("analyticsdb.AnalyticsSaltWindows: %w", err)
+		return nil, wrap("AnalyticsSaltWindows", err)
 	}
 	defer rows.Close()
 	var out []string

@@ -1,6 +1,7 @@
 package analyticsdb
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -77,3 +78,6 @@ func anAnySlice(s []string) []any {
 	}
 	return out
 }
+
+// wrap names the store method an error came from: "analyticsdb.Visits: …".
+func wrap(method string, err error) error { return fmt.Errorf("analyticsdb.%s: %w", method, err) }

@@ -61,7 +61,7 @@ func (s *Store) WriteAnalytics(ctx context.Context, pvs []folio.AnalyticsPageVie
 		return s.writeEvents(ctx, tx, evs)
 	})
 	if err != nil {
-		return fmt.Errorf("analyticsdb.WriteAnalytics: %w", err)
+		return wrap("WriteAnalytics", err)
 	}
 	if len(pvs) > 0 {
 		c.turn = turn
@@ -125,7 +125,7 @@ func (s *Store) PruneAnalytics(ctx context.Context, day string) (int64, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("analyticsdb.PruneAnalytics: %w", err)
+		return 0, wrap("PruneAnalytics", err)
 	}
 	return n, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // visitAttrColumn is the column (or expression) of analytics_daily_visit_attrs of each dimension
@@ -46,7 +47,7 @@ func (s *Store) analyticsBreakdownVisitAttrs(ctx context.Context, q folio.Breakd
 			}
 		}
 	}
-	var args argList
+	var args sqldb.Args
 	var stmt string
 	having := ` HAVING SUM(visits) > 0 OR SUM(pageviews) > 0`
 	switch {
@@ -58,12 +59,12 @@ func (s *Store) analyticsBreakdownVisitAttrs(ctx context.Context, q folio.Breakd
 		// per-dimension rollup.
 		for dim, val := range filters {
 			stmt = `SELECT day AS value, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
-				FROM analytics_daily_dims WHERE dim = ` + args.add(dim) + ` AND value = ` + args.add(val) + `
-				AND day >= ` + args.add(from) + ` AND day <= ` + args.add(to) + ` GROUP BY day`
+				FROM analytics_daily_dims WHERE dim = ` + args.Add(dim) + ` AND value = ` + args.Add(val) + `
+				AND day >= ` + args.Add(from) + ` AND day <= ` + args.Add(to) + ` GROUP BY day`
 		}
 	case q.Dim == "date":
 		stmt = `SELECT day AS value, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
-			FROM analytics_daily_visit_attrs WHERE day >= ` + args.add(from) + ` AND day <= ` + args.add(to) + visitAttrWhere(&args, filters) + `
+			FROM analytics_daily_visit_attrs WHERE day >= ` + args.Add(from) + ` AND day <= ` + args.Add(to) + visitAttrWhere(&args, filters) + `
 			GROUP BY day`
 	default:
 		cover := visitAttrCover(from, to)
@@ -83,11 +84,11 @@ func (s *Store) analyticsBreakdownVisitAttrs(ctx context.Context, q folio.Breakd
 			}
 			sign := `1`
 			if len(src.minus) > 0 {
-				sign = `CASE WHEN ` + src.col + ` IN (` + args.addList(src.minus) + `) THEN -1 ELSE 1 END`
+				sign = `CASE WHEN ` + src.col + ` IN (` + args.AddList(src.minus) + `) THEN -1 ELSE 1 END`
 			}
 			parts = append(parts, `SELECT value, SUM(s * pageviews) AS pageviews, SUM(s * visits) AS visits, SUM(s * bounces) AS bounces
 				FROM (SELECT `+expr+` AS value, `+sign+` AS s, visits, pageviews, bounces FROM `+src.table+`
-				WHERE `+src.col+` IN (`+args.addList(append(slices.Clone(src.plus), src.minus...))+`)`+visitAttrWhere(&args, filters)+`) r
+				WHERE `+src.col+` IN (`+args.AddList(append(slices.Clone(src.plus), src.minus...))+`)`+visitAttrWhere(&args, filters)+`) r
 				GROUP BY value`)
 		}
 		stmt = `SELECT value, 0, SUM(pageviews) AS views, SUM(visits) AS visits, SUM(bounces), 0, COUNT(*) OVER ()
@@ -95,7 +96,7 @@ func (s *Store) analyticsBreakdownVisitAttrs(ctx context.Context, q folio.Breakd
 			UNION ALL `) + `) t GROUP BY value`
 	}
 	stmt += having + ` ORDER BY visits DESC, views DESC, value
-		LIMIT ` + args.add(q.Limit) + ` OFFSET ` + args.add(q.Offset)
+		LIMIT ` + args.Add(q.Limit) + ` OFFSET ` + args.Add(q.Offset)
 	var rows []folio.BreakdownCounts
 	var total int
 	err := s.visitAttrQuery(ctx, func(qr querier) error {
@@ -104,30 +105,21 @@ func (s *Store) analyticsBreakdownVisitAttrs(ctx context.Context, q folio.Breakd
 		return err
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("analyticsdb.AnalyticsBreakdownRollup: %w", err)
+		return nil, 0, wrap("AnalyticsBreakdownRollup", err)
 	}
 	return rows, total, nil
 }
 
 // visitAttrWhere returns the conditions of filters on a visit-attribute rollup, in a fixed order
 // (which keeps the statement text stable).
-func visitAttrWhere(args *argList, filters map[string]string) string {
+func visitAttrWhere(args *sqldb.Args, filters map[string]string) string {
 	var b strings.Builder
 	for _, dim := range folio.BreakdownDims {
 		if val, ok := filters[dim]; ok {
-			fmt.Fprintf(&b, ` AND %s = %s`, visitAttrColumn[dim], args.add(val))
+			fmt.Fprintf(&b, ` AND %s = %s`, visitAttrColumn[dim], args.Add(val))
 		}
 	}
 	return b.String()
-}
-
-// addList adds every value and returns their placeholders, comma-separated.
-func (a *argList) addList(vs []string) string {
-	ph := make([]string, len(vs))
-	for i, v := range vs {
-		ph[i] = a.add(v)
-	}
-	return strings.Join(ph, ", ")
 }
 
 // monthPeriod and partPeriod name the periods of analytics_period_visit_attrs a day belongs to:
@@ -156,9 +148,8 @@ type attrCover struct {
 }
 
 // Relative costs of reading one day, part or month of combinations: on traffic whose attribute
-// combinations spread widely they saturate within days (the benchmark's 10 million page views:
-// 13,747 combinations a day, about 22,830 a part, 22,880 a month), on light traffic every level
-// is cheap.
+// combinations spread widely they saturate within days, so a month costs little more than a day
+// (docs/performance.md, "Storage"); on light traffic every level is cheap.
 const (
 	dayCost   = 1.0
 	partCost  = 1.6
@@ -166,12 +157,9 @@ const (
 )
 
 // maxCoverWiden is how many days past each end of a range a cover may reach to use a whole part
-// or month, subtracting those days again. At 3, 5 April–25 June read 7 single days and 7 periods
-// (255,675 rows of the benchmark); at 6 it reads April minus 1–4 April, May, and June minus
-// 26–30 June (about 178,000 rows: the subtracted days cost what read days cost, and a month
-// costs little more than a part), 80 ms instead of 104 ms on SQLite, 37 instead of 47 on
-// PostgreSQL (browser under device=mobile). Only the cheapest cover is used, so a wider reach
-// never reads more.
+// or month, subtracting those days again (a subtracted day costs what a read day costs, and a
+// month little more than a part; docs/performance.md, "Storage"). Only the cheapest cover is
+// used, so a wider reach never reads more.
 const maxCoverWiden = 6
 
 // visitAttrCover returns the cheapest way to read the days from..to (YYYY-MM-DD) from the

@@ -174,8 +174,9 @@ func (s *Store) readVisitors(ctx context.Context, tx anTx, pvs []folio.Analytics
 // saveVisitors stores the state of the batch's visitors (keys) and sets the ids of the new ones.
 func (s *Store) saveVisitors(ctx context.Context, tx anTx, keys []string, states map[string]*visitorState) error {
 	// On SQLite the stored ones are updated by id (this transaction read them and is the only
-	// writer); the others are upserted, which also returns the new ones' ids. On PostgreSQL the upsert of them all measured cheaper for the server than an UPDATE
-	// ... FROM (VALUES ...) of the stored ones (interleaved runs of the ingestion benchmark).
+	// writer); the others are upserted, which also returns the new ones' ids. On PostgreSQL
+	// the upsert of them all costs the server less than an UPDATE ... FROM (VALUES ...) of the
+	// stored ones.
 	var known, fresh []string
 	for _, k := range keys {
 		if states[k].id != 0 && s.db.Dialect == sqldb.SQLite {

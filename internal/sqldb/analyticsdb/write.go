@@ -170,8 +170,7 @@ func (s *Store) upsertCombos(ctx context.Context, tx anTx, table, col string, co
 		pageviews = %[1]s.pageviews + excluded.pageviews, bounces = %[1]s.bounces + excluded.bounces`
 	if s.db.Dialect == sqldb.Postgres {
 		// One statement whatever the rows, a column array each, rather than chunks of 300 rows ×
-		// 15 parameters (4,500 to parse and bind a statement): interleaved runs of the ingestion
-		// benchmark gave 13,500–15,800 events per CPU-second against 13,500–14,700.
+		// 15 parameters (4,500 to parse and bind a statement).
 		var cols [12][]string
 		var visits, views, bounces []int64
 		for k, d := range combos {
