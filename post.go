@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/foliohq/folio/internal/search"
 )
 
 // Post statuses. A post is archived when ArchivedAt is set, whatever its status.
@@ -430,11 +428,12 @@ type TagCount struct {
 }
 
 // SearchDoc is the search entry of p: found by everyone when published and not archived; the
-// title weighs more than the excerpt, category, tags and content.
+// title weighs more than the excerpt, category, tags and content (the store folds the text into
+// index words).
 func (p *Post) SearchDoc() SearchDoc {
 	tags, _ := json.Marshal(p.Tags)
 	return SearchDoc{Kind: SearchTypePost, ID: p.ID, Visible: p.Public(),
-		Title: search.IndexText(p.Title), Body: search.IndexText(p.Excerpt, p.Category, string(tags), p.Content)}
+		Title: p.Title, Body: strings.Join([]string{p.Excerpt, p.Category, string(tags), p.Content}, " ")}
 }
 
 // Event builds a post event of the given type.

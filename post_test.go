@@ -135,7 +135,7 @@ func TestPostSearchDoc(t *testing.T) {
 	p := &Post{}
 	p.ID, p.Title, p.Status, p.Tags, p.Content = "p1", "Crème Brûlée", PostPublished, []string{"Cooking"}, "Custard."
 	d := p.SearchDoc()
-	if !d.Visible || d.Kind != SearchTypePost || d.Title != "creme brulee" || !strings.Contains(d.Body, "cooking") {
+	if !d.Visible || d.Kind != SearchTypePost || d.Title != "Crème Brûlée" || !strings.Contains(d.Body, "Cooking") || !strings.Contains(d.Body, "Custard.") {
 		t.Fatalf("doc = %+v", d)
 	}
 	p.ArchivedAt = &p.CreatedAt

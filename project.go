@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/foliohq/folio/internal/search"
 )
 
 // Project statuses.
@@ -244,8 +242,9 @@ type ProjectWrite struct {
 }
 
 // SearchDoc is the search entry of p: found by everyone when published; the title weighs more
-// than the description, technologies and long description.
+// than the description, technologies and long description (the store folds the text into index
+// words).
 func (p *Project) SearchDoc() SearchDoc {
 	return SearchDoc{Kind: SearchTypeProject, ID: p.ID, Visible: p.Status == ProjectPublished,
-		Title: search.IndexText(p.Title), Body: search.IndexText(p.Description, strings.Join(p.Technologies, " "), p.LongDescription)}
+		Title: p.Title, Body: strings.Join([]string{p.Description, strings.Join(p.Technologies, " "), p.LongDescription}, " ")}
 }

@@ -49,6 +49,8 @@ type SearchPage struct {
 type SearchDoc struct {
 	Kind, ID string
 	// Visible says whether callers without write access find it.
-	Visible     bool
+	Visible bool
+	// Title and Body are the entry's text as written; the search index keeps them folded into
+	// words (internal/search).
 	Title, Body string
 }

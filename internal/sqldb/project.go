@@ -161,7 +161,7 @@ func (s *ProjectStore) CreateProject(ctx context.Context, w *folio.ProjectWrite)
 			if _, err := s.txExec(ctx, tx, insertProject, args...); err != nil {
 				return err
 			}
-			if err := s.insertSearchDocSQLite(ctx, tx, doc); err != nil {
+			if err := s.insertSearchDocSQLite(ctx, tx, indexWords(doc)); err != nil {
 				return err
 			}
 			return s.Webhooks.emitAll(ctx, tx, w.Events)

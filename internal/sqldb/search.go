@@ -74,7 +74,14 @@ func (db *DB) insertSearchDocSQLite(ctx context.Context, tx searchExec, d folio.
 	return err
 }
 
+// indexWords folds an entry's text into the words the index keeps.
+func indexWords(d folio.SearchDoc) folio.SearchDoc {
+	d.Title, d.Body = search.IndexText(d.Title), search.IndexText(d.Body)
+	return d
+}
+
 func (db *DB) putSearchDoc(ctx context.Context, tx searchExec, d folio.SearchDoc) error {
+	d = indexWords(d)
 	if db.Dialect == Postgres {
 		_, err := tx.ExecContext(ctx, `INSERT INTO search_docs (kind, ref_id, visible, doc)
 			VALUES ($1, $2, $3, setweight(to_tsvector('simple', $4), 'A') || setweight(to_tsvector('simple', $5), 'B'))
