@@ -43,10 +43,10 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	defer db.Close()
 
 	srv := &httpapi.Server{
-		DB: db, Logger: log, AccessLog: true,
+		Logger: log, AccessLog: true,
 		Content: content.New(db.Content),
-		Contact: db.Contact,
-		Health:  db, Notifier: db, Unavailable: sqldb.IsUnavailable, MediaLibrary: db.Content, Webhooks: db.Webhooks, AuditLog: db.Audit, Users: db.Identity,
+		Contact: db.Contact, Sitemap: db.Content, OutboxLog: db.Outbox,
+		Health: db, Notifier: db, Unavailable: sqldb.IsUnavailable, MediaLibrary: db.Content, Webhooks: db.Webhooks, AuditLog: db.Audit, Users: db.Identity,
 		Archive:             archiveExporter{db},
 		RequestTimeout:      cfg.RequestTimeout,
 		SiteURL:             cfg.SiteURL,

@@ -192,7 +192,7 @@ func (s contactAPI) listOutbox(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return folio.BadRequest("status", "must be pending, sent, failed or dead")
 	}
-	items, total, err := s.DB.Outbox.OutboxEntries(r.Context(), status, page, limit)
+	items, total, err := s.OutboxLog.OutboxEntries(r.Context(), status, page, limit)
 	if err != nil {
 		return err
 	}
