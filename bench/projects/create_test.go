@@ -11,6 +11,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/auth"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/ratelimit"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -49,7 +50,7 @@ func BenchmarkCreateProject(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s := &httpapi.Server{DB: db, Auth: id, Identity: id, Limiter: ratelimit.NewMemory(time.Now), PublicCacheSize: 100,
+			s := &httpapi.Server{Content: content.New(db.Content), Auth: id, Identity: id, Limiter: ratelimit.NewMemory(time.Now), PublicCacheSize: 100,
 				Limits: httpapi.Limits{Public: 1 << 30, Authenticated: 1 << 30, Admin: 1 << 30, Helper: 1 << 30}}
 			h := s.Handler()
 			db.Changed = func(scope string) { s.Invalidate(scope) }

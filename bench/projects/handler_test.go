@@ -46,7 +46,7 @@ func BenchmarkListProjects(b *testing.B) {
 			if cached {
 				size = 100
 			}
-			s := &httpapi.Server{DB: db, Limiter: ratelimit.NewMemory(time.Now), PublicCacheSize: size,
+			s := &httpapi.Server{Content: content.New(db.Content), Limiter: ratelimit.NewMemory(time.Now), PublicCacheSize: size,
 				Limits: httpapi.Limits{Public: 1 << 30, Authenticated: 1, Admin: 1, Helper: 1}}
 			h := s.Handler()
 			req := httptest.NewRequest("GET", "/api/projects?limit=20", nil)

@@ -62,7 +62,7 @@ func run(posts, uncached, cached int) error {
 	}
 	seeded := time.Since(t0)
 
-	srv := &httpapi.Server{DB: db, PublicCacheSize: 10_000, SiteURL: "https://ada.example.org"}
+	srv := &httpapi.Server{Sitemap: db.Content, PublicCacheSize: 10_000, SiteURL: "https://ada.example.org"}
 	h := srv.Handler()
 	db.Changed = func(scope string) { srv.Invalidate(scope) }
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

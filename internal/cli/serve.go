@@ -140,10 +140,10 @@ type serverDeps struct {
 func newServer(d serverDeps) *httpapi.Server {
 	cfg, db, log := d.Config, d.DB, d.Log
 	return &httpapi.Server{
-		DB: db, Logger: log, AccessLog: true,
+		Logger: log, AccessLog: true,
 		Content: content.New(db.Content),
-		Contact: db.Contact,
-		Health:  db, Notifier: db, Unavailable: sqldb.IsUnavailable, MediaLibrary: db.Media, Webhooks: db.Webhooks, AuditLog: db.Audit, Users: db.Identity,
+		Contact: db.Contact, Sitemap: db.Content, OutboxLog: db.Outbox,
+		Health: db, Notifier: db, Unavailable: sqldb.IsUnavailable, MediaLibrary: db.Media, Webhooks: db.Webhooks, AuditLog: db.Audit, Users: db.Identity,
 		Archive:             archiveExporter{db},
 		RequestTimeout:      cfg.RequestTimeout,
 		SiteURL:             cfg.SiteURL,

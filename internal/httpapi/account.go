@@ -109,11 +109,10 @@ func (s accountAPI) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// accounts is the identity service: the Identity's, or, on a server without sessions, one over
-// the store alone (it then manages profiles, keys and TOTP but has no caches to share).
+// accounts is the identity service: the Identity's, or, on a server without sessions, Accounts.
 func (s *Server) accounts() *identity.Service {
 	if s.Identity != nil {
 		return s.Identity.Service
 	}
-	return identity.New(s.DB.Identity, identity.Config{Now: s.now})
+	return s.Accounts
 }

@@ -45,57 +45,46 @@ func breakdownParams() []param {
 }
 
 // analyticsAPI serves /api/analytics: collection, the tracking script and the reports, over
-// the analytics use case (Server.Analytics; 503 when it is not running).
+// the analytics use case (Server.Analytics; every row but the script's needs it: needAnalytics).
 type analyticsAPI struct{ *Server }
 
 func (s analyticsAPI) routes() []route {
 	return []route{
-		{Method: "POST", Pattern: "/api/analytics/collect", Handle: s.collectAnalytics, Audit: "-",
+		{Method: "POST", Pattern: "/api/analytics/collect", Handle: s.collectAnalytics, Needs: needAnalytics, Audit: "-",
 			Tag: "Analytics", Summary: "Record a page view or a named event (no cookies; any origin; JSON sent as application/json or text/plain, at most 2 KiB). Bots and overflow are dropped silently, still 202.",
 			Body: folio.CollectInput{}, Status: http.StatusAccepted, Errors: []int{413, 422, 503}},
 		{Method: "GET", Pattern: "/api/analytics/script.js", Handle: s.analyticsScript,
 			Tag: "Analytics", Summary: "The tracking script: page views, SPA navigations and window.folio.track(name, props) events, with an anonymous id in localStorage",
 			Status: http.StatusOK, RespType: "text/javascript"},
-		{Method: "GET", Pattern: "/api/analytics", Handle: s.analyticsReport, Level: folio.LevelAdmin,
+		{Method: "GET", Pattern: "/api/analytics", Handle: s.analyticsReport, Needs: needAnalytics, Level: folio.LevelAdmin,
 			Tag: "Analytics", Summary: "Site report over a range of days (default the last 30): visits, unique and returning visitors, page views, top pages and referrers",
 			Query: append(append([]param{}, rangeParams...), compareParam), Status: http.StatusOK, Resp: folio.Analytics{}, Errors: []int{422, 503}},
-		{Method: "GET", Pattern: "/api/analytics/breakdown", Handle: s.analyticsBreakdown, Level: folio.LevelAdmin,
+		{Method: "GET", Pattern: "/api/analytics/breakdown", Handle: s.analyticsBreakdown, Needs: needAnalytics, Level: folio.LevelAdmin,
 			Tag: "Analytics", Summary: "One dimension's values over a range of days (page, entry/exit page, source, referrer, UTM, country, device, browser, OS, event), filtered by any dimension; bounce and conversion rates; JSON or CSV",
 			Query: breakdownParams(), Status: http.StatusOK, Resp: folio.Breakdown{}, Errors: []int{422, 503}},
-		{Method: "GET", Pattern: "/api/analytics/realtime", Handle: s.analyticsRealtime, Level: folio.LevelAdmin,
+		{Method: "GET", Pattern: "/api/analytics/realtime", Handle: s.analyticsRealtime, Needs: needAnalytics, Level: folio.LevelAdmin,
 			Tag: "Analytics", Summary: "Visitors of the last 5 minutes and the pages they are on",
 			Status: http.StatusOK, Resp: folio.Realtime{}, Errors: []int{503}},
-		{Method: "GET", Pattern: "/api/analytics/projects/{id}", Handle: s.projectAnalytics, Level: folio.LevelAdmin,
+		{Method: "GET", Pattern: "/api/analytics/projects/{id}", Handle: s.projectAnalytics, Needs: needAnalytics, Level: folio.LevelAdmin,
 			Tag: "Analytics", Summary: "Page views of one project's page (/projects/{id}) over a range of days",
 			Query: rangeParams, Status: http.StatusOK, Resp: folio.ProjectAnalytics{}, Errors: []int{404, 422, 503}},
-		{Method: "GET", Pattern: "/api/analytics/funnel", Handle: s.funnelAnalytics, Level: folio.LevelAdmin,
+		{Method: "GET", Pattern: "/api/analytics/funnel", Handle: s.funnelAnalytics, Needs: needAnalytics, Level: folio.LevelAdmin,
 			Tag: "Analytics", Summary: "Booking funnel over a range of days: visitors and conversion per step, error groups",
 			Query: rangeParams, Status: http.StatusOK, Resp: folio.FunnelReport{}, Errors: []int{422, 503}},
 	}
-}
-
-func (s analyticsAPI) analyticsService() (*analytics.Service, error) {
-	if s.Analytics == nil {
-		return nil, folio.Errorf(folio.EUNAVAILABLE, "Analytics is not running on this server.")
-	}
-	return s.Analytics, nil
 }
 
 // collectAnalytics answers 202 whether or not the event is kept (bots, a full queue): the
 // beacon cannot act on the difference, and telling bots they were spotted helps nobody. It
 // never reads or sets cookies; CORS for it is handled in cors.go.
 func (s analyticsAPI) collectAnalytics(w http.ResponseWriter, r *http.Request) error {
-	a, err := s.analyticsService()
-	if err != nil {
-		return err
-	}
 	w.Header().Set("Cache-Control", "no-store")
 	r.Body = http.MaxBytesReader(w, r.Body, maxCollectBody)
 	var in folio.CollectInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	if _, err := a.Collect(r.Context(), &in, s.clientIP(r), r.UserAgent()); err != nil {
+	if _, err := s.Analytics.Collect(r.Context(), &in, s.clientIP(r), r.UserAgent()); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -121,14 +110,10 @@ func (s analyticsAPI) analyticsScript(w http.ResponseWriter, r *http.Request) er
 // a report read right after a collect (202) already counts it. Reports are admin-only and
 // rare, so forcing the batch out early costs the ingest path nothing measurable.
 func (s analyticsAPI) analyticsReader(r *http.Request) (*analytics.Service, error) {
-	a, err := s.analyticsService()
-	if err != nil {
+	if err := s.Analytics.Flush(r.Context()); err != nil {
 		return nil, err
 	}
-	if err := a.Flush(r.Context()); err != nil {
-		return nil, err
-	}
-	return a, nil
+	return s.Analytics, nil
 }
 
 func (s analyticsAPI) analyticsRange(r *http.Request) (*analytics.Service, analytics.Range, error) {

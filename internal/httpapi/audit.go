@@ -40,7 +40,7 @@ func (s *Server) recordAudit(w http.ResponseWriter, r *http.Request, rt route, n
 		Resource: resource, IP: audit.Network(s.clientIP(r)), Status: status, At: s.now()}
 	if status == http.StatusTooManyRequests {
 		// A refusal by a rate limit is counted, not recorded: one row per client, action and
-		// window (contract §6), so a flood of refused sign-ins cannot grow the log.
+		// window (docs/api.md, "Audit log"), so a flood of refused sign-ins cannot grow the log.
 		client := s.refusalClient(r, n.Actor, &e)
 		s.Audit.RecordRefused(e, client, s.Limits.Window)
 		return

@@ -14,27 +14,28 @@ import (
 )
 
 // authAPI serves every /api/auth route: sign-in with a password and a second factor, sessions,
-// their revocation, the password and TOTP (docs/api.md, "Authentication and permissions").
+// their revocation, the password and TOTP (docs/api.md, "Authentication and permissions"). The
+// session routes need Identity (needSessions); the TOTP routes use accounts().
 type authAPI struct{ *Server }
 
 func (s authAPI) routes() []route {
 	return []route{
-		{Method: "POST", Pattern: "/api/auth/login", Handle: s.login, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login",
+		{Method: "POST", Pattern: "/api/auth/login", Handle: s.login, Needs: needSessions, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login",
 			Tag: "Auth", Summary: "Sign in with email and password: sets the session cookie (HttpOnly, SameSite=Lax, 30 days) and returns the user; with TOTP on, answers {mfaRequired: true, ticket} and no cookie (continue at /api/auth/login/totp). Only failed attempts count toward the sign-in limit",
 			Body: folio.LoginInput{}, Status: http.StatusOK, Resp: loginResponse{}, Errors: []int{401, 403, 503}},
-		{Method: "POST", Pattern: "/api/auth/logout", Handle: s.logout, Audit: "auth.logout",
+		{Method: "POST", Pattern: "/api/auth/logout", Handle: s.logout, Needs: needSessions, Audit: "auth.logout",
 			Tag: "Auth", Summary: "Sign out: expires this browser's session cookie (POST /api/auth/sessions/revoke ends every session)",
 			Status: http.StatusNoContent, Errors: []int{403}},
 		{Method: "GET", Pattern: "/api/auth/session", Handle: s.session,
 			Tag: "Auth", Summary: "The current cookie session, as NextAuth's /api/auth/session: {user, expires}, or {} when there is none",
 			Status: http.StatusOK, Resp: sessionResponse{}},
-		{Method: "POST", Pattern: "/api/auth/login/totp", Handle: s.loginTOTP, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login.totp",
+		{Method: "POST", Pattern: "/api/auth/login/totp", Handle: s.loginTOTP, Needs: needSessions, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login.totp",
 			Tag: "Auth", Summary: "Second sign-in step when TOTP is on: the ticket from /api/auth/login plus a current code or an unused recovery code; sets the session cookie",
 			Body: folio.TOTPLoginInput{}, Status: http.StatusOK, Resp: loginResponse{}, Errors: []int{401, 403, 503}},
-		{Method: "POST", Pattern: "/api/auth/sessions/revoke", Handle: s.revokeSessions, Level: folio.LevelRead, Audit: "auth.sessions.revoke",
+		{Method: "POST", Pattern: "/api/auth/sessions/revoke", Handle: s.revokeSessions, Needs: needSessions, Level: folio.LevelRead, Audit: "auth.sessions.revoke",
 			Tag: "Auth", Summary: "Sign out everywhere: ends every session of the caller's user on every instance (front-end tokens included); API keys stay valid",
 			Status: http.StatusNoContent, Errors: []int{404, 503}},
-		{Method: "POST", Pattern: "/api/auth/password", Handle: s.changePassword, Level: folio.LevelRead, Limit: limitHelperLogin, Audit: "auth.password.change",
+		{Method: "POST", Pattern: "/api/auth/password", Handle: s.changePassword, Needs: needSessions, Level: folio.LevelRead, Limit: limitHelperLogin, Audit: "auth.password.change",
 			Tag: "Auth", Summary: "Change the password (session only): ends every other session of the user; the caller gets a fresh cookie",
 			Body: folio.PasswordChange{}, Status: http.StatusNoContent, Errors: []int{413, 422, 503}},
 		{Method: "GET", Pattern: "/api/auth/totp", Handle: s.totpStatus, Level: folio.LevelRead,
@@ -72,18 +73,8 @@ type sessionResponse struct {
 	Expires *time.Time   `json:"expires,omitempty" doc:"when the session ends"`
 }
 
-func (s *Server) identity() (*Identity, error) {
-	if s.Identity == nil {
-		return nil, folio.Errorf(folio.EUNAVAILABLE, "Sessions are not configured on this server (NEXTAUTH_SECRET).")
-	}
-	return s.Identity, nil
-}
-
 func (s authAPI) login(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.identity()
-	if err != nil {
-		return err
-	}
+	id := s.Identity
 	if err := id.checkOrigin(r); err != nil {
 		return err
 	}
@@ -112,10 +103,7 @@ func (s authAPI) login(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s authAPI) logout(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.identity()
-	if err != nil {
-		return err
-	}
+	id := s.Identity
 	id.clearSession(w, r)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
@@ -159,10 +147,7 @@ func sessionOnly(r *http.Request) error {
 }
 
 func (s authAPI) revokeSessions(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.identity()
-	if err != nil {
-		return err
-	}
+	id := s.Identity
 	actor := folio.ActorFrom(r.Context())
 	if err := id.RevokeSessions(r.Context(), actor.UserID); err != nil {
 		return err
@@ -179,10 +164,7 @@ func (s authAPI) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err := sessionOnly(r); err != nil {
 		return err
 	}
-	id, err := s.identity()
-	if err != nil {
-		return err
-	}
+	id := s.Identity
 	var in folio.PasswordChange
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
@@ -263,10 +245,7 @@ func (s authAPI) totpDisable(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s authAPI) loginTOTP(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.identity()
-	if err != nil {
-		return err
-	}
+	id := s.Identity
 	if err := id.checkOrigin(r); err != nil {
 		return err
 	}

@@ -42,13 +42,13 @@ type (
 )
 
 // bookingAPI serves the booking routes: slots, booking, the visitor's manage link, the owner's
-// list, meeting types and availability overrides (booking_manage.go). Without a booking service
-// they answer 503.
+// list, meeting types and availability overrides (booking_manage.go). Every row needs the booking
+// service (needBooking).
 type bookingAPI struct{ *Server }
 
 func (s bookingAPI) routes() []route {
 	return []route{
-		{Method: "GET", Pattern: "/api/schedule/available", Handle: s.scheduleAvailable,
+		{Method: "GET", Pattern: "/api/schedule/available", Handle: s.scheduleAvailable, Needs: needBooking,
 			Tag: "Booking", Summary: "Free meeting slots on a date, in the visitor's time zone",
 			Query: []param{
 				{Name: "date", Type: "string", Required: true, Doc: "YYYY-MM-DD, a day in the visitor's time zone"},
@@ -56,36 +56,36 @@ func (s bookingAPI) routes() []route {
 				{Name: "type", Type: "string", Doc: "meeting type slug (GET /api/schedule/types); its duration, buffer, maxPerDay apply"},
 				{Name: "timezone", Type: "string", Doc: "the visitor's IANA zone (default the owner's BOOKING_TIMEZONE)"}},
 			Status: http.StatusOK, Resp: availableSlotsDoc{}, Errors: []int{422, 502, 503}},
-		{Method: "POST", Pattern: "/api/schedule/check-conflict", Handle: s.scheduleCheckConflict, Audit: "-",
+		{Method: "POST", Pattern: "/api/schedule/check-conflict", Handle: s.scheduleCheckConflict, Needs: needBooking, Audit: "-",
 			Tag: "Booking", Summary: "Whether a time overlaps busy time (the provider's or another booking's, buffers included)",
 			Body: conflictRequestDoc{}, Status: http.StatusOK, Resp: conflictAnswer{}, Errors: []int{413, 422, 502, 503}},
-		{Method: "POST", Pattern: "/api/schedule/book", Handle: s.scheduleBook, Limit: limitHelperIP,
+		{Method: "POST", Pattern: "/api/schedule/book", Handle: s.scheduleBook, Needs: needBooking, Limit: limitHelperIP,
 			Tag: "Booking", Summary: "Book a meeting (atomic across instances; Idempotency-Key header replays the first answer)",
 			Body: bookRequestDoc{}, Status: http.StatusOK, Resp: booking.BookResponse{}, Errors: []int{409, 413, 422, 502, 503}},
-		{Method: "GET", Pattern: "/api/schedule/bookings", Handle: s.scheduleBookings, Level: folio.LevelAdmin,
+		{Method: "GET", Pattern: "/api/schedule/bookings", Handle: s.scheduleBookings, Needs: needBooking, Level: folio.LevelAdmin,
 			Tag: "Booking", Summary: "Bookings (confirmed and cancelled), soonest first",
 			Query: []param{pageParam, limitParam,
 				{Name: "status", Type: "string", Doc: "confirmed or cancelled (default both)"},
 				{Name: "from", Type: "string", Doc: "RFC 3339 time: bookings ending at or after it"},
 				{Name: "to", Type: "string", Doc: "RFC 3339 time: bookings starting before it"}},
 			Status: http.StatusOK, Resp: bookingList{}, Errors: []int{503}},
-		{Method: "GET", Pattern: "/api/schedule/events/{file}", Handle: s.scheduleEventICS,
+		{Method: "GET", Pattern: "/api/schedule/events/{file}", Handle: s.scheduleEventICS, Needs: needBooking,
 			Tag: "Booking", Summary: "A booking's .ics (the local provider's event link: {file} is <token>.ics)",
 			Status: http.StatusOK, RespType: "text/calendar", Errors: []int{404, 503}},
 		// The manage link, the owner's cancel, meeting types and overrides (booking_manage.go).
-		{Method: "GET", Pattern: "/api/schedule/bookings/{token}", Handle: s.manageGet, Limit: limitHelperIP,
+		{Method: "GET", Pattern: "/api/schedule/bookings/{token}", Handle: s.manageGet, Needs: needBooking, Limit: limitHelperIP,
 			Tag: "Booking", Summary: "The booking of a manage link (public: the token is the credential)",
 			Status: http.StatusOK, Resp: folio.BookingStatus{}, Errors: []int{404, 503}},
-		{Method: "POST", Pattern: "/api/schedule/bookings/{token}/cancel", Handle: s.manageCancel, Limit: limitHelperIP,
+		{Method: "POST", Pattern: "/api/schedule/bookings/{token}/cancel", Handle: s.manageCancel, Needs: needBooking, Limit: limitHelperIP,
 			Tag: "Booking", Summary: "Cancel the booking of a manage link (repeating it gives the same answer; after the start 409)",
 			Body: folio.CancelInput{}, Status: http.StatusOK, Resp: cancelAnswer{}, Errors: []int{404, 409, 413, 422, 502, 503}},
-		{Method: "POST", Pattern: "/api/schedule/bookings/{token}/reschedule", Handle: s.manageReschedule, Limit: limitHelperIP,
+		{Method: "POST", Pattern: "/api/schedule/bookings/{token}/reschedule", Handle: s.manageReschedule, Needs: needBooking, Limit: limitHelperIP,
 			Tag: "Booking", Summary: "Move the booking of a manage link to another offered slot (the same provider event moves; cancelled or started → 409)",
 			Body: folio.RescheduleInput{}, Status: http.StatusOK, Resp: folio.BookingStatus{}, Errors: []int{404, 409, 413, 422, 502, 503}},
-		{Method: "POST", Pattern: "/api/schedule/bookings/id/{id}/cancel", Handle: s.adminCancelBooking, Level: folio.LevelAdmin,
+		{Method: "POST", Pattern: "/api/schedule/bookings/id/{id}/cancel", Handle: s.adminCancelBooking, Needs: needBooking, Level: folio.LevelAdmin,
 			Tag: "Booking", Summary: "Cancel a booking as the owner (the same effects as the visitor's cancel)",
 			Body: folio.CancelInput{}, Status: http.StatusOK, Resp: cancelAnswer{}, Errors: []int{404, 409, 413, 422, 502, 503}},
-		{Method: "GET", Pattern: "/api/schedule/days", Handle: s.scheduleDays,
+		{Method: "GET", Pattern: "/api/schedule/days", Handle: s.scheduleDays, Needs: needBooking,
 			Tag: "Booking", Summary: "How many free slots each date of a range has (the /book month view), in the visitor's zone",
 			Query: []param{{Name: "from", Type: "string", Required: true, Doc: "YYYY-MM-DD"},
 				{Name: "to", Type: "string", Required: true, Doc: "YYYY-MM-DD, at most 61 days after from"},
@@ -93,50 +93,40 @@ func (s bookingAPI) routes() []route {
 				{Name: "duration", Type: "integer", Doc: "minutes, when no type is given"},
 				{Name: "timezone", Type: "string", Doc: "the visitor's IANA zone (default the owner's)"}},
 			Status: http.StatusOK, Resp: dayList{}, Errors: []int{422, 502, 503}},
-		{Method: "GET", Pattern: "/api/schedule/types", Handle: s.listMeetingTypes,
+		{Method: "GET", Pattern: "/api/schedule/types", Handle: s.listMeetingTypes, Needs: needBooking,
 			Tag: "Booking", Summary: "Meeting types offered on /book (without any defined: one per BOOKING_DURATION_OPTIONS entry, slug <n>min)",
 			Status: http.StatusOK, Resp: meetingTypeList{}, Errors: []int{503}},
-		{Method: "POST", Pattern: "/api/schedule/types", Handle: s.createMeetingType, Level: folio.LevelAdmin,
+		{Method: "POST", Pattern: "/api/schedule/types", Handle: s.createMeetingType, Needs: needBooking, Level: folio.LevelAdmin,
 			Tag: "Booking", Summary: "Define a meeting type (the first one defined replaces the defaults)",
 			Body: folio.MeetingTypeInput{}, Status: http.StatusCreated, Resp: folio.MeetingType{}, Errors: []int{409, 413, 422, 503}},
-		{Method: "PUT", Pattern: "/api/schedule/types/{slug}", Handle: s.updateMeetingType, Level: folio.LevelAdmin,
+		{Method: "PUT", Pattern: "/api/schedule/types/{slug}", Handle: s.updateMeetingType, Needs: needBooking, Level: folio.LevelAdmin,
 			Tag: "Booking", Summary: "Replace a meeting type's fields (the slug stays)",
 			Body: folio.MeetingTypeInput{}, Status: http.StatusOK, Resp: folio.MeetingType{}, Errors: []int{404, 413, 422, 503}},
-		{Method: "DELETE", Pattern: "/api/schedule/types/{slug}", Handle: s.deleteMeetingType, Level: folio.LevelAdmin,
+		{Method: "DELETE", Pattern: "/api/schedule/types/{slug}", Handle: s.deleteMeetingType, Needs: needBooking, Level: folio.LevelAdmin,
 			Tag: "Booking", Summary: "Delete a meeting type (its bookings stay)", Status: http.StatusNoContent, Errors: []int{404, 503}},
-		{Method: "GET", Pattern: "/api/schedule/overrides", Handle: s.listOverrides, Level: folio.LevelAdmin,
+		{Method: "GET", Pattern: "/api/schedule/overrides", Handle: s.listOverrides, Needs: needBooking, Level: folio.LevelAdmin,
 			Tag: "Booking", Summary: "Availability overrides (days off, special hours) of a date range",
 			Query: []param{{Name: "from", Type: "string", Doc: "YYYY-MM-DD (default today in the owner's zone)"},
 				{Name: "to", Type: "string", Doc: "YYYY-MM-DD (default from + 365 days)"}},
 			Status: http.StatusOK, Resp: overrideList{}, Errors: []int{503}},
-		{Method: "PUT", Pattern: "/api/schedule/overrides/{date}", Handle: s.putOverride, Level: folio.LevelAdmin,
+		{Method: "PUT", Pattern: "/api/schedule/overrides/{date}", Handle: s.putOverride, Needs: needBooking, Level: folio.LevelAdmin,
 			Tag: "Booking", Summary: "Close a date ({closed:true}) or give it its own hours ({hours:[{start,end}]}) in the owner's zone",
 			Body: folio.OverrideInput{}, Status: http.StatusOK, Resp: folio.AvailabilityOverride{}, Errors: []int{413, 422, 503}},
-		{Method: "DELETE", Pattern: "/api/schedule/overrides/{date}", Handle: s.deleteOverride, Level: folio.LevelAdmin,
+		{Method: "DELETE", Pattern: "/api/schedule/overrides/{date}", Handle: s.deleteOverride, Needs: needBooking, Level: folio.LevelAdmin,
 			Tag: "Booking", Summary: "Remove a date's override (business hours apply again)", Status: http.StatusNoContent, Errors: []int{404, 503}},
 	}
 }
 
-func (s bookingAPI) bookingService() (*booking.Service, error) {
-	if s.Bookings == nil {
-		return nil, folio.Errorf(folio.EUNAVAILABLE, "Booking is not configured on this server.")
-	}
-	return s.Bookings, nil
-}
-
 func (s bookingAPI) scheduleAvailable(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	q := r.URL.Query()
 	duration := 0
 	if v := strings.TrimSpace(q.Get("duration")); v != "" {
+		var err error
 		if duration, err = strconv.Atoi(v); err != nil || duration <= 0 {
 			return folio.BadRequest("duration", "must be a whole number of minutes")
 		}
 	}
-	slots, err := svc.AvailableOfType(r.Context(), q.Get("date"), strings.TrimSpace(q.Get("type")), duration, strings.TrimSpace(q.Get("timezone")))
+	slots, err := s.Bookings.AvailableOfType(r.Context(), q.Get("date"), strings.TrimSpace(q.Get("type")), duration, strings.TrimSpace(q.Get("timezone")))
 	if err != nil {
 		return err
 	}
@@ -146,15 +136,11 @@ func (s bookingAPI) scheduleAvailable(w http.ResponseWriter, r *http.Request) er
 }
 
 func (s bookingAPI) scheduleCheckConflict(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	var in folio.ConflictRequest
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	conflict, err := svc.CheckConflict(r.Context(), in)
+	conflict, err := s.Bookings.CheckConflict(r.Context(), in)
 	if err != nil {
 		return err
 	}
@@ -162,15 +148,11 @@ func (s bookingAPI) scheduleCheckConflict(w http.ResponseWriter, r *http.Request
 }
 
 func (s bookingAPI) scheduleBook(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	var in folio.BookingRequest
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	a, err := svc.Book(r.Context(), in, r.Header.Get("Idempotency-Key"))
+	a, err := s.Bookings.Book(r.Context(), in, r.Header.Get("Idempotency-Key"))
 	if !a.Replayed {
 		s.recordBookingOutcome(r, err)
 	}
@@ -193,15 +175,11 @@ func (s bookingAPI) scheduleBook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s bookingAPI) scheduleEventICS(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	token, ok := local.TokenFromPath(r.PathValue("file"))
 	if !ok {
 		return folio.Errorf(folio.ENOTFOUND, "No such event.")
 	}
-	ics, err := svc.EventICS(r.Context(), token)
+	ics, err := s.Bookings.EventICS(r.Context(), token)
 	if folio.IsNotFound(err) {
 		return folio.Errorf(folio.ENOTFOUND, "No such event.") // never echo the token
 	}
@@ -253,16 +231,12 @@ type bookingList struct {
 }
 
 func (s bookingAPI) scheduleBookings(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	page, limit, err := pageParams(r)
 	if err != nil {
 		return err
 	}
 	q := r.URL.Query()
-	items, total, err := svc.List(r.Context(), q.Get("status"), q.Get("from"), q.Get("to"), page, limit)
+	items, total, err := s.Bookings.List(r.Context(), q.Get("status"), q.Get("from"), q.Get("to"), page, limit)
 	if err != nil {
 		return err
 	}

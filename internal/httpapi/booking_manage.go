@@ -28,11 +28,7 @@ type (
 )
 
 func (s bookingAPI) manageGet(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
-	st, err := svc.Get(r.Context(), r.PathValue("token"))
+	st, err := s.Bookings.Get(r.Context(), r.PathValue("token"))
 	if err != nil {
 		return err
 	}
@@ -49,15 +45,11 @@ func decodeOptionalJSON(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 func (s bookingAPI) manageCancel(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	var in folio.CancelInput
 	if err := decodeOptionalJSON(w, r, &in); err != nil {
 		return err
 	}
-	st, err := svc.CancelByToken(r.Context(), r.PathValue("token"), in)
+	st, err := s.Bookings.CancelByToken(r.Context(), r.PathValue("token"), in)
 	s.recordLifecycle(r, "cancel", err)
 	if err != nil {
 		return err
@@ -66,15 +58,11 @@ func (s bookingAPI) manageCancel(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s bookingAPI) manageReschedule(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	var in folio.RescheduleInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	st, err := svc.Reschedule(r.Context(), r.PathValue("token"), in)
+	st, err := s.Bookings.Reschedule(r.Context(), r.PathValue("token"), in)
 	s.recordLifecycle(r, "reschedule", err)
 	s.refundHelperOnConflict(r, err)
 	if err != nil {
@@ -84,15 +72,11 @@ func (s bookingAPI) manageReschedule(w http.ResponseWriter, r *http.Request) err
 }
 
 func (s bookingAPI) adminCancelBooking(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	var in folio.CancelInput
 	if err := decodeOptionalJSON(w, r, &in); err != nil {
 		return err
 	}
-	st, err := svc.CancelByID(r.Context(), r.PathValue("id"), in)
+	st, err := s.Bookings.CancelByID(r.Context(), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -124,13 +108,10 @@ func (s bookingAPI) recordLifecycle(r *http.Request, action string, err error) {
 }
 
 func (s bookingAPI) scheduleDays(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	q := r.URL.Query()
 	duration := 0
 	if v := strings.TrimSpace(q.Get("duration")); v != "" {
+		var err error
 		if duration, err = strconv.Atoi(v); err != nil || duration <= 0 {
 			return folio.BadRequest("duration", "must be a whole number of minutes")
 		}
@@ -138,7 +119,7 @@ func (s bookingAPI) scheduleDays(w http.ResponseWriter, r *http.Request) error {
 	if q.Get("from") == "" || q.Get("to") == "" {
 		return folio.BadRequest("from", "from and to are required (YYYY-MM-DD)")
 	}
-	days, err := svc.AvailableDays(r.Context(), q.Get("from"), q.Get("to"), strings.TrimSpace(q.Get("type")), duration, strings.TrimSpace(q.Get("timezone")))
+	days, err := s.Bookings.AvailableDays(r.Context(), q.Get("from"), q.Get("to"), strings.TrimSpace(q.Get("type")), duration, strings.TrimSpace(q.Get("timezone")))
 	if err != nil {
 		return err
 	}
@@ -146,11 +127,7 @@ func (s bookingAPI) scheduleDays(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s bookingAPI) listMeetingTypes(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
-	ts, err := svc.Types(r.Context())
+	ts, err := s.Bookings.Types(r.Context())
 	if err != nil {
 		return err
 	}
@@ -170,15 +147,11 @@ func (s bookingAPI) updateMeetingType(w http.ResponseWriter, r *http.Request) er
 }
 
 func (s bookingAPI) saveMeetingType(w http.ResponseWriter, r *http.Request, slug string) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	var in folio.MeetingTypeInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	t, err := svc.SaveType(r.Context(), slug, in)
+	t, err := s.Bookings.SaveType(r.Context(), slug, in)
 	if err != nil {
 		return err
 	}
@@ -190,11 +163,7 @@ func (s bookingAPI) saveMeetingType(w http.ResponseWriter, r *http.Request, slug
 }
 
 func (s bookingAPI) deleteMeetingType(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
-	if err := svc.DeleteType(r.Context(), r.PathValue("slug")); err != nil {
+	if err := s.Bookings.DeleteType(r.Context(), r.PathValue("slug")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -202,12 +171,8 @@ func (s bookingAPI) deleteMeetingType(w http.ResponseWriter, r *http.Request) er
 }
 
 func (s bookingAPI) listOverrides(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	q := r.URL.Query()
-	os, err := svc.Overrides(r.Context(), strings.TrimSpace(q.Get("from")), strings.TrimSpace(q.Get("to")))
+	os, err := s.Bookings.Overrides(r.Context(), strings.TrimSpace(q.Get("from")), strings.TrimSpace(q.Get("to")))
 	if err != nil {
 		return err
 	}
@@ -215,15 +180,11 @@ func (s bookingAPI) listOverrides(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (s bookingAPI) putOverride(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
 	var in folio.OverrideInput
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	o, err := svc.PutOverride(r.Context(), r.PathValue("date"), in)
+	o, err := s.Bookings.PutOverride(r.Context(), r.PathValue("date"), in)
 	if err != nil {
 		return err
 	}
@@ -231,11 +192,7 @@ func (s bookingAPI) putOverride(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s bookingAPI) deleteOverride(w http.ResponseWriter, r *http.Request) error {
-	svc, err := s.bookingService()
-	if err != nil {
-		return err
-	}
-	if err := svc.DeleteOverride(r.Context(), r.PathValue("date")); err != nil {
+	if err := s.Bookings.DeleteOverride(r.Context(), r.PathValue("date")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -15,7 +15,7 @@ import (
 	foliomail "github.com/foliohq/folio/internal/mail"
 )
 
-// contactInput is the body of POST /api/contact (spec §4 Contact).
+// contactInput is the body of POST /api/contact (docs/api.md, "Contact and mail").
 type contactInput struct {
 	Name    string `json:"name"`
 	Email   string `json:"email"`
@@ -77,9 +77,9 @@ func (s contactAPI) routes() []route {
 	}
 }
 
-// contact implements spec §4 Contact: validate, store the message with its mail, send it at
-// once and answer with the outcome. A failed send loses nothing: the message stays stored and
-// the outbox retries the mail.
+// contact validates, stores the message with its mail, sends it at once and answers with the
+// outcome (docs/api.md, "Contact and mail"). A failed send loses nothing: the message stays
+// stored and the outbox retries the mail.
 func (s contactAPI) contact(w http.ResponseWriter, r *http.Request) error {
 	fail := func(status int, msg string) error {
 		return writeJSON(w, status, contactError{Error: msg})
@@ -192,7 +192,7 @@ func (s contactAPI) listOutbox(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return folio.BadRequest("status", "must be pending, sent, failed or dead")
 	}
-	items, total, err := s.DB.Outbox.OutboxEntries(r.Context(), status, page, limit)
+	items, total, err := s.OutboxLog.OutboxEntries(r.Context(), status, page, limit)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// maxJSONBody is the contract's limit for JSON request bodies.
+// maxJSONBody is the limit of JSON request bodies (docs/api.md, "Conventions").
 const maxJSONBody = 1 << 20
 
 // decodeJSON reads the request body as JSON into v. Bodies over 1 MiB are 413; a body that is not

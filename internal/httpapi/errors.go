@@ -30,7 +30,7 @@ var statusOf = map[string]int{
 	folio.EUNAVAILABLE:  http.StatusServiceUnavailable,
 }
 
-// errorBody is the contract's error envelope.
+// errorBody is the error envelope (docs/api.md, "Conventions").
 type errorBody struct {
 	Error errorDetail `json:"error"`
 }

@@ -253,7 +253,7 @@ func TestExtblogWebhookWithoutSecret(t *testing.T) {
 				t.Errorf("%s delivery without a secret: %d %s", name, res.Status, res.Body)
 			}
 			// Exempt from the limits, yet it carries the headers every /api response has
-			// (contract §3), and deliveries spend nothing of the caller's budget.
+			// (docs/api.md, "Conventions"), and deliveries spend nothing of the caller's budget.
 			rem := res.Header.Get("X-RateLimit-Remaining")
 			if res.Header.Get("X-RateLimit-Limit") == "" || rem == "" || res.Header.Get("X-RateLimit-Reset") == "" {
 				t.Errorf("%s delivery: no X-RateLimit-* headers: %v", name, res.Header)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/archive"
+	"github.com/foliohq/folio/internal/content"
+	"github.com/foliohq/folio/internal/identity"
 	"github.com/foliohq/folio/internal/ratelimit"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -47,7 +49,7 @@ type testServer struct {
 
 func newTestServer(t *testing.T, db *sqldb.DB, tweak ...func(*Server)) *testServer {
 	t.Helper()
-	s := &Server{DB: db, Auth: testActors, Limiter: ratelimit.NewMemory(time.Now), PublicCacheSize: 100,
+	s := &Server{Auth: testActors, Limiter: ratelimit.NewMemory(time.Now), PublicCacheSize: 100,
 		Limits: Limits{Public: 1000, Authenticated: 1000, Admin: 5000, Helper: 5}, SiteURL: "http://folio.test"}
 	withStores(s, db)
 	for _, f := range tweak {
@@ -60,11 +62,14 @@ func newTestServer(t *testing.T, db *sqldb.DB, tweak ...func(*Server)) *testServ
 	return &testServer{Server: s, URL: hs.URL, t: t}
 }
 
-// withStores gives s the narrow stores of db, as internal/cli does.
+// withStores gives s the services and stores of db, as internal/cli does: the one place a test
+// server is built from a *sqldb.DB. Accounts stands in for the Identity a test server may lack.
 func withStores(s *Server, db *sqldb.DB) {
 	s.Health, s.Notifier, s.Unavailable = db, db, sqldb.IsUnavailable
+	s.Content, s.Contact, s.Sitemap = content.New(db.Content), db.Contact, db.Content
 	s.MediaLibrary, s.Webhooks, s.AuditLog, s.Users = db.Media, db.Webhooks, db.Audit, db.Identity
-	s.Archive = archiveOf{db}
+	s.Archive, s.OutboxLog = archiveOf{db}, db.Outbox
+	s.Accounts = identity.New(db.Identity, identity.Config{Now: s.now})
 }
 
 // archiveOf exports db's archive, as internal/cli's exporter does.

@@ -373,8 +373,8 @@ func FuzzMetricsToken(f *testing.F) {
 	})
 }
 
-// Ensure a flood of refused sign-ins writes no audit row per request (contract §6, second
-// round): 200 rapid anonymous attempts from one client, refused by the sign-in limit and then by
+// Ensure a flood of refused sign-ins writes no audit row per request (docs/api.md, "Audit
+// log"): 200 rapid anonymous attempts from one client, refused by the sign-in limit and then by
 // the public tier, leave one row per client and route for the refusals, whose detail carries
 // the count; the attempts that were answered keep a row each. A client rotating its IPv6
 // address inside its /64 is one client, and a new rate-limit window starts a new row.

@@ -69,7 +69,7 @@ var needs = [...]needSpec{
 		}
 		return nil
 	}},
-	needSessions: {"sessions", func(s *Server) error {
+	needSessions: {"the session secret", func(s *Server) error {
 		if s.Identity == nil {
 			return folio.Errorf(folio.EUNAVAILABLE, "Sessions are not configured on this server (NEXTAUTH_SECRET).")
 		}

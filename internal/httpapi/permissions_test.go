@@ -9,7 +9,8 @@ import (
 	"github.com/foliohq/folio/internal/foliotest"
 )
 
-// access is a row of contract §2's permission table, as a rule over the six kinds of caller.
+// access is a row of the permission table (docs/api.md, "Authentication and permissions"), as a
+// rule over the six kinds of caller.
 type access int
 
 const (
@@ -19,27 +20,29 @@ const (
 	adminAccess                  // admin key or owner session
 	manageArticles               // a session holding manage:articles (editor, owner) or an admin key
 	signatureOnly                // credentials play no part (HMAC-signed webhook)
-	sessionAccess                // a session (editor or owner); keys get 403 (contract §6: TOTP, password)
+	sessionAccess                // a session (editor or owner); keys get 403 (TOTP, password)
 )
 
-// contractRoute is one route as contract §2 and §3 describe it. method "*" matches any method.
-type contractRoute struct {
+// documentedRoute is one route's access and limit class as docs/api.md gives them. method "*"
+// matches any method.
+type documentedRoute struct {
 	method, path string // path params written as {}
 	access       access
 	limit        limitClass
 }
 
-// contractRoutes is a hand-written copy of the contract's permission table (§2) and helper-limit
-// assignments (§3). It is deliberately NOT derived from the route table: the walk below checks
-// the route table against it. A route someone adds must get a row here, read off the contract.
-var contractRoutes = []contractRoute{
+// documentedRoutes is a hand-written copy of the permission table and the helper-limit
+// assignments (docs/api.md, "Authentication and permissions"). It is deliberately NOT derived
+// from the route table: the walk below checks the route table against it. A route someone adds
+// must get a row here, read off docs/api.md.
+var documentedRoutes = []documentedRoute{
 	// GET projects, blog, posts: public (write+ also sees drafts; the handlers decide that).
 	{"GET", "/api/projects", public, limitTier},
 	{"GET", "/api/projects/{}", public, limitTier},
 	{"GET", "/api/blog", public, limitTier},
 	{"GET", "/api/blog/{}", public, limitTier},
-	{"GET", "/api/blog/feed.xml", public, limitTier}, // folio decision (docs/api.md, Blog posts): the Atom feed is public
-	// Contract §9: search, tags and the JSON Feed are public (search shows drafts to write+).
+	{"GET", "/api/blog/feed.xml", public, limitTier}, // docs/api.md, "Feeds": the Atom feed is public
+	// docs/api.md, "Search and tags": search, tags and the JSON Feed are public (search shows drafts to write+).
 	{"GET", "/api/search", public, limitTier},
 	{"GET", "/api/blog/tags", public, limitTier},
 	{"GET", "/api/blog/feed.json", public, limitTier},
@@ -65,13 +68,13 @@ var contractRoutes = []contractRoute{
 	// Analytics reports, keys, contact inbox: admin.
 	{"GET", "/api/analytics", adminAccess, limitTier},
 	{"GET", "/api/analytics/projects/{}", adminAccess, limitTier},
-	// Contract §8: breakdowns and realtime are admin only, like the report.
+	// docs/api.md, "Breakdowns, realtime": breakdowns and realtime are admin only, like the report.
 	{"GET", "/api/analytics/breakdown", adminAccess, limitTier},
 	{"GET", "/api/analytics/realtime", adminAccess, limitTier},
 	{"GET", "/api/keys", adminAccess, limitTier},
 	{"POST", "/api/keys", adminAccess, limitTier},
 	{"DELETE", "/api/keys/{}", adminAccess, limitTier},
-	// §10: webhooks and the export are admin routes (folio decision, docs/api.md).
+	// Webhooks and the export are admin routes (docs/api.md, "Outgoing webhooks", "Export").
 	{"POST", "/api/webhooks", adminAccess, limitTier},
 	{"GET", "/api/webhooks", adminAccess, limitTier},
 	{"DELETE", "/api/webhooks/{}", adminAccess, limitTier},
@@ -85,7 +88,7 @@ var contractRoutes = []contractRoute{
 	{"*", "/api/extblog/delete", manageArticles, limitTier},
 	// Webhook: HMAC only, exempt from the tier limits.
 	{"POST", "/api/extblog/webhook", signatureOnly, limitExempt},
-	// Public plus the helper limit per client IP (login: per IP and email, §2).
+	// Public plus the helper limit per client IP (login: per IP and email).
 	{"POST", "/api/contact", public, limitHelperIP},
 	{"POST", "/api/schedule/book", public, limitHelperIP},
 	{"POST", "/api/auth/login", public, limitHelperLogin},
@@ -94,7 +97,7 @@ var contractRoutes = []contractRoute{
 	{"POST", "/api/schedule/check-conflict", public, limitTier},
 	{"POST", "/api/analytics/collect", public, limitTier},
 
-	// Routes the contract's table does not list; folio's decisions (docs/api.md).
+	// Routes beyond the original permission table: folio's decisions (docs/api.md).
 	{"POST", "/api/auth/logout", public, limitTier},
 	{"GET", "/api/auth/session", public, limitTier},
 	{"GET", "/api/openapi.json", public, limitTier},
@@ -102,7 +105,7 @@ var contractRoutes = []contractRoute{
 	{"GET", "/api/media", writeAccess, limitTier},       // the dashboard's media library, like upload
 	{"GET", "/api/mail/outbox", adminAccess, limitTier}, // mail folio sent or failed to send, like the contact inbox
 
-	// Analytics routes beyond the contract's table: the funnel is a report like GET /api/analytics;
+	// Analytics routes beyond the report: the funnel is a report like GET /api/analytics;
 	// the tracking script is loaded by every page of the public site.
 	{"GET", "/api/analytics/funnel", adminAccess, limitTier},
 	{"GET", "/api/analytics/script.js", public, limitTier},
@@ -116,7 +119,7 @@ var contractRoutes = []contractRoute{
 	{"GET", "/api/setup", public, limitTier},
 	{"GET", "/api/features", anyCredential, limitTier},
 	{"POST", "/api/blog/preview", writeAccess, limitTier},
-	// Contract §7: the manage token is the visitor's credential; helper-limited like book.
+	// docs/api.md, "Booking lifecycle": the manage token is the visitor's credential; helper-limited like book.
 	{"GET", "/api/schedule/bookings/{}", public, limitHelperIP},
 	{"POST", "/api/schedule/bookings/{}/cancel", public, limitHelperIP},
 	{"POST", "/api/schedule/bookings/{}/reschedule", public, limitHelperIP},
@@ -130,7 +133,7 @@ var contractRoutes = []contractRoute{
 	{"PUT", "/api/schedule/overrides/{}", adminAccess, limitTier},
 	{"DELETE", "/api/schedule/overrides/{}", adminAccess, limitTier},
 
-	// Contract §6: sign-in hardening and the audit log.
+	// Sign-in hardening and the audit log (docs/api.md, "Authentication and permissions").
 	{"POST", "/api/auth/login/totp", public, limitHelperLogin},
 	{"POST", "/api/auth/sessions/revoke", anyCredential, limitTier},
 	{"POST", "/api/auth/password", sessionAccess, limitHelperLogin},
@@ -185,19 +188,19 @@ func (a access) want(who string) int {
 
 var pathParam = regexp.MustCompile(`\{[^}]*\}`)
 
-func lookupContract(method, pattern string) (contractRoute, bool) {
+func lookupDocumented(method, pattern string) (documentedRoute, bool) {
 	p := pathParam.ReplaceAllString(pattern, "{}")
-	for _, c := range contractRoutes {
+	for _, c := range documentedRoutes {
 		if c.path == p && (c.method == method || c.method == "*") {
 			return c, true
 		}
 	}
-	return contractRoute{}, false
+	return documentedRoute{}, false
 }
 
 // TestPermissionWalk sends every route in the table a request from each kind of caller (no
 // credentials, read/write/admin keys, editor and owner sessions, all real) and checks the answer
-// against the contract: 401 without credentials where some are needed, 403 when they are too
+// against documentedRoutes: 401 without credentials where some are needed, 403 when they are too
 // weak, and anything else when they suffice. It also checks each route's limit class.
 func TestPermissionWalk(t *testing.T) {
 	f := newIdentityFixture(t, foliotest.MustOpenSQLite(t), IdentityConfig{}, func(s *Server) {
@@ -205,15 +208,14 @@ func TestPermissionWalk(t *testing.T) {
 	})
 	seen := map[string]bool{}
 	for _, rt := range f.routes {
-		c, ok := lookupContract(rt.Method, rt.Pattern)
+		c, ok := lookupDocumented(rt.Method, rt.Pattern)
 		if !ok {
-			t.Errorf("%s %s is not in contractRoutes (permissions_test.go): add the row contract §2 gives it, "+
-				"or a folio decision documented in docs/api.md", rt.Method, rt.Pattern)
+			t.Errorf("%s %s is not in documentedRoutes (permissions_test.go): add the row docs/api.md gives it", rt.Method, rt.Pattern)
 			continue
 		}
 		seen[c.method+" "+c.path] = true
 		if rt.Limit != c.limit {
-			t.Errorf("%s %s: limit class %s, contract says %s", rt.Method, rt.Pattern, limitName(rt.Limit), limitName(c.limit))
+			t.Errorf("%s %s: limit class %s, docs/api.md says %s", rt.Method, rt.Pattern, limitName(rt.Limit), limitName(c.limit))
 		}
 		path := pathParam.ReplaceAllString(rt.Pattern, "0190a0b0-0000-7000-8000-000000000000")
 		path = strings.ReplaceAll(path, "...", "")
@@ -257,7 +259,7 @@ func TestPermissionWalk(t *testing.T) {
 		}
 	}
 	var missing []string
-	for _, c := range contractRoutes {
+	for _, c := range documentedRoutes {
 		if !seen[c.method+" "+c.path] {
 			missing = append(missing, c.method+" "+c.path)
 		}
@@ -265,7 +267,7 @@ func TestPermissionWalk(t *testing.T) {
 	sort.Strings(missing)
 	if len(missing) > 0 {
 		// Not an error while other parts of folio are being built; every one must exist when done.
-		t.Logf("contract routes not (yet) in the route table: %s", strings.Join(missing, ", "))
+		t.Logf("documented routes not (yet) in the route table: %s", strings.Join(missing, ", "))
 	}
 }
 
@@ -280,11 +282,11 @@ func callerName(who string) string {
 }
 
 // TestPermissionWalkCatchesDrift makes sure the walk can fail: a route row that is weaker than the
-// contract is reported.
+// documentation is reported.
 func TestPermissionWalkCatchesDrift(t *testing.T) {
-	c, ok := lookupContract("DELETE", "/api/keys/{id}")
+	c, ok := lookupDocumented("DELETE", "/api/keys/{id}")
 	if !ok || c.access != adminAccess {
-		t.Fatalf("contract row for DELETE /api/keys/{id}: %+v %v", c, ok)
+		t.Fatalf("documented row for DELETE /api/keys/{id}: %+v %v", c, ok)
 	}
 	if c.access.want("write") != 403 || c.access.want("editor") != 403 || c.access.want("admin") != 0 || c.access.want("") != 401 {
 		t.Error("admin rule answers wrongly")
@@ -292,7 +294,7 @@ func TestPermissionWalkCatchesDrift(t *testing.T) {
 	if manageArticles.want("editor") != 0 || manageArticles.want("write") != 403 || manageArticles.want("admin") != 0 {
 		t.Error("manage:articles rule answers wrongly")
 	}
-	if _, ok := lookupContract("GET", "/api/made-up"); ok {
-		t.Error("an unknown route matched the contract")
+	if _, ok := lookupDocumented("GET", "/api/made-up"); ok {
+		t.Error("an unknown route matched a documented row")
 	}
 }

@@ -35,8 +35,9 @@ func TestRateLimitIPv6PrefixSharesBudget(t *testing.T) {
 				la, lb := mk(t)
 				db := foliotest.MustOpenSQLite(t)
 				handler := func(l folio.Limiter) http.Handler {
-					s := &Server{DB: db, Auth: testActors, Limiter: l, ClientIP: clientip.New([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}),
+					s := &Server{Auth: testActors, Limiter: l, ClientIP: clientip.New([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}),
 						Limits: Limits{Public: 3, Authenticated: 1000, Admin: 5000, Helper: 5, Window: time.Hour}}
+					withStores(s, db)
 					return s.Handler()
 				}
 				a, b := handler(la), handler(lb)

@@ -18,7 +18,7 @@ import (
 )
 
 // Ensure each kind of caller draws on its own tier, headers count down, and a spent budget gives
-// the contract's 429.
+// the 429 of docs/api.md ("Authentication and permissions").
 func TestRateLimitTiers(t *testing.T) {
 	f := newIdentityFixture(t, foliotest.MustOpenSQLite(t), IdentityConfig{}, func(s *Server) {
 		s.Limits = Limits{Public: 10, Authenticated: 20, Admin: 30, Helper: 1000}

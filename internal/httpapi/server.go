@@ -23,9 +23,9 @@ import (
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/httpapi/respcache"
+	"github.com/foliohq/folio/internal/identity"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // handlerFunc is a handler that returns its error instead of writing it; one adapter renders it.
@@ -40,9 +40,6 @@ type Authenticator interface {
 // Server serves the folio API. Fields are set by the caller (internal/cli) before Handler is
 // called; optional collaborators may stay nil.
 type Server struct {
-	// DB is still used by the handlers of other resources (identity, booking, content,
-	// contact); the kernel and the other resources use the narrow stores below (stores.go).
-	DB     *sqldb.DB
 	Logger *slog.Logger
 	Now    func() time.Time
 
@@ -51,12 +48,15 @@ type Server struct {
 	Health      Pinger
 	Notifier    Notifier
 	Unavailable func(error) bool
-	// MediaLibrary, Webhooks, AuditLog, Users and Archive are the stores of their routes.
+	// MediaLibrary, Webhooks, AuditLog, Users, Archive, OutboxLog and Sitemap are the stores of
+	// their routes (stores.go).
 	MediaLibrary MediaLibrary
 	Webhooks     WebhookStore
 	AuditLog     AuditLog
 	Users        UserCounter
 	Archive      Exporter
+	OutboxLog    OutboxLog
+	Sitemap      SitemapSource
 
 	Auth     Authenticator
 	Limiter  folio.Limiter
@@ -96,9 +96,7 @@ type Server struct {
 
 	cache   *respcache.Cache
 	metrics *metrics
-	// sitemapStore, when set, is read by the sitemap instead of DB (tests count its scans);
 	// sitemapLayout is the sitemap's file count at a cache generation.
-	sitemapStore  sitemapStore
 	sitemapLayout atomic.Pointer[sitemapLayout]
 	routes        []route
 	openapiOnce   sync.Once
@@ -106,6 +104,9 @@ type Server struct {
 
 	// Identity, when set, serves sign-in, sessions and API keys (it is normally Auth as well).
 	Identity *Identity
+	// Accounts manages profiles, API keys and TOTP on a server without Identity (it then has
+	// no caches to share); with Identity, Identity's service does.
+	Accounts *identity.Service
 	// CORSAllowedOrigins are the browser origins allowed to call /api with credentials.
 	CORSAllowedOrigins []string
 
@@ -116,9 +117,9 @@ type Server struct {
 	Analytics *analytics.Service
 
 	// Content serves posts, projects, search and the feeds (blog.go, project.go, search.go,
-	// feed.go); nil: one over DB.
+	// feed.go).
 	Content *content.Service
-	// Contact stores contact-form messages (contact.go); nil: DB's.
+	// Contact stores contact-form messages (contact.go).
 	Contact ContactStore
 
 	// Bookings serves the booking routes (booking.go); nil answers 503.
@@ -221,12 +222,6 @@ func (s *Server) Handler() http.Handler {
 	s.cache = respcache.New(s.PublicCacheSize, s.PublicCacheBytes)
 	s.metrics.watchCache(s.cache)
 	s.metrics.watchAudit(s)
-	if s.Content == nil && s.DB != nil {
-		s.Content = content.New(s.DB.Content)
-	}
-	if s.Contact == nil && s.DB != nil {
-		s.Contact = s.DB.Contact
-	}
 	s.routes = s.routeTable()
 
 	mux := http.NewServeMux()
@@ -258,13 +253,13 @@ func (s *Server) Handler() http.Handler {
 
 // Invalidate drops cached public responses of the given scopes on this instance (a post or
 // project scope also drops the sitemap, which is made of both), and the cached user of a user
-// scope (sqldb.ScopeUser: revocation, password, role, TOTP change, removal).
+// scope (folio.ScopeUserPrefix: revocation, password, role, TOTP change, removal).
 func (s *Server) Invalidate(scopes ...string) {
 	for _, sc := range scopes {
-		if s.Identity != nil && (sc == "*" || strings.HasPrefix(sc, sqldb.ScopeUserPrefix)) {
+		if s.Identity != nil && (sc == "*" || strings.HasPrefix(sc, folio.ScopeUserPrefix)) {
 			s.Identity.UserChanged(sc)
 		}
-		if !strings.HasPrefix(sc, sqldb.ScopeUserPrefix) {
+		if !strings.HasPrefix(sc, folio.ScopeUserPrefix) {
 			s.cache.Invalidate(sc)
 		}
 		if slices.Contains(sitemapScopes[:], sc) {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // The sitemap protocol (https://www.sitemaps.org/protocol.html) allows at most 50,000 URLs and
@@ -40,9 +39,9 @@ const (
 var sitemapPageParam = param{Name: "page", Type: "integer",
 	Doc: "file N (from 1) of a sitemap split by an index; written plainly (no sign, no leading zeros)"}
 
-// sitemapStore is what the sitemap reads: one linear scan per kind (sqldb.DB). Tests wrap it to
-// count the scans.
-type sitemapStore interface {
+// SitemapSource is what the sitemap reads: one linear scan per kind (the content store). Tests
+// wrap it to count the scans.
+type SitemapSource interface {
 	EachPublishedPost(ctx context.Context, fn func(slug string, updated time.Time) error) error
 	EachPublishedProject(ctx context.Context, fn func(id string, updated time.Time) error) error
 }
@@ -130,7 +129,7 @@ func (sc *sitemapScan) add(prefix, key string, t time.Time) error {
 }
 
 // run scans the store once per kind (each one query) and lays every URL out.
-func (sc *sitemapScan) run(ctx context.Context, store sitemapStore, site string) error {
+func (sc *sitemapScan) run(ctx context.Context, store SitemapSource, site string) error {
 	home := appendXMLText(nil, site)
 	for _, p := range []string{"/", sitePostPath[:len(sitePostPath)-1], siteProjectPath[:len(siteProjectPath)-1]} {
 		if err := sc.add(string(home)+p, "", time.Time{}); err != nil {
@@ -181,11 +180,7 @@ func (s *Server) sitemap(w http.ResponseWriter, r *http.Request) error {
 	var body bytes.Buffer
 	body.WriteString(sitemapHead)
 	sc := &sitemapScan{maxURLs: urls, maxBytes: size, want: want, all: !explicit, out: &body}
-	store := s.sitemapStore
-	if store == nil {
-		store = s.DB.Content
-	}
-	err := sc.run(r.Context(), store, s.siteURL())
+	err := sc.run(r.Context(), s.Sitemap, s.siteURL())
 	if err != nil && !errors.Is(err, errSitemapDone) {
 		return err
 	}
@@ -266,4 +261,4 @@ func isPrintableASCII(s string) bool {
 }
 
 // sitemapScopes are the data scopes the sitemap is made of: a change to any drops its files.
-var sitemapScopes = [...]string{sqldb.ScopePosts, sqldb.ScopeProjects}
+var sitemapScopes = [...]string{folio.ScopePosts, folio.ScopeProjects}

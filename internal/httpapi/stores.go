@@ -8,8 +8,7 @@ import (
 )
 
 // The stores the kernel and the resources of this file's neighbours use, each as narrow as its
-// user; internal/cli passes the SQL stores in. (sqldb's record types still appear here until
-// they move to package folio.)
+// user; internal/cli passes the SQL stores in.
 
 // Pinger tells whether the database answers (GET /readyz).
 type Pinger interface {
@@ -52,4 +51,9 @@ type Exporter interface {
 // UserCounter counts the users, for whether the instance still needs its first (dashboardAPI).
 type UserCounter interface {
 	CountUsers(ctx context.Context) (int, error)
+}
+
+// OutboxLog lists the mail outbox's items with their delivery status (GET /api/mail/outbox).
+type OutboxLog interface {
+	OutboxEntries(ctx context.Context, status string, page, limit int) ([]folio.OutboxEntry, int, error)
 }

@@ -184,8 +184,8 @@ func (fr *flakyReceiver) received() []received {
 	return append([]received(nil), fr.got...)
 }
 
-// TestWebhookEndToEndBookingAndContact is issue 21's "done when": a booking and a contact
-// message made through the API reach, signed, a receiver that was down for the first attempts.
+// TestWebhookEndToEndBookingAndContact: a booking and a contact message made through the API
+// reach, signed, a receiver that was down for the first attempts (docs/api.md, "Outgoing webhooks").
 // The retry delays are the real schedule; the scheduler's clock is moved instead of waiting.
 func TestWebhookEndToEndBookingAndContact(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {

@@ -1,4 +1,4 @@
--- Booking lifecycle (contract §7): manage tokens, cancel and reschedule, reminders, meeting
+-- Booking lifecycle (docs/api.md, "Booking lifecycle"): manage tokens, cancel and reschedule, reminders, meeting
 -- types and availability overrides. See the SQLite migration of the same number for the columns.
 ALTER TABLE bookings DROP CONSTRAINT IF EXISTS bookings_status_check;
 ALTER TABLE bookings ADD CONSTRAINT bookings_status_check CHECK (status IN ('pending', 'confirmed', 'cancelled'));

@@ -1,4 +1,4 @@
--- Analytics breakdowns (contract §8). Every page view carries the attributes of its visit, taken
+-- Analytics breakdowns (docs/api.md, "Breakdowns, realtime"). Every page view carries the attributes of its visit, taken
 -- at the visit's first page view: source, referrer, campaign (utm_*), country, device, browser
 -- and OS (name and major version). No IP address or User-Agent is stored, only these.
 ALTER TABLE analytics_pageviews ADD COLUMN source TEXT NOT NULL DEFAULT '';

@@ -1,4 +1,4 @@
--- Full-text search over posts and projects (CONTRACT §9): one row per searchable record with a
+-- Full-text search over posts and projects (docs/api.md, "Search and tags"): one row per searchable record with a
 -- tsvector of its words (title weight A, body weight B) under a GIN index. The words are folded
 -- in Go (internal/search: case, diacritics) before to_tsvector('simple', …) sees them, because
 -- the unaccent extension may not be installed; queries are folded the same way. The index is
@@ -14,6 +14,6 @@ CREATE TABLE search_docs (
 CREATE INDEX search_docs_doc ON search_docs USING GIN (doc);
 
 -- Responsive variants of uploaded images (JSON list of {width, height, url, key}) and their
--- blurhash placeholder (CONTRACT §9).
+-- blurhash placeholder (docs/api.md, "Media and AI images").
 ALTER TABLE media ADD COLUMN variants TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE media ADD COLUMN blurhash TEXT NOT NULL DEFAULT '';

@@ -1,4 +1,4 @@
--- Outgoing webhooks (CONTRACT §10). The secret is kept as given (whsec_…): deliveries are signed
+-- Outgoing webhooks (docs/api.md, "Outgoing webhooks"). The secret is kept as given (whsec_…): deliveries are signed
 -- with it, so it cannot be stored as a hash; it is never shown again after creation.
 CREATE TABLE webhooks (
     id          TEXT PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Filtered breakdowns of visit dimensions (contract §8). One row per day and combination of a
+-- Filtered breakdowns of visit dimensions (docs/api.md, "Breakdowns, realtime"). One row per day and combination of a
 -- visit's attributes: the visits that start that day with exactly these attributes, their page
 -- views and bounces (visits of one page view). A breakdown of a visit attribute filtered by
 -- other visit attributes (country=US&device=mobile) groups these rows instead of the raw page

@@ -1,4 +1,4 @@
--- Filtered breakdowns over long ranges (contract §8). analytics_daily_visit_attrs has about a row
+-- Filtered breakdowns over long ranges (docs/api.md, "Breakdowns, realtime"). analytics_daily_visit_attrs has about a row
 -- per visit on traffic whose attributes spread widely, so a 90-day range reads most of a row per
 -- visit. The combinations of attributes saturate over a few days, though, so the same rows summed
 -- over longer periods are far fewer: one row per period and combination, where a period is a

@@ -1,4 +1,4 @@
--- Analytics (contract §4). Raw page views and events keep a `day` column (YYYY-MM-DD in the
+-- Analytics (docs/api.md, "Analytics"). Raw page views and events keep a `day` column (YYYY-MM-DD in the
 -- owner's time zone) computed in Go at ingest, so no date arithmetic happens in SQL. Reports read
 -- the daily rollups, which the ingest batch updates in the same transaction as the raw rows.
 

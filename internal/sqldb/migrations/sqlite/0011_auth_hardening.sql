@@ -1,4 +1,4 @@
--- Sign-in hardening (contract §6).
+-- Sign-in hardening (docs/api.md, "Authentication and permissions").
 -- sessions_revoked_at: Unix seconds; a session token whose iat is before it is refused (0: never
 -- revoked); sessions_kept_jti names the one session a password change keeps (the caller's).
 -- totp_secret is the base32 TOTP secret (set at setup, pending until totp_enabled);

@@ -1,4 +1,4 @@
--- Booking lifecycle (contract §7): manage tokens, cancel and reschedule, reminders, meeting
+-- Booking lifecycle (docs/api.md, "Booking lifecycle"): manage tokens, cancel and reschedule, reminders, meeting
 -- types and availability overrides.
 --
 -- bookings gains the 'cancelled' status (SQLite cannot alter a CHECK: the table is rebuilt) and:

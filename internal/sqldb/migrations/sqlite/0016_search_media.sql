@@ -1,4 +1,4 @@
--- Full-text search over posts and projects (CONTRACT §9). search_docs has one row per searchable
+-- Full-text search over posts and projects (docs/api.md, "Search and tags"). search_docs has one row per searchable
 -- record; search_fts (FTS5, contentless: the text lives in posts and projects) holds its words
 -- under the same rowid. The words are folded in Go (internal/search: case, diacritics) before
 -- they reach FTS5, so both engines match alike; remove_diacritics only backs that up. The index
@@ -19,6 +19,6 @@ CREATE VIRTUAL TABLE search_fts USING fts5(
 );
 
 -- Responsive variants of uploaded images (JSON list of {width, height, url, key}) and their
--- blurhash placeholder (CONTRACT §9).
+-- blurhash placeholder (docs/api.md, "Media and AI images").
 ALTER TABLE media ADD COLUMN variants TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE media ADD COLUMN blurhash TEXT NOT NULL DEFAULT '';
