@@ -78,8 +78,6 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	srv := newServer(serverDeps{Config: cfg, DB: db, Log: log, Media: media, Mail: mail, Bookings: bookings,
 		Identity: identity, Limiter: limiter, Extblog: extblog, UI: ui, Analytics: an, Audit: auditLog})
 	handler := srv.Handler()
-	// httpapi creates its metrics registry in Handler, so collectors can only be added after it.
-	srv.Register(an.Collectors()...)
 	an.Start()
 	defer closeAnalytics(an, cfg, log) // after the HTTP server has shut down (defers run last)
 
@@ -169,6 +167,7 @@ func newServer(d serverDeps) *httpapi.Server {
 		UI:               d.UI,
 		Features:         features(cfg), // GET /api/features: what is configured, what is missing (firststart.go)
 		Analytics:        d.Analytics,
+		Collectors:       d.Analytics.Collectors(),
 		Audit:            d.Audit,
 	}
 }

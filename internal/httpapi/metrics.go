@@ -143,11 +143,6 @@ func statusLabel(status int) string {
 	return "other"
 }
 
-// Register adds collectors of other packages (workers, queues) to the server's registry.
-func (s *Server) Register(cs ...prometheus.Collector) {
-	s.metrics.registry.MustRegister(cs...)
-}
-
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/foliohq/folio/internal/identity"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // handlerFunc is a handler that returns its error instead of writing it; one adapter renders it.
@@ -140,6 +141,10 @@ type Server struct {
 	// MediaStore, when set, is where GET /api/export reads the media files from (export.go).
 	MediaStore folio.BlobStore
 
+	// Collectors are other packages' metrics (workers, queues), served on /metrics beside the
+	// server's own.
+	Collectors []prometheus.Collector
+
 	// UI, when set, serves the admin dashboard at /admin/ and the booking page at /book
 	// (internal/webui); both use only the /api routes.
 	UI http.Handler
@@ -219,6 +224,7 @@ func (s *Server) Handler() http.Handler {
 		s.Limits.Window = time.Hour
 	}
 	s.metrics = newMetrics()
+	s.metrics.registry.MustRegister(s.Collectors...)
 	s.cache = respcache.New(s.PublicCacheSize, s.PublicCacheBytes)
 	s.metrics.watchCache(s.cache)
 	s.metrics.watchAudit(s)
