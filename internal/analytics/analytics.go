@@ -217,9 +217,6 @@ func (s *Service) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{s.received, s.dropped, s.written, s.batches, s.queueLen}
 }
 
-// Location is the owner's time zone the service reports in.
-func (s *Service) Location() *time.Location { return s.loc }
-
 // Collect validates one collected event and queues it for writing. It never waits for the
 // database (except once per salt window, to agree on the salt with the other instances). It
 // returns a VALIDATION_ERROR for bad input; bots, a full queue and a closing service are not

@@ -149,17 +149,3 @@ func (c *Config) Warnings() []string {
 	}
 	return out
 }
-
-// Secrets returns the values of the secret variables that are set, so a test or a log filter can
-// check that none of them ever reaches output.
-func (c *Config) Secrets() []string {
-	var out []string
-	for _, s := range []string{c.NextAuthSecret, c.AdminPassword, c.SMTPPassword,
-		c.S3AccessKeyID, c.S3SecretAccessKey, c.ImageAPIKey, c.ExtblogAPIToken, c.ExtblogWebhookSecret,
-		c.ProviderSAPrivateKey, c.CalDAVPassword, c.MetricsToken} {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
