@@ -419,7 +419,30 @@ type PostWrite struct {
 	Search SearchDoc
 	// Events are the webhook events the write emits.
 	Events []Event
+	// Jobs, when set, changes the post's pending publish jobs; nil leaves them alone.
+	Jobs *PostJobs
 }
+
+// PostJobs is what a post write does to the post's pending publish jobs.
+type PostJobs struct {
+	// Enqueue, when set, is a job to enqueue; a pending job with its key stays as it is.
+	Enqueue *Job
+	// Keep is the key of the one pending publish job of the post to keep ("": none); the others
+	// are dropped. A job already running is left alone: it re-reads the post and does nothing
+	// when the schedule it was made for is gone.
+	Keep string
+}
+
+// PublishJob is the job that publishes p at the time at. Its key names the post and the time, so
+// a schedule is enqueued once, and starts with PublishJobKeys(p.ID).
+func (p *Post) PublishJob(at time.Time) Job {
+	payload, _ := json.Marshal(PublishJobPayload{PostID: p.ID, ScheduledAt: at})
+	return Job{Kind: JobPublishPost, Key: PublishJobKeys(p.ID) + at.UTC().Format(time.RFC3339Nano),
+		Payload: string(payload), RunAt: at}
+}
+
+// PublishJobKeys is the prefix of the keys of the publish jobs of post id.
+func PublishJobKeys(postID string) string { return JobPublishPost + ":" + postID + ":" }
 
 // TagCount is a tag and how many published posts carry it.
 type TagCount struct {

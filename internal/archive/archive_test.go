@@ -39,7 +39,7 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Content.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: p1.ID, Publish: true,
+	if _, err := content.New(db.Content).SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: p1.ID, Publish: true,
 		CrossPlatformPublishing: &folio.CrossPlatformPublishing{Extblog: true}, SEO: &folio.PostSEO{Title: "SEO", Description: "d", Image: "https://img.example/x.png"},
 		SEOSet: true, Series: ptr("Series #1"), Settings: &folio.PostSettings{EnableComments: true, Newsletter: true}}); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 		t.Fatal(err)
 	}
 	at := time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second)
-	if _, err := db.Content.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: p2.ID, ScheduledAt: &at}); err != nil {
+	if _, err := content.New(db.Content).SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: p2.ID, ScheduledAt: &at}); err != nil {
 		t.Fatal(err)
 	}
 	for _, title := range []string{"Folio", "Engines"} {

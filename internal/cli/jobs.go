@@ -8,6 +8,7 @@ import (
 	"github.com/foliohq/folio/internal/backup"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/config"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/sqldb"
 	"github.com/foliohq/folio/internal/webhook"
@@ -32,7 +33,7 @@ func newScheduler(ctx context.Context, d schedulerDeps) (*jobs.Scheduler, error)
 	db, log := d.DB, d.Log
 	sched := jobs.New(db.Jobs, log)
 	sched.Poll = d.Config.JobsPoll
-	sched.Handle(folio.JobPublishPost, jobs.PublishPost(db.Posts, d.Publisher, log))
+	sched.Handle(folio.JobPublishPost, jobs.PublishPost(content.New(db.Content), d.Publisher, log))
 	if d.Bookings != nil {
 		remind := d.Bookings.Remind
 		sched.Handle(booking.JobReminder, func(ctx context.Context, j folio.Job) error { return remind(ctx, j.Key, j.Payload) })

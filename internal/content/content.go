@@ -1,6 +1,7 @@
 // Package content is the use case of posts and projects: it decides their rules (slugs and the
 // redirects of former slugs, the excerpt, what the search index holds, which webhook events a
-// write emits) and hands each write, fully decided, to its Store.
+// write emits, when a post is published and which publish job it waits for) and hands each
+// write, fully decided, to its Store.
 package content
 
 import (
@@ -31,8 +32,10 @@ type Store interface {
 	// DeletePost removes a post, its former slugs, its search entry and its pending jobs, and
 	// emits events; ENOTFOUND when missing.
 	DeletePost(ctx context.Context, id string, events []folio.Event) error
-	// SavePublishingOptions applies a publishing plan to its post (ENOTFOUND when missing).
-	SavePublishingOptions(ctx context.Context, plan *folio.PublishingPlan) (*folio.Post, error)
+	// PublishScheduledPost reads post id (ENOTFOUND when missing) and stores the publication
+	// decide makes of it (nil: none), in one transaction, only while the post is still a draft
+	// scheduled for at: of two racing callers one publishes. It reports whether this call did.
+	PublishScheduledPost(ctx context.Context, id string, at time.Time, decide func(p *folio.Post) (*folio.PostWrite, error)) (bool, error)
 	// SetPostExtblogID records the post's id on the external blog platform.
 	SetPostExtblogID(ctx context.Context, id, extblogID string) error
 
@@ -88,12 +91,6 @@ func (s *Service) Search(ctx context.Context, q folio.SearchQuery) ([]folio.Sear
 
 // Tags lists the tags of published posts with their counts, most used first.
 func (s *Service) Tags(ctx context.Context) ([]folio.TagCount, error) { return s.Store.Tags(ctx) }
-
-// SavePublishingOptions applies a publishing plan to its post: publish now, schedule, or keep as
-// a draft, with its SEO, series, settings and cross-publishing flag.
-func (s *Service) SavePublishingOptions(ctx context.Context, plan *folio.PublishingPlan) (*folio.Post, error) {
-	return s.Store.SavePublishingOptions(ctx, plan)
-}
 
 // SetPostExtblogID records the post's id on the external blog platform ("" clears it).
 func (s *Service) SetPostExtblogID(ctx context.Context, id, extblogID string) error {

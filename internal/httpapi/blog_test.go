@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -426,7 +427,7 @@ func TestPublishingOptions(t *testing.T) {
 		}
 		sched := jobs.New(db.Jobs, nil)
 		sched.Now = clock.Now
-		sched.Handle(folio.JobPublishPost, jobs.PublishPost(db.Content, pub, nil))
+		sched.Handle(folio.JobPublishPost, jobs.PublishPost(content.New(db.Content), pub, nil))
 		if n, _ := sched.RunDue(context.Background()); n != 0 {
 			t.Fatal("published before its time")
 		}

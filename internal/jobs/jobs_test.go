@@ -67,7 +67,7 @@ func schedule(t *testing.T, db *sqldb.DB, now, at time.Time, title string) *foli
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err = db.Content.SavePublishingOptions(ctx, plan); err != nil {
+	if p, err = content.New(db.Content).SavePublishingOptions(ctx, plan); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -76,7 +76,7 @@ func schedule(t *testing.T, db *sqldb.DB, now, at time.Time, title string) *foli
 func newScheduler(db *sqldb.DB, clock *foliotest.Clock, pub folio.ArticlePublisher, owner string) *jobs.Scheduler {
 	s := jobs.New(db.Jobs, nil)
 	s.Now, s.Owner = clock.Now, owner
-	s.Handle(folio.JobPublishPost, jobs.PublishPost(db.Content, pub, nil))
+	s.Handle(folio.JobPublishPost, jobs.PublishPost(content.New(db.Content), pub, nil))
 	return s
 }
 

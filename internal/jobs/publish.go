@@ -11,11 +11,11 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// Posts is what PublishPost needs of the post store.
+// Posts is what PublishPost needs of the posts (content.Service).
 type Posts interface {
-	// PublishScheduledPost publishes the post when it is still a draft scheduled for at, and
+	// PublishScheduled publishes the post when it is still a draft scheduled for at, and
 	// returns the post as it now is and whether this call published it.
-	PublishScheduledPost(ctx context.Context, id string, at time.Time) (*folio.Post, bool, error)
+	PublishScheduled(ctx context.Context, id string, at time.Time) (*folio.Post, bool, error)
 	SetPostExtblogID(ctx context.Context, id, extblogID string) error
 }
 
@@ -36,7 +36,7 @@ func PublishPost(posts Posts, pub folio.ArticlePublisher, log *slog.Logger) Hand
 		if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.PostID == "" {
 			return Permanent(fmt.Errorf("jobs: bad publish payload %q", j.Payload))
 		}
-		p, published, err := posts.PublishScheduledPost(ctx, pl.PostID, pl.ScheduledAt)
+		p, published, err := posts.PublishScheduled(ctx, pl.PostID, pl.ScheduledAt)
 		if folio.IsNotFound(err) {
 			return nil
 		}

@@ -30,8 +30,8 @@ type Store interface {
 	// ExtblogTombstoned reports whether a POST_DELETED event removed platform post extblogID.
 	ExtblogTombstoned(ctx context.Context, extblogID string) (bool, error)
 	// ApplyExtblogDeleted archives and unlinks the article linked to platform post extblogID
-	// (unless it is marked unpublished) and tombstones the post; it reports whether an article
-	// changed.
+	// and tombstones the post; it reports whether an article changed. When the article is marked
+	// unpublished nothing changes: the event is the echo of folio's own unpublish.
 	ApplyExtblogDeleted(ctx context.Context, extblogID string, at time.Time) (bool, error)
 	// UpsertExtblogPost mirrors a platform post into the linked article, the article its
 	// canonical URL names, or a new published article; it reports whether anything changed.

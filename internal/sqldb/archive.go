@@ -114,10 +114,10 @@ func (s *ArchiveStore) ImportPost(ctx context.Context, p *folio.Post) error {
 			WHERE id = $21`, append(v[1:], p.ID)...); err != nil {
 			return err
 		}
-		// A draft scheduled for later gets its publish job, as SavePublishingOptions gives it.
+		// A draft scheduled for later gets its publish job, as content's SavePublishingOptions gives it.
 		if p.Status == folio.PostDraft && p.ScheduledAt != nil && p.ScheduledAt.After(s.Now()) {
-			payload, _ := json.Marshal(folio.PublishJobPayload{PostID: p.ID, ScheduledAt: *p.ScheduledAt})
-			if err := s.enqueueJob(ctx, tx, folio.JobPublishPost, publishJobKey(p.ID, *p.ScheduledAt), string(payload), *p.ScheduledAt); err != nil {
+			j := p.PublishJob(*p.ScheduledAt)
+			if err := s.enqueueJob(ctx, tx, j.Kind, j.Key, j.Payload, j.RunAt); err != nil {
 				return err
 			}
 		}

@@ -225,7 +225,7 @@ func (s *PostStore) slugUse(ctx context.Context, tx *sql.Tx, self string) folio.
 }
 
 // storePostWrite stores all of w but the post row itself: the taken and new redirects, the tags,
-// the search entry and the events.
+// the search entry, the publish jobs and the events.
 func (s *PostStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.PostWrite) error {
 	p := w.Post
 	if w.TakeSlug != "" {
@@ -245,6 +245,16 @@ func (s *PostStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.Pos
 	}
 	if err := s.putSearchDoc(ctx, tx, w.Search); err != nil {
 		return err
+	}
+	if j := w.Jobs; j != nil {
+		if e := j.Enqueue; e != nil {
+			if err := s.enqueueJob(ctx, tx, e.Kind, e.Key, e.Payload, e.RunAt); err != nil {
+				return err
+			}
+		}
+		if err := cancelPublishJobs(ctx, tx, p.ID, j.Keep); err != nil {
+			return err
+		}
 	}
 	return s.Webhooks.emitAll(ctx, tx, w.Events)
 }
@@ -278,142 +288,59 @@ func (s *PostStore) DeletePost(ctx context.Context, id string, events []folio.Ev
 	return nil
 }
 
-// SavePublishingOptions applies a publishing plan to its post in one transaction with the
-// scheduling: publishing now sets publishedAt on the first publication, clears any schedule and
-// un-archives the post; a future ScheduledAt makes the post a draft and enqueues one publish job
-// for that time (replacing a job for another time); otherwise the post becomes a draft and any
-// schedule is cancelled. Unknown post: ENOTFOUND.
-func (s *PostStore) SavePublishingOptions(ctx context.Context, plan *folio.PublishingPlan) (*folio.Post, error) {
-	var p *folio.Post
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		var err error
-		p, err = scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, plan.PostID))
-		if err == sql.ErrNoRows {
-			return notFound("Article", plan.PostID)
-		}
-		if err != nil {
-			return err
-		}
-		before := p.Status
-		if plan.CrossPlatformPublishing != nil {
-			c := *plan.CrossPlatformPublishing
-			p.CrossPlatformPublishing = &c
-		}
-		if plan.SEOSet {
-			p.SEO = plan.SEO
-		}
-		if plan.Series != nil {
-			p.Series = *plan.Series
-		}
-		if plan.Settings != nil {
-			s := *plan.Settings
-			p.Settings = &s
-		}
-		now := s.Now().UTC().Truncate(time.Microsecond)
-		p.UpdatedAt = now
-		keep := ""
-		switch {
-		case plan.Publish:
-			p.Status, p.ScheduledAt, p.ArchivedAt = folio.PostPublished, nil, nil
-			if p.PublishedAt == nil {
-				p.PublishedAt = &now
-			}
-		case plan.ScheduledAt != nil:
-			at := *plan.ScheduledAt
-			p.Status, p.ScheduledAt = folio.PostDraft, &at
-			keep = publishJobKey(p.ID, at)
-			payload, _ := json.Marshal(folio.PublishJobPayload{PostID: p.ID, ScheduledAt: at})
-			if err := s.enqueueJob(ctx, tx, folio.JobPublishPost, keep, string(payload), at); err != nil {
-				return err
-			}
-		default:
-			p.Status, p.ScheduledAt = folio.PostDraft, nil
-		}
-		if err := cancelPublishJobs(ctx, tx, p.ID, keep); err != nil {
-			return err
-		}
-		if err := s.writePost(ctx, tx, p); err != nil {
-			return err
-		}
-		if err := s.putSearchDoc(ctx, tx, p.SearchDoc()); err != nil {
-			return err
-		}
-		return s.Webhooks.emitAll(ctx, tx, p.Transition(before))
-	})
-	if folio.ErrorCode(err) != folio.EINTERNAL {
-		return nil, err
-	}
-	if err != nil {
-		return nil, wrap("SavePublishingOptions", err)
-	}
-	s.changed(ScopePosts)
-	return p, nil
-}
-
-func publishJobKey(postID string, at time.Time) string {
-	return folio.JobPublishPost + ":" + postID + ":" + at.UTC().Format(time.RFC3339Nano)
-}
-
 // cancelPublishJobs deletes the pending publish jobs of a post except the one with key keep.
-// A job already running is left alone: it re-reads the post and does nothing when the schedule
-// it was made for is gone.
 func cancelPublishJobs(ctx context.Context, tx *sql.Tx, postID, keep string) error {
 	_, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = $1 AND key LIKE $2 ESCAPE '\' AND key <> $3 AND status = 'pending'`,
-		folio.JobPublishPost, escapeLike(folio.JobPublishPost+":"+postID+":")+"%", keep)
+		folio.JobPublishPost, escapeLike(folio.PublishJobKeys(postID))+"%", keep)
 	return err
 }
 
-// PublishScheduledPost publishes the post of a publish job when it is still scheduled for at and
-// still a draft. It returns the post as it now is and whether this call published it; a post
-// rescheduled or published meanwhile is returned unchanged (the job is stale). publishedAt, when
-// not set by an earlier publication, is the scheduled time.
-func (s *PostStore) PublishScheduledPost(ctx context.Context, id string, at time.Time) (*folio.Post, bool, error) {
-	var p *folio.Post
+// PublishScheduledPost reads the post with the given id (ENOTFOUND when missing) and, in one
+// transaction, stores the publication decide makes of it (nil: nothing to do). The row changes
+// only while the post is still a draft scheduled for at, so of two racing callers only one
+// publishes; it reports whether this call did.
+func (s *PostStore) PublishScheduledPost(ctx context.Context, id string, at time.Time, decide func(p *folio.Post) (*folio.PostWrite, error)) (bool, error) {
 	published := false
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		var err error
-		p, err = scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
+		p, err := scanPost(tx.QueryRowContext(ctx, `SELECT `+postColumns+` FROM posts WHERE id = $1`, id))
 		if err == sql.ErrNoRows {
 			return notFound("Post", id)
 		}
 		if err != nil {
 			return err
 		}
-		if p.ScheduledAt == nil || !p.ScheduledAt.Equal(at) || p.Status != folio.PostDraft {
-			return nil
+		w, err := decide(p)
+		if err != nil || w == nil {
+			return err
 		}
-		now := s.Now().UTC().Truncate(time.Microsecond)
-		pub := at.UTC().Truncate(time.Microsecond)
-		if p.PublishedAt != nil {
-			pub = *p.PublishedAt
-		}
+		q := w.Post
 		// The status and schedule are part of the condition, so of two racing callers only one
 		// changes the row.
-		res, err := tx.ExecContext(ctx, `UPDATE posts SET status = 'published', published_at = $1, archived_at = NULL, updated_at = $2
-			WHERE id = $3 AND status = 'draft' AND scheduled_at = $4`, s.ts(pub), s.ts(now), id, s.ts(at))
+		res, err := tx.ExecContext(ctx, `UPDATE posts SET status = $1, published_at = $2, archived_at = $3, updated_at = $4
+			WHERE id = $5 AND status = 'draft' AND scheduled_at = $6`, q.Status, s.nts(q.PublishedAt), s.nts(q.ArchivedAt),
+			s.ts(q.UpdatedAt), id, s.ts(at))
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			published = true
-			p.Status, p.PublishedAt, p.ArchivedAt, p.UpdatedAt = folio.PostPublished, &pub, nil, now
-			if err := s.putSearchDoc(ctx, tx, p.SearchDoc()); err != nil {
-				return err
-			}
-			return s.Webhooks.EmitTx(ctx, tx, p.Event(folio.EventPostPublished))
+		if n, _ := res.RowsAffected(); n != 1 {
+			return nil
 		}
-		return nil
+		published = true
+		if err := s.putSearchDoc(ctx, tx, w.Search); err != nil {
+			return err
+		}
+		return s.Webhooks.emitAll(ctx, tx, w.Events)
 	})
-	if folio.IsNotFound(err) {
-		return nil, false, err
+	if folio.ErrorCode(err) != folio.EINTERNAL {
+		return false, err
 	}
 	if err != nil {
-		return nil, false, wrap("PublishScheduledPost", err)
+		return false, wrap("PublishScheduledPost", err)
 	}
 	if published {
 		s.changed(ScopePosts)
 	}
-	return p, published, nil
+	return published, nil
 }
 
 // SetPostExtblogID records the post's id on the external platform ("" clears it). It does not

@@ -240,7 +240,7 @@ func TestPublishingOptionsAndSchedule(t *testing.T) {
 			}
 			return pl
 		}
-		got, err := db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339)),
+		got, err := content.New(db.Content).SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339)),
 			CrossPlatformPublishing: &folio.CrossPlatformPublishing{Extblog: true}, SEO: &folio.PostSEO{Description: "d"}, Series: ptr("S")}))
 		if err != nil {
 			t.Fatal(err)
@@ -250,36 +250,36 @@ func TestPublishingOptionsAndSchedule(t *testing.T) {
 			t.Fatalf("scheduled: %+v", got.PostSummary)
 		}
 		// Saving the same schedule again keeps one job; a new time replaces it.
-		db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339))}))
+		content.New(db.Content).SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published", ScheduledAt: ptr(at.Format(time.RFC3339))}))
 		jobs, _ := db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
 		if len(jobs) != 1 || !jobs[0].RunAt.Equal(at) {
 			t.Fatalf("jobs after resave: %+v", jobs)
 		}
 		later := at.Add(time.Hour)
-		db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(later.Format(time.RFC3339))}))
+		content.New(db.Content).SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(later.Format(time.RFC3339))}))
 		jobs, _ = db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
 		if len(jobs) != 1 || !jobs[0].RunAt.Equal(later) {
 			t.Fatalf("jobs after reschedule: %+v", jobs)
 		}
 		// The stale time does nothing; the current one publishes, once, with publishedAt = the schedule.
-		if q, pub, err := db.Posts.PublishScheduledPost(ctx, p.ID, at); err != nil || pub || q.Status != "draft" {
+		if q, pub, err := content.New(db.Content).PublishScheduled(ctx, p.ID, at); err != nil || pub || q.Status != "draft" {
 			t.Errorf("stale publish: %v %v %v", pub, err, q.Status)
 		}
-		q, pub, err := db.Posts.PublishScheduledPost(ctx, p.ID, later)
+		q, pub, err := content.New(db.Content).PublishScheduled(ctx, p.ID, later)
 		if err != nil || !pub || q.Status != "published" || !q.PublishedAt.Equal(later) {
 			t.Fatalf("publish: %v %v %+v", pub, err, q.PostSummary)
 		}
-		if _, pub, _ := db.Posts.PublishScheduledPost(ctx, p.ID, later); pub {
+		if _, pub, _ := content.New(db.Content).PublishScheduled(ctx, p.ID, later); pub {
 			t.Error("published twice")
 		}
 		// Publishing now clears the schedule and keeps the first publishedAt; draft cancels pending jobs.
 		clock.Advance(3 * time.Hour)
-		got, _ = db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published"}))
+		got, _ = content.New(db.Content).SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "published"}))
 		if got.ScheduledAt != nil || !got.PublishedAt.Equal(later) || got.SEO.Description != "d" {
 			t.Errorf("publish now: %+v", got.PostSummary)
 		}
-		db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(clock.Now().Add(time.Hour).Format(time.RFC3339))}))
-		db.Posts.SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", SEO: &folio.PostSEO{}}))
+		content.New(db.Content).SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", ScheduledAt: ptr(clock.Now().Add(time.Hour).Format(time.RFC3339))}))
+		content.New(db.Content).SavePublishingOptions(ctx, plan(folio.PublishingOptionsInput{Status: "draft", SEO: &folio.PostSEO{}}))
 		jobs, _ = db.Jobs.JobsOfKind(ctx, folio.JobPublishPost)
 		for _, j := range jobs {
 			if j.Status == folio.JobPending {
@@ -290,7 +290,7 @@ func TestPublishingOptionsAndSchedule(t *testing.T) {
 		if got.SEO != nil || got.Status != "draft" || got.ScheduledAt != nil {
 			t.Errorf("after draft: %+v", got.PostSummary)
 		}
-		if _, err := db.Posts.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: "nope"}); !folio.IsNotFound(err) {
+		if _, err := content.New(db.Content).SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: "nope"}); !folio.IsNotFound(err) {
 			t.Errorf("unknown article: %v", err)
 		}
 	})

@@ -118,7 +118,7 @@ func TestSearch(t *testing.T) {
 		if ids, _ := find(folio.SearchQuery{Q: "brulee"}); len(ids) != 0 {
 			t.Errorf("old title still found: %v", ids)
 		}
-		if _, err := db.Posts.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: draft.ID, Publish: true}); err != nil {
+		if _, err := content.New(db.Content).SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: draft.ID, Publish: true}); err != nil {
 			t.Fatal(err)
 		}
 		if ids, _ := find(folio.SearchQuery{Q: "secret"}); !equal(ids, []string{draft.ID}) {

@@ -80,16 +80,16 @@ func TestEventsEmittedWithTheirWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		expect("edit a published post")
-		if _, err := db.Posts.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: draft.ID}); err != nil {
+		if _, err := content.New(db.Content).SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: draft.ID}); err != nil {
 			t.Fatal(err)
 		}
 		expect("unpublish by publishing options", folio.EventPostUnpublished)
 		at := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
-		if _, err := db.Posts.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: draft.ID, ScheduledAt: &at}); err != nil {
+		if _, err := content.New(db.Content).SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: draft.ID, ScheduledAt: &at}); err != nil {
 			t.Fatal(err)
 		}
 		expect("schedule")
-		if _, published, err := db.Posts.PublishScheduledPost(ctx, draft.ID, at); err != nil || !published {
+		if _, published, err := content.New(db.Content).PublishScheduled(ctx, draft.ID, at); err != nil || !published {
 			t.Fatal(err)
 		}
 		expect("scheduled publication", folio.EventPostPublished)

@@ -5,6 +5,7 @@ package contenttest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/content"
@@ -209,6 +210,42 @@ func TestStore(t *testing.T, open func(t *testing.T) content.Store) {
 		}
 		if err := svc.DeleteProject(ctx, p.ID); code(err) != folio.ENOTFOUND {
 			t.Fatalf("DeleteProject(deleted) = %v", err)
+		}
+	})
+
+	t.Run("PublishScheduledPost", func(t *testing.T) {
+		s := open(t)
+		svc := content.New(s)
+		p := newPost(t, svc, "Later", folio.PostDraft, nil)
+		at := s.Clock().Add(time.Hour).UTC().Truncate(time.Second)
+		if _, err := svc.SavePublishingOptions(ctx, &folio.PublishingPlan{PostID: p.ID, ScheduledAt: &at}); err != nil {
+			t.Fatal(err)
+		}
+		// The store publishes only while the post is a draft scheduled for at, whatever decide says.
+		force := func(q *folio.Post) (*folio.PostWrite, error) {
+			q.Status, q.PublishedAt = folio.PostPublished, &at
+			return &folio.PostWrite{Post: q, Search: q.SearchDoc()}, nil
+		}
+		if ok, err := s.PublishScheduledPost(ctx, p.ID, at.Add(time.Minute), force); err != nil || ok {
+			t.Fatalf("PublishScheduledPost(other time) = %v, %v; want not published", ok, err)
+		}
+		if q, _ := s.Post(ctx, p.ID); q.Status != folio.PostDraft {
+			t.Fatalf("status after a stale publication = %q, want draft", q.Status)
+		}
+		if ok, err := s.PublishScheduledPost(ctx, p.ID, at, func(*folio.Post) (*folio.PostWrite, error) { return nil, nil }); err != nil || ok {
+			t.Fatalf("PublishScheduledPost(nothing decided) = %v, %v", ok, err)
+		}
+		if ok, err := s.PublishScheduledPost(ctx, p.ID, at, force); err != nil || !ok {
+			t.Fatalf("PublishScheduledPost = %v, %v; want published", ok, err)
+		}
+		if q, _ := s.Post(ctx, p.ID); q.Status != folio.PostPublished || q.PublishedAt == nil || !q.PublishedAt.Equal(at) {
+			t.Fatalf("published post = %+v", q)
+		}
+		if ok, err := s.PublishScheduledPost(ctx, p.ID, at, force); err != nil || ok {
+			t.Fatalf("second PublishScheduledPost = %v, %v; want not published", ok, err)
+		}
+		if _, err := s.PublishScheduledPost(ctx, "missing", at, force); code(err) != folio.ENOTFOUND {
+			t.Fatalf("PublishScheduledPost(missing) = %v, want ENOTFOUND", err)
 		}
 	})
 }
