@@ -86,7 +86,7 @@ func run(posts, uncached, cached int) error {
 		if err != nil {
 			return err
 		}
-		unc, err := measure(folioURL+path, uncached, func() { srv.Invalidate(sqldb.ScopePosts) })
+		unc, err := measure(folioURL+path, uncached, func() { srv.Invalidate(folio.ScopePosts) })
 		if err != nil {
 			return err
 		}

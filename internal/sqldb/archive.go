@@ -130,7 +130,7 @@ func (s *ArchiveStore) ImportPost(ctx context.Context, p *folio.Post) error {
 		return wrap("ImportPost", err)
 	}
 	if err == nil {
-		s.changed(ScopePosts)
+		s.changed(folio.ScopePosts)
 	}
 	return err
 }
@@ -154,7 +154,7 @@ func (s *ArchiveStore) ImportProject(ctx context.Context, p *folio.Project) erro
 	if err != nil {
 		return wrap("ImportProject", err)
 	}
-	s.changed(ScopeProjects)
+	s.changed(folio.ScopeProjects)
 	return nil
 }
 

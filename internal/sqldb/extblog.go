@@ -52,7 +52,7 @@ func (s *ExtblogStore) SetExtblogPublished(ctx context.Context, postID, extblogI
 	if err != nil {
 		return wrapErr("sqldb.SetExtblogPublished", err)
 	}
-	s.changed(ScopePosts)
+	s.changed(folio.ScopePosts)
 	return nil
 }
 
@@ -63,7 +63,7 @@ func (s *ExtblogStore) SetExtblogUnpublished(ctx context.Context, postID, extblo
 	if err != nil {
 		return wrap("SetExtblogUnpublished", err)
 	}
-	s.changed(ScopePosts)
+	s.changed(folio.ScopePosts)
 	return nil
 }
 
@@ -73,7 +73,7 @@ func (s *ExtblogStore) ClearExtblogID(ctx context.Context, postID, extblogID str
 	if err != nil {
 		return wrap("ClearExtblogID", err)
 	}
-	s.changed(ScopePosts)
+	s.changed(folio.ScopePosts)
 	return nil
 }
 
@@ -177,7 +177,7 @@ func (s *ExtblogStore) ApplyExtblogDeleted(ctx context.Context, extblogID string
 		return false, wrap("ApplyExtblogDeleted", err)
 	}
 	if changed {
-		s.changed(ScopePosts)
+		s.changed(folio.ScopePosts)
 	}
 	return changed, nil
 }
@@ -199,7 +199,7 @@ func (s *ExtblogStore) UpsertExtblogPost(ctx context.Context, u folio.ExtblogUps
 		return false, wrapErr("sqldb.UpsertExtblogPost", err)
 	}
 	if changed {
-		s.changed(ScopePosts)
+		s.changed(folio.ScopePosts)
 	}
 	return changed, nil
 }

@@ -12,9 +12,6 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// ScopePosts names the data scope post writes change.
-const ScopePosts = folio.ScopePosts
-
 const postColumns = `id, slug, title, content, excerpt, category, tags, status, published_at, created_at, updated_at,
 	author_id, author_name, author_email, extblog_id, series, seo, settings, scheduled_at, cross_platform, archived_at`
 
@@ -176,7 +173,7 @@ func (s *PostStore) CreatePost(ctx context.Context, decide func(slugs folio.Slug
 	case err != nil:
 		return wrap("CreatePost", err)
 	}
-	s.changed(ScopePosts)
+	s.changed(folio.ScopePosts)
 	return nil
 }
 
@@ -208,7 +205,7 @@ func (s *PostStore) UpdatePost(ctx context.Context, id string, decide func(p *fo
 	case err != nil:
 		return wrap("UpdatePost", err)
 	}
-	s.changed(ScopePosts)
+	s.changed(folio.ScopePosts)
 	return nil
 }
 
@@ -284,7 +281,7 @@ func (s *PostStore) DeletePost(ctx context.Context, id string, events []folio.Ev
 	if err != nil {
 		return wrap("DeletePost", err)
 	}
-	s.changed(ScopePosts)
+	s.changed(folio.ScopePosts)
 	return nil
 }
 
@@ -338,7 +335,7 @@ func (s *PostStore) PublishScheduledPost(ctx context.Context, id string, at time
 		return false, wrap("PublishScheduledPost", err)
 	}
 	if published {
-		s.changed(ScopePosts)
+		s.changed(folio.ScopePosts)
 	}
 	return published, nil
 }
@@ -353,7 +350,7 @@ func (s *PostStore) SetPostExtblogID(ctx context.Context, id, extblogID string) 
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("Post", id)
 	}
-	s.changed(ScopePosts)
+	s.changed(folio.ScopePosts)
 	return nil
 }
 

@@ -174,7 +174,7 @@ func TestPostsCRUDAndFilters(t *testing.T) {
 			t.Errorf("delete twice: %v", err)
 		}
 		for _, s := range changed {
-			if s != sqldb.ScopePosts {
+			if s != folio.ScopePosts {
 				t.Errorf("changed scope %q", s)
 			}
 		}

@@ -12,9 +12,6 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// ScopeProjects names the data scope project writes change.
-const ScopeProjects = folio.ScopeProjects
-
 const projectColumns = `id, title, description, long_description, technologies, status, demo_url, source_url, images, created_at, updated_at`
 
 // insertProject writes projectColumns and, as $12, technologiesLower.
@@ -170,7 +167,7 @@ func (s *ProjectStore) CreateProject(ctx context.Context, w *folio.ProjectWrite)
 	if err != nil {
 		return wrap("CreateProject", err)
 	}
-	s.changed(ScopeProjects)
+	s.changed(folio.ScopeProjects)
 	return nil
 }
 
@@ -220,7 +217,7 @@ func (s *ProjectStore) UpdateProject(ctx context.Context, id string, decide func
 	if err != nil {
 		return wrap("UpdateProject", err)
 	}
-	s.changed(ScopeProjects)
+	s.changed(folio.ScopeProjects)
 	return nil
 }
 
@@ -245,7 +242,7 @@ func (s *ProjectStore) DeleteProject(ctx context.Context, id string, events []fo
 	if err != nil {
 		return wrap("DeleteProject", err)
 	}
-	s.changed(ScopeProjects)
+	s.changed(folio.ScopeProjects)
 	return nil
 }
 

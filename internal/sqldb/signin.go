@@ -9,12 +9,9 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// ScopeUserPrefix starts the change scope of one user (folio.ScopeUserPrefix), announced through
-// Changed here and through Listen elsewhere.
-const ScopeUserPrefix = folio.ScopeUserPrefix
-
-// ScopeUser is the change scope of the user with the given id.
-func ScopeUser(id string) string { return ScopeUserPrefix + id }
+// ScopeUser is the change scope of the user with the given id (folio.ScopeUserPrefix), announced
+// through Changed here and through Listen elsewhere.
+func ScopeUser(id string) string { return folio.ScopeUserPrefix + id }
 
 // revokeSQL sets sessions_revoked_at to the revocation time that ends every session issued up to
 // now: tokens carry whole seconds, so a session issued earlier in the current second must be
