@@ -99,7 +99,6 @@ func TestExportImportCommands(t *testing.T) {
 // stores them), and replaces the database.
 func TestRestoreCommand(t *testing.T) {
 	dir := t.TempDir()
-	vars := func() map[string]string { return map[string]string{"FOLIO_DATA_DIR": dir, "NEXTAUTH_SECRET": restoreSecret} }
 	db := openData(t, dir)
 	title, desc := "Before the snapshot", "d"
 	if _, err := content.New(db.Content).CreateProject(context.Background(), &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
@@ -107,7 +106,7 @@ func TestRestoreCommand(t *testing.T) {
 	}
 	db.Close()
 	snap := filepath.Join(t.TempDir(), "snap.db")
-	run(t, vars(), "backup", "--out", snap)
+	run(t, restoreVars(dir), "backup", "--out", snap)
 	db = openData(t, dir)
 	title2 := "After the snapshot"
 	if _, err := content.New(db.Content).CreateProject(context.Background(), &folio.ProjectInput{Title: &title2, Description: &desc}); err != nil {
@@ -124,7 +123,7 @@ func TestRestoreCommand(t *testing.T) {
 		}
 		return titles
 	}
-	if got := run(t, vars(), "restore", snap); !strings.Contains(got, "restoring "+snap+" (signed, taken ") {
+	if got := run(t, restoreVars(dir), "restore", snap); !strings.Contains(got, "restoring "+snap+" (signed, taken ") {
 		t.Fatalf("restore: %s", got)
 	}
 	if got := projects(); len(got) != 1 || got[0] != "Before the snapshot" {
@@ -139,7 +138,7 @@ func TestRestoreCommand(t *testing.T) {
 		b, _ := os.ReadFile(snap + suffix)
 		os.WriteFile(filepath.Join(dir, "media", "backups", "folio-20260101T000000.000Z.db"+suffix), b, 0o600)
 	}
-	if got := run(t, vars(), "restore", "latest"); !strings.Contains(got, "restoring backups/folio-20260101T000000.000Z.db (signed") {
+	if got := run(t, restoreVars(dir), "restore", "latest"); !strings.Contains(got, "restoring backups/folio-20260101T000000.000Z.db (signed") {
 		t.Fatalf("restore: %s", got)
 	}
 	env, _, _ := envWith(t, map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1:1/x"})
@@ -150,6 +149,11 @@ func TestRestoreCommand(t *testing.T) {
 
 const restoreSecret = "the instance secret of the restore tests, 32+ bytes"
 
+// restoreVars configures a site in dir with restoreSecret as its instance secret.
+func restoreVars(dir string) map[string]string {
+	return map[string]string{"FOLIO_DATA_DIR": dir, "NEXTAUTH_SECRET": restoreSecret}
+}
+
 // TestImportCannotPlantSnapshot: an archive carrying media/backups/folio-29990101T000000Z.db
 // (a folio database of the attacker's) writes nothing under backups/, and folio restore latest
 // restores the snapshot the backup job took. A database put there by other means (a shared
@@ -157,7 +161,6 @@ const restoreSecret = "the instance secret of the restore tests, 32+ bytes"
 func TestImportCannotPlantSnapshot(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	vars := func() map[string]string { return map[string]string{"FOLIO_DATA_DIR": dir, "NEXTAUTH_SECRET": restoreSecret} }
 	db := openData(t, dir)
 	title, desc := "Genuine", "d"
 	if _, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
@@ -202,7 +205,7 @@ func TestImportCannotPlantSnapshot(t *testing.T) {
 	archivePath := filepath.Join(t.TempDir(), "evil.zip")
 	os.WriteFile(archivePath, zb.Bytes(), 0o600)
 
-	env, out, errb := envWith(t, vars())
+	env, out, errb := envWith(t, restoreVars(dir))
 	err = Run(ctx, []string{"import", archivePath}, env)
 	if _, serr := os.Stat(filepath.Join(dir, "media", key)); serr == nil {
 		t.Errorf("the import planted %s (import: %v %s)", key, err, out)
@@ -222,7 +225,7 @@ func TestImportCannotPlantSnapshot(t *testing.T) {
 	}
 	// Planted by other means: passed over by latest, refused by name.
 	os.WriteFile(filepath.Join(dir, "media", key), planted, 0o600)
-	env, out, errb = envWith(t, vars())
+	env, out, errb = envWith(t, restoreVars(dir))
 	if err := Run(ctx, []string{"restore", "latest"}, env); err != nil {
 		t.Fatalf("restore latest: %v %s", err, errb)
 	}
@@ -232,11 +235,11 @@ func TestImportCannotPlantSnapshot(t *testing.T) {
 	if got := restored(); got != "Genuine" {
 		t.Fatalf("restore latest restored %q", got)
 	}
-	env, _, _ = envWith(t, vars())
+	env, _, _ = envWith(t, restoreVars(dir))
 	if err := Run(ctx, []string{"restore", key}, env); err == nil || !strings.Contains(err.Error(), "--trust-unsigned") {
 		t.Fatalf("restore of an unsigned snapshot: %v", err)
 	}
-	env, _, _ = envWith(t, vars())
+	env, _, _ = envWith(t, restoreVars(dir))
 	if err := Run(ctx, []string{"restore", "latest", "--trust-unsigned"}, env); err != ErrUsage {
 		t.Fatalf("--trust-unsigned with latest: %v", err)
 	}
@@ -246,7 +249,7 @@ func TestImportCannotPlantSnapshot(t *testing.T) {
 		t.Fatalf("restore latest under another secret: %v", err)
 	}
 	// Named and trusted, it is restored.
-	if got := run(t, vars(), "restore", key, "--trust-unsigned"); !strings.Contains(got, "without checking its signature") {
+	if got := run(t, restoreVars(dir), "restore", key, "--trust-unsigned"); !strings.Contains(got, "without checking its signature") {
 		t.Fatalf("restore --trust-unsigned: %s", got)
 	}
 	if got := restored(); got != "Planted" {
