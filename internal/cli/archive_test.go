@@ -240,6 +240,10 @@ func TestImportCannotPlantSnapshot(t *testing.T) {
 		t.Fatalf("restore of an unsigned snapshot: %v", err)
 	}
 	env, _, _ = envWith(t, restoreVars(dir))
+	if err := Run(ctx, []string{"restore", "backups/folio-missing.db"}, env); err == nil || strings.Contains(err.Error(), "--trust-unsigned") {
+		t.Fatalf("restore of a missing snapshot: %v", err)
+	}
+	env, _, _ = envWith(t, restoreVars(dir))
 	if err := Run(ctx, []string{"restore", "latest", "--trust-unsigned"}, env); err != ErrUsage {
 		t.Fatalf("--trust-unsigned with latest: %v", err)
 	}

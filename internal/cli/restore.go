@@ -71,8 +71,7 @@ func runRestore(ctx context.Context, args []string, env Env) error {
 			return err
 		}
 		svc := &backup.Service{Store: store, Signer: signer}
-		switch {
-		case snap == "latest":
+		if snap == "latest" {
 			key, m, unsigned, err := svc.Latest(ctx)
 			for _, k := range unsigned {
 				fmt.Fprintf(env.Stderr, "folio restore: passing over %s: no manifest signed with this instance's secret\n", k)
@@ -84,17 +83,18 @@ func runRestore(ctx context.Context, args []string, env Env) error {
 				return fmt.Errorf("restore: %w", err)
 			}
 			snap, want = key, &m
-		case !trust:
+		}
+		if r, _, err = store.Get(ctx, snap); err != nil {
+			return fmt.Errorf("restore: %s: %w", snap, err)
+		}
+		defer r.Close()
+		if want == nil && !trust {
 			m, err := svc.Manifest(ctx, snap)
 			if err != nil {
 				return refused(err)
 			}
 			want = &m
 		}
-		if r, _, err = store.Get(ctx, snap); err != nil {
-			return fmt.Errorf("restore: %s: %w", snap, err)
-		}
-		defer r.Close()
 	}
 	if want != nil {
 		fmt.Fprintf(env.Stdout, "restoring %s (signed, taken %s)\n", snap, want.TakenAt.Format(time.RFC3339))
