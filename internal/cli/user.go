@@ -85,10 +85,6 @@ func runUserCreate(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "created %s %s (id %s)\n", u.Role, u.Email, u.ID)
-	if in.WeakPassword() {
-		fmt.Fprintf(env.Stderr, "warning: the password is shorter than %d characters; change it with `folio user passwd --email %s`\n",
-			folio.MinPasswordLen, u.Email)
-	}
 	return nil
 }
 
@@ -116,9 +112,8 @@ func runUserAdmin(ctx context.Context, cmd string, args []string, env Env) error
 		if password, err = readPassword(env); err != nil {
 			return err
 		}
-		var fe *folio.Error
-		if err := folio.ValidatePassword(password); errors.As(err, &fe) && len(fe.Details) > 0 {
-			return fmt.Errorf("user passwd: the password %s", fe.Details[0].Message)
+		if err := folio.ValidatePassword(password); err != nil {
+			return validationError("user passwd", err)
 		}
 	}
 	if cmd == "role" && !folio.Role(role).Valid() {
@@ -219,8 +214,9 @@ func readPassword(env Env) (string, error) {
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
-// validationError turns a *folio.Error from Validate into a message naming every field, the way
-// a command line reads best.
+// validationError turns a *folio.Error from Validate into a message naming every field the way a
+// command line reads best: a flag by its name (--email), the password as "the password" — it is
+// typed at a prompt or piped, so the reader may have used no flag.
 func validationError(cmd string, err error) error {
 	var fe *folio.Error
 	if !errors.As(err, &fe) || len(fe.Details) == 0 {
@@ -228,7 +224,14 @@ func validationError(cmd string, err error) error {
 	}
 	var parts []string
 	for _, d := range fe.Details {
-		parts = append(parts, "--"+d.Field+" "+d.Message)
+		switch {
+		case d.Field != "password":
+			parts = append(parts, "--"+d.Field+" "+d.Message)
+		case d.Message != "is required":
+			parts = append(parts, "the password "+d.Message)
+		default:
+			parts = append(parts, "the password is required: type it at the prompt, or give it as the first line of standard input")
+		}
 	}
 	return fmt.Errorf("%s: %s", cmd, strings.Join(parts, "; "))
 }
