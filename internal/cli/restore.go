@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/foliohq/folio/internal/backup"
+	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // runRestore replaces the SQLite database by a snapshot: a key under backups/ in the media
@@ -24,13 +23,12 @@ func runRestore(ctx context.Context, args []string, env Env) error {
 		fmt.Fprintln(env.Stderr, "folio restore: name the snapshot: a key such as backups/folio-20260101T000000.000Z.db, latest, or a file")
 		return ErrUsage
 	}
-	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "sqlite:") && !strings.HasPrefix(cfg.DatabaseURL, "file:") {
+	loc := sqldb.Locate(cfg.DatabaseURL, cfg.DataDir)
+	if loc.Dialect != sqldb.SQLite {
 		return errors.New("restore: snapshots are of the SQLite database; restore PostgreSQL with pg_restore (docs/operations.md)")
 	}
-	dbPath := strings.TrimPrefix(strings.TrimPrefix(cfg.DatabaseURL, "sqlite:"), "file:")
-	if dbPath == "" {
-		dbPath = filepath.Join(cfg.DataDir, "folio.db")
-	}
+	announceDB(env, nil, loc) // a new machine has no database yet: restore makes it
+	dbPath := loc.DSN
 	var r io.ReadCloser
 	if f, err := os.Open(snap); err == nil {
 		r = f

@@ -17,34 +17,6 @@ import (
 	"github.com/foliohq/folio/internal/auth"
 )
 
-const userUsage = `Usage:
-  folio user create --email E --name N --role owner|editor [--password P]
-  folio user passwd --email E        set a new password (ends every session of the user)
-  folio user list                    list the users
-  folio user delete --email E        remove a user, their API keys and sessions
-  folio user role --email E --role owner|editor
-                                     change a user's role (ends their sessions)
-  folio user totp-reset --email E    turn two-factor sign-in off (a lost phone)
-
-Passwords are read from standard input (first line) when it is not a terminal, or asked for at
-a prompt; create's --password still works but shows up in ps and shell history.
-`
-
-func runUser(ctx context.Context, args []string, env Env) error {
-	if len(args) == 0 {
-		fmt.Fprint(env.Stderr, userUsage)
-		return ErrUsage
-	}
-	switch args[0] {
-	case "create":
-		return runUserCreate(ctx, args[1:], env)
-	case "passwd", "list", "delete", "role", "totp-reset":
-		return runUserAdmin(ctx, args[0], args[1:], env)
-	}
-	fmt.Fprint(env.Stderr, userUsage)
-	return ErrUsage
-}
-
 func runUserCreate(ctx context.Context, args []string, env Env) error {
 	var in folio.UserInput
 	var role string
@@ -71,7 +43,7 @@ func runUserCreate(ctx context.Context, args []string, env Env) error {
 		return validationError("user create", err)
 	}
 	log := newLogger(cfg, env.Stderr)
-	db, err := openDB(ctx, cfg, true, log)
+	db, err := openDB(ctx, cfg, env, true, log)
 	if err != nil {
 		return err
 	}
@@ -88,9 +60,14 @@ func runUserCreate(ctx context.Context, args []string, env Env) error {
 	return nil
 }
 
+// userAdmin is the command that runs passwd, list, delete, role or totp-reset (cmd).
+func userAdmin(cmd string) func(context.Context, []string, Env) error {
+	return func(ctx context.Context, args []string, env Env) error { return runUserAdmin(ctx, cmd, args, env) }
+}
+
 // runUserAdmin runs passwd, list, delete, role and totp-reset. Their changes reach running
-// servers at once on PostgreSQL (the change notification) and within the session cache's few
-// seconds on SQLite.
+// servers at once: on PostgreSQL through the change notification, on SQLite because servers watch
+// the file for other processes' commits (sqldb.DB.Listen).
 func runUserAdmin(ctx context.Context, cmd string, args []string, env Env) error {
 	var email, role string
 	cfg, err := loadConfig("user "+cmd, args, env, func(fs *flag.FlagSet) {
@@ -120,12 +97,13 @@ func runUserAdmin(ctx context.Context, cmd string, args []string, env Env) error
 		return errors.New("user role: --role must be owner or editor")
 	}
 	log := newLogger(cfg, env.Stderr)
-	db, err := openDB(ctx, cfg, true, log)
+	db, err := openDB(ctx, cfg, env, true, log)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	// Tell running instances (PostgreSQL) to drop their cached copy of the user.
+	// Tell running instances to drop their cached copy of the user (PostgreSQL; on SQLite they see
+	// the commit itself).
 	db.Changed = func(scope string) {
 		if err := db.Notify(ctx, scope); err != nil {
 			log.Warn("could not notify running servers; they pick the change up within seconds", "error", err.Error())

@@ -96,6 +96,12 @@ func TestUserCreate(t *testing.T) {
 
 func TestAPIKeyCommands(t *testing.T) {
 	env, _, _ := envWith(t, map[string]string{})
+	if _, _, err := runCmd(t, env, "apikey", "create", "--name", "x", "--level", "read"); err == nil || !strings.Contains(err.Error(), "no folio database") {
+		t.Errorf("key without a database: %v", err)
+	}
+	if _, _, err := runCmd(t, env, "migrate"); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := runCmd(t, env, "apikey", "create", "--name", "x", "--level", "read"); err == nil || !strings.Contains(err.Error(), "no owner") {
 		t.Errorf("key without any user: %v", err)
 	}
