@@ -22,10 +22,6 @@ const (
 	variantJPEGQuality  = 82
 )
 
-// decodeSlots lets one image at a time be decoded and resized per process, so that memory stays
-// bounded by one image (MEDIA_MAX_PIXELS) whatever the number of concurrent uploads.
-var decodeSlots = make(chan struct{}, 1)
-
 // encodedVariant is a variant ready to store.
 type encodedVariant struct {
 	width, height    int
@@ -46,14 +42,15 @@ type countWriter struct{ n int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
-// processImage checks the pixel limit, strips the metadata, applies the orientation and makes
-// the variants of the raster image in tmp. It sets obj.Width and obj.Height.
+// processImage checks the pixel limit, strips the metadata, reserves the decode's memory from
+// the budget (decodeCost), applies the orientation and makes the variants of the raster image
+// in tmp. It sets obj.Width and obj.Height.
 func (u *Uploader) processImage(ctx context.Context, tmp *os.File, contentType string, obj *folio.MediaObject) (*processedImage, error) {
 	unreadable := folio.Errorf(folio.EUNSUPPORTED, "The file starts like %s but is not a readable image.", contentType)
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("media: %w", err)
 	}
-	cfg, _, err := image.DecodeConfig(tmp)
+	cfg, format, err := image.DecodeConfig(tmp)
 	if err != nil {
 		return nil, unreadable
 	}
@@ -94,12 +91,12 @@ func (u *Uploader) processImage(ctx context.Context, tmp *os.File, contentType s
 	}
 	out.sum, out.size = h.Sum(nil), cw.n
 
-	select {
-	case decodeSlots <- struct{}{}:
-	case <-ctx.Done():
-		return fail(ctx.Err())
+	turn := st.Orientation != 1 && (contentType == "image/jpeg" || contentType == "image/png")
+	release, err := u.decodeBudget().reserve(ctx, decodeCost(cfg, format, st, turn), cfg)
+	if err != nil {
+		return fail(err)
 	}
-	defer func() { <-decodeSlots }()
+	defer release()
 
 	if _, err := clean.Seek(0, io.SeekStart); err != nil {
 		return fail(fmt.Errorf("media: %w", err))
@@ -111,7 +108,7 @@ func (u *Uploader) processImage(ctx context.Context, tmp *os.File, contentType s
 		// cleaned, as the original only: no variants, no blurhash, orientation as stored.
 		return out, nil
 	}
-	if st.Orientation != 1 && (contentType == "image/jpeg" || contentType == "image/png") {
+	if turn {
 		// Apply the orientation to the pixels: JPEG is re-encoded once at quality 95 (Go has no
 		// lossless DCT-domain rotation), PNG is re-encoded losslessly. WebP keeps its pixels
 		// as stored (no WebP encoder in Go) — see docs/api.md.

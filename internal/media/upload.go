@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/gabriel-vasile/mimetype"
 	_ "golang.org/x/image/webp" // DecodeConfig for WebP
@@ -63,6 +64,13 @@ type Uploader struct {
 	// MaxPixels caps width × height of raster images (MEDIA_MAX_PIXELS); 0 means
 	// DefaultMaxPixels. Checked from the header before any pixel is decoded.
 	MaxPixels int64
+	// DecodeBudget bounds, in bytes, the memory the image decodes of this Uploader hold at once
+	// (each reserves its estimate, decodeCost, and waits for room); an image whose estimate
+	// alone exceeds it is refused with 422. 0 means 6 bytes per pixel of MaxPixels.
+	DecodeBudget int64
+
+	budgetOnce sync.Once
+	budget     *decodeBudget
 }
 
 func (u *Uploader) maxPixels() int64 {
