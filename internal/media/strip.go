@@ -524,6 +524,8 @@ func stripMetadata(contentType string, w io.Writer, r io.ReadSeeker) (s stripped
 		s, err = StripWebP(w, r)
 	case "image/gif":
 		s, err = StripGIF(w, r)
+	case "image/avif":
+		s, err = StripAVIF(w, r)
 	default:
 		return stripped{Orientation: 1}, false, nil
 	}
