@@ -53,8 +53,12 @@ func (l Library) Delete(ctx context.Context, key string, force bool) error {
 		return err
 	}
 	if len(uses) > 0 && !force {
+		by := "1 post or project"
+		if len(uses) > 1 {
+			by = fmt.Sprintf("%d posts or projects", len(uses))
+		}
 		e := &folio.Error{Code: folio.ECONFLICT,
-			Message: fmt.Sprintf("%s is used by %d posts or projects; remove it from them first, or delete it anyway with ?force=true.", key, len(uses))}
+			Message: fmt.Sprintf("The file is shown by %s (details); remove it from them first, or delete it anyway with ?force=true.", by)}
 		for _, u := range uses {
 			e.Details = append(e.Details, folio.FieldError{Field: u.Type, ID: u.ID, Title: u.Title,
 				Message: fmt.Sprintf("The %s %q (%s) shows this file.", u.Type, u.Title, u.ID)})
