@@ -52,8 +52,6 @@ func StripAVIF(w io.Writer, r io.ReadSeeker) (stripped, error) {
 // span is the bytes [start, end) of the input file.
 type span struct{ start, end int64 }
 
-func (a span) overlaps(b span) bool { return a.start < b.end && b.start < a.end }
-
 // isoBox is a box of the input: its bytes, the size of its header, and whether its size field
 // says "to the end of the file" (0).
 type isoBox struct {
