@@ -445,7 +445,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 	checks := append(room[:0], check{tierKey, tierLimit})
 	switch class {
 	case limitHelperIP:
-		checks = append(checks, check{"helper:" + r.Pattern + ":" + s.limitIP(r), s.Limits.Helper})
+		checks = append(checks, check{s.helperIPKey(r), s.Limits.Helper})
 	case limitHelperLogin:
 		// Sign-in: only failed attempts count (docs/api.md). The budget is peeked here and the
 		// handler counts a failure (countFailedSignIn), so a correct password never locks its
