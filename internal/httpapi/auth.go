@@ -33,7 +33,7 @@ func (s authAPI) routes() []route {
 			Tag: "Auth", Summary: "Second sign-in step when TOTP is on: the ticket from /api/auth/login plus a current code or an unused recovery code; sets the session cookie",
 			Body: folio.TOTPLoginInput{}, Status: http.StatusOK, Resp: loginResponse{}, Errors: []int{401, 403, 503}},
 		{Method: "POST", Pattern: "/api/auth/sessions/revoke", Handle: s.revokeSessions, Needs: needSessions, Level: folio.LevelRead, Audit: "auth.sessions.revoke",
-			Tag: "Auth", Summary: "Sign out everywhere: ends every session of the caller's user on every instance (front-end tokens included); API keys stay valid",
+			Tag: "Auth", Summary: "Sign out everywhere (session only; API keys get 403): ends every session of the caller's user on every instance (front-end tokens included); API keys stay valid",
 			Status: http.StatusNoContent, Errors: []int{404, 503}},
 		{Method: "POST", Pattern: "/api/auth/password", Handle: s.changePassword, Needs: needSessions, Level: folio.LevelRead, Limit: limitHelperLogin, Audit: "auth.password.change",
 			Tag: "Auth", Summary: "Change the password (session only): ends every other session of the user; the caller gets a fresh cookie",
@@ -146,15 +146,17 @@ func sessionOnly(r *http.Request) error {
 	return nil
 }
 
+// revokeSessions needs a session of the user (docs/api.md, "Revocation"): ending a person's
+// sessions is theirs to do, and a key — a read key in a script, say — must not sign them out.
 func (s authAPI) revokeSessions(w http.ResponseWriter, r *http.Request) error {
-	id := s.Identity
-	actor := folio.ActorFrom(r.Context())
-	if err := id.RevokeSessions(r.Context(), actor.UserID); err != nil {
+	if err := sessionOnly(r); err != nil {
 		return err
 	}
-	if actor.Session {
-		id.clearSession(w, r)
+	id := s.Identity
+	if err := id.RevokeSessions(r.Context(), folio.ActorFrom(r.Context()).UserID); err != nil {
+		return err
 	}
+	id.clearSession(w, r)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -135,7 +135,7 @@ var documentedRoutes = []documentedRoute{
 
 	// Sign-in hardening and the audit log (docs/api.md, "Authentication and permissions").
 	{"POST", "/api/auth/login/totp", public, limitHelperLogin},
-	{"POST", "/api/auth/sessions/revoke", anyCredential, limitTier},
+	{"POST", "/api/auth/sessions/revoke", sessionAccess, limitTier},
 	{"POST", "/api/auth/password", sessionAccess, limitHelperLogin},
 	{"GET", "/api/auth/totp", anyCredential, limitTier},
 	{"POST", "/api/auth/totp/setup", sessionAccess, limitTier},
@@ -226,8 +226,7 @@ func TestPermissionWalk(t *testing.T) {
 		statuses := map[string]int{}
 		for _, who := range callers {
 			if rt.Pattern == "/api/auth/sessions/revoke" && (who == "editor" || who == "owner") {
-				// The callers before ended the owner's sessions (their keys are the owner's), and
-				// the editor's own call ends the editor's: sign in afresh.
+				// The editor's own call ends the editor's sessions: sign in afresh.
 				f.OwnerCookie, f.EditorCookie = f.login(t, "owner@example.com"), f.login(t, "editor@example.com")
 			}
 			res := f.as(who, rt.Method, path, body)
