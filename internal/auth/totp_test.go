@@ -87,46 +87,11 @@ func TestRecoveryCodes(t *testing.T) {
 }
 
 func TestTicket(t *testing.T) {
-	now := time.Unix(1_800_000_000, 0)
-	tk, err := IssueTicket("s1", "user-1", now)
-	if err != nil {
-		t.Fatal(err)
+	a, ha := NewTicket()
+	b, hb := NewTicket()
+	if len(a) != 43 || a == b || ha == hb || HashTicket(a) != ha || strings.Contains(ha, a) {
+		t.Errorf("NewTicket: %q %q, hashes %q %q", a, b, ha, hb)
 	}
-	got, err := ParseTicket("s1", tk, now.Add(4*time.Minute+59*time.Second))
-	if err != nil || got.UserID != "user-1" || !got.IssuedAt.Equal(now) {
-		t.Errorf("ParseTicket = %+v %v", got, err)
-	}
-	for name, c := range map[string]struct {
-		secret, ticket string
-		at             time.Time
-	}{
-		"expired":         {"s1", tk, now.Add(5 * time.Minute)},
-		"other secret":    {"s2", tk, now},
-		"tampered":        {"s1", "x" + tk[1:], now},
-		"no signature":    {"s1", strings.Split(tk, ".")[0], now},
-		"empty":           {"s1", "", now},
-		"huge":            {"s1", strings.Repeat("a", 600), now},
-		"from the future": {"s1", tk, now.Add(-time.Minute)},
-	} {
-		if _, err := ParseTicket(c.secret, c.ticket, c.at); err != ErrInvalidTicket {
-			t.Errorf("%s: err = %v", name, err)
-		}
-	}
-}
-
-func FuzzParseTicket(f *testing.F) {
-	now := time.Unix(1_800_000_000, 0)
-	tk, _ := IssueTicket("fuzz", "user-1", now)
-	f.Add(tk)
-	f.Add("")
-	f.Add("bWZhMXx1fDF8eA.AAAA")
-	f.Fuzz(func(t *testing.T, s string) {
-		got, err := ParseTicket("fuzz", s, now)
-		// Only the issued ticket (or a re-encoding of its exact bytes) may pass.
-		if err == nil && (got.UserID != "user-1" || !got.IssuedAt.Equal(now)) {
-			t.Fatalf("accepted a ticket that was not issued: %q → %+v", s, got)
-		}
-	})
 }
 
 func FuzzTOTPInput(f *testing.F) {

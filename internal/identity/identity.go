@@ -65,6 +65,20 @@ type Store interface {
 	UseRecoveryCode(ctx context.Context, id, hash string) (bool, error)
 	// RecoveryCodesLeft counts the user's unused recovery codes.
 	RecoveryCodesLeft(ctx context.Context, id string) (int, error)
+
+	// CreateSignInTicket stores a sign-in ticket under the hash of its secret, and forgets the
+	// tickets that have expired.
+	CreateSignInTicket(ctx context.Context, hash string, t *folio.SignInTicket) error
+	// SignInTicket returns the ticket stored under hash, or a folio ENOTFOUND error (never
+	// issued, or spent).
+	SignInTicket(ctx context.Context, hash string) (*folio.SignInTicket, error)
+	// TrySignInTicket counts one more code tried with the ticket and returns the count, unless
+	// maxAttempts were counted already: then, or when the ticket is gone, it returns 0. However
+	// many calls arrive at once, on however many instances, no more than maxAttempts count.
+	TrySignInTicket(ctx context.Context, hash string, maxAttempts int) (int, error)
+	// SpendSignInTicket removes the ticket; false when it was gone already, so of two callers
+	// only one spends it.
+	SpendSignInTicket(ctx context.Context, hash string) (bool, error)
 }
 
 // Defaults of Config.
@@ -202,12 +216,8 @@ func (s *Service) SessionUser(ctx context.Context, tok string) (*folio.User, aut
 func (s *Service) NewSession(u *folio.User) (string, time.Time, error) {
 	now := s.cfg.Now()
 	exp := now.Add(s.cfg.SessionMaxAge).Truncate(time.Second)
-	// A revocation ends the sessions issued up to the next whole second (tokens carry whole
-	// seconds); a session issued within that second takes the revocation time as its iat, so it
-	// survives the revocation that preceded it.
-	iat := max(now.Unix(), u.SessionsRevokedAt)
 	tok, err := auth.EncodeSession(s.cfg.Secret, auth.SessionClaims{Name: u.Name, Email: u.Email, Sub: u.ID,
-		Role: string(u.Role), Iat: iat, Exp: exp.Unix()})
+		Role: string(u.Role), Iat: u.IssuedAt(now), Exp: exp.Unix()})
 	if err != nil {
 		return "", time.Time{}, err
 	}

@@ -70,13 +70,17 @@ func (s *Service) EnableTOTP(ctx context.Context, userID, code string) ([]string
 	return codes, nil
 }
 
-// DisableTOTP turns TOTP off, proven by a current code or, failing that, the password.
-func (s *Service) DisableTOTP(ctx context.Context, userID string, in *folio.TOTPDisableInput) error {
+// DisableTOTP turns TOTP off, proven by a current code or, failing that, the password; a wrong
+// one is a failure of the account's sign-in, like a wrong password at login.
+func (s *Service) DisableTOTP(ctx context.Context, userID string, in *folio.TOTPDisableInput, attempts Attempts) error {
 	if strings.TrimSpace(in.Code) == "" && in.Password == "" {
 		return folio.BadRequest("code", "a current code or the password is required")
 	}
 	u, err := s.store.User(ctx, userID)
 	if err != nil {
+		return err
+	}
+	if err := attempts.Check(limitAccount(u)); err != nil {
 		return err
 	}
 	switch {
@@ -92,10 +96,12 @@ func (s *Service) DisableTOTP(ctx context.Context, userID string, in *folio.TOTP
 			}
 		}
 		if !ok {
+			attempts.Failed()
 			return wrongCode("code")
 		}
 	default:
 		if !auth.CheckPassword(u.PasswordHash, in.Password) {
+			attempts.Failed()
 			return wrongCode("password")
 		}
 	}

@@ -175,3 +175,60 @@ func (s *IdentityStore) RecoveryCodesLeft(ctx context.Context, id string) (int, 
 	}
 	return n, nil
 }
+
+// CreateSignInTicket stores a sign-in ticket under the hash of its secret and forgets the tickets
+// that have expired (so the table holds at most the last five minutes' tickets).
+func (s *IdentityStore) CreateSignInTicket(ctx context.Context, hash string, t *folio.SignInTicket) error {
+	err := s.txRetryable(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM signin_tickets WHERE expires_at <= $1`, s.Now().Unix()); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO signin_tickets (id, user_id, issued_at, expires_at) VALUES ($1, $2, $3, $4)`,
+			hash, t.UserID, t.IssuedAt, t.ExpiresAt)
+		return err
+	})
+	if err != nil {
+		return wrap("CreateSignInTicket", err)
+	}
+	return nil
+}
+
+// SignInTicket returns the ticket stored under hash, or ENOTFOUND.
+func (s *IdentityStore) SignInTicket(ctx context.Context, hash string) (*folio.SignInTicket, error) {
+	var t folio.SignInTicket
+	err := s.R.QueryRowContext(ctx, `SELECT user_id, issued_at, expires_at, attempts FROM signin_tickets WHERE id = $1`, hash).
+		Scan(&t.UserID, &t.IssuedAt, &t.ExpiresAt, &t.Attempts)
+	if err == sql.ErrNoRows {
+		return nil, folio.Errorf(folio.ENOTFOUND, "The sign-in ticket was not found.")
+	}
+	if err != nil {
+		return nil, wrap("SignInTicket", err)
+	}
+	return &t, nil
+}
+
+// TrySignInTicket counts one more code tried with the ticket, in one conditional statement, so
+// concurrent tries on any number of instances never count past maxAttempts. It returns the count,
+// or 0 when the try was not counted (the ticket is gone or out of tries).
+func (s *IdentityStore) TrySignInTicket(ctx context.Context, hash string, maxAttempts int) (int, error) {
+	var n int
+	err := s.W.QueryRowContext(ctx, `UPDATE signin_tickets SET attempts = attempts + 1 WHERE id = $1 AND attempts < $2
+		RETURNING attempts`, hash, maxAttempts).Scan(&n)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, wrap("TrySignInTicket", err)
+	}
+	return n, nil
+}
+
+// SpendSignInTicket removes the ticket; false when it was gone already.
+func (s *IdentityStore) SpendSignInTicket(ctx context.Context, hash string) (bool, error) {
+	res, err := s.W.ExecContext(ctx, `DELETE FROM signin_tickets WHERE id = $1`, hash)
+	if err != nil {
+		return false, wrap("SpendSignInTicket", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}

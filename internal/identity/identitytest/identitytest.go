@@ -5,6 +5,7 @@ package identitytest
 import (
 	"bytes"
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +28,7 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 	t.Run("APIKeys", func(t *testing.T) { testAPIKeys(t, open(t)) })
 	t.Run("Revocation", func(t *testing.T) { testRevocation(t, open(t)) })
 	t.Run("TOTP", func(t *testing.T) { testTOTP(t, open(t)) })
+	t.Run("SignInTickets", func(t *testing.T) { testSignInTickets(t, open(t)) })
 }
 
 func mustCreateUser(t *testing.T, s Store, email string, role folio.Role) *folio.User {
@@ -289,5 +291,84 @@ func testTOTP(t *testing.T, s Store) {
 	}
 	if n, _ := s.RecoveryCodesLeft(ctx, u.ID); n != 1 {
 		t.Errorf("RecoveryCodesLeft after enabling again = %d, want 1", n)
+	}
+}
+
+func testSignInTickets(t *testing.T, s Store) {
+	ctx := context.Background()
+	u := mustCreateUser(t, s, "tk@example.com", folio.RoleOwner)
+	now := time.Now().Unix()
+	want := folio.SignInTicket{UserID: u.ID, IssuedAt: now + 1, ExpiresAt: now + 300}
+	if err := s.CreateSignInTicket(ctx, "h1", &want); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.SignInTicket(ctx, "h1"); err != nil || *got != want {
+		t.Errorf("SignInTicket = %+v, %v; want %+v", got, err, want)
+	}
+	if _, err := s.SignInTicket(ctx, "nope"); !folio.IsNotFound(err) {
+		t.Errorf("an unknown ticket: %v, want NOT_FOUND", err)
+	}
+
+	// Tries count up to the limit, however many arrive at once; then none is counted.
+	var wg sync.WaitGroup
+	tries := make(chan int, 20)
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := s.TrySignInTicket(ctx, "h1", 5)
+			if err != nil {
+				t.Error(err)
+			}
+			tries <- n
+		}()
+	}
+	wg.Wait()
+	close(tries)
+	counted := map[int]bool{}
+	for n := range tries {
+		if n != 0 {
+			counted[n] = true
+		}
+	}
+	if len(counted) != 5 || !counted[1] || !counted[5] {
+		t.Errorf("20 concurrent tries with a limit of 5 counted %v, want 1…5 once each", counted)
+	}
+	if got, _ := s.SignInTicket(ctx, "h1"); got.Attempts != 5 {
+		t.Errorf("attempts = %d, want 5", got.Attempts)
+	}
+	if n, err := s.TrySignInTicket(ctx, "nope", 5); err != nil || n != 0 {
+		t.Errorf("a try on an unknown ticket = %d, %v", n, err)
+	}
+
+	// A ticket is spent once.
+	if err := s.CreateSignInTicket(ctx, "h2", &want); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.SpendSignInTicket(ctx, "h2"); err != nil || !ok {
+		t.Errorf("SpendSignInTicket = %v, %v; want true", ok, err)
+	}
+	if ok, err := s.SpendSignInTicket(ctx, "h2"); err != nil || ok {
+		t.Errorf("SpendSignInTicket twice = %v, %v; want false", ok, err)
+	}
+	if _, err := s.SignInTicket(ctx, "h2"); !folio.IsNotFound(err) {
+		t.Errorf("a spent ticket: %v, want NOT_FOUND", err)
+	}
+	if n, _ := s.TrySignInTicket(ctx, "h2", 5); n != 0 {
+		t.Errorf("a try on a spent ticket counted: %d", n)
+	}
+
+	// Storing a ticket forgets the expired ones.
+	if err := s.CreateSignInTicket(ctx, "old", &folio.SignInTicket{UserID: u.ID, IssuedAt: now - 400, ExpiresAt: now - 100}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateSignInTicket(ctx, "h3", &want); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SignInTicket(ctx, "old"); !folio.IsNotFound(err) {
+		t.Errorf("an expired ticket was kept: %v", err)
+	}
+	if _, err := s.SignInTicket(ctx, "h3"); err != nil {
+		t.Errorf("the new ticket: %v", err)
 	}
 }
