@@ -49,8 +49,14 @@ type Store interface {
 	// RevokeSessions revokes every session of the user and returns the revocation time.
 	RevokeSessions(ctx context.Context, id string) (int64, error)
 
-	// SetTOTPSecret stores a TOTP secret that is not in force yet; ECONFLICT when TOTP is on.
+	// SetTOTPSecret stores a TOTP secret (as the service seals it) that is not in force yet;
+	// ECONFLICT when TOTP is on.
 	SetTOTPSecret(ctx context.Context, id, secret string) error
+	// TOTPSecrets returns every stored TOTP secret (set up or in force), by user id.
+	TOTPSecrets(ctx context.Context) (map[string]string, error)
+	// ReplaceTOTPSecret stores secret in place of old, if the user's stored secret is still old
+	// (a setup or a reset meanwhile wins); false when it was not.
+	ReplaceTOTPSecret(ctx context.Context, id, old, secret string) (bool, error)
 	// EnableTOTP turns TOTP on, with step as the last used time step and the recovery codes'
 	// hashes replacing any earlier ones, in one transaction; ECONFLICT when TOTP is on already or
 	// no secret was set up.
@@ -92,8 +98,12 @@ const (
 
 // Config configures a Service.
 type Config struct {
-	// Secret is NEXTAUTH_SECRET, the key material of session tokens and sign-in tickets.
+	// Secret is NEXTAUTH_SECRET, the key material of session tokens and of the TOTP secrets at
+	// rest.
 	Secret string
+	// PreviousSecret (NEXTAUTH_SECRET_PREVIOUS) is the instance secret before the last rotation:
+	// TOTP secrets sealed under it still open, and SealTOTPSecrets seals them again under Secret.
+	PreviousSecret string
 	// SessionMaxAge is how long a login lasts (default 30 days).
 	SessionMaxAge time.Duration
 	// UserCacheTTL is how long a session's user, once read, is trusted without reading it again
@@ -111,6 +121,9 @@ type Config struct {
 type Service struct {
 	store Store
 	cfg   Config
+	// totp seals the TOTP secrets the store keeps; nil without a Secret (a server without
+	// sessions, where no one can set TOTP up).
+	totp *auth.TOTPSealer
 
 	mu    sync.Mutex
 	users map[string]cachedUser
@@ -149,6 +162,7 @@ func New(store Store, cfg Config) *Service {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{store: store, cfg: cfg, users: map[string]cachedUser{}, keys: map[string]cachedKey{}}
+	s.totp, _ = auth.NewTOTPSealer(cfg.Secret, cfg.PreviousSecret) // nil only when Secret is empty
 	s.usage.seen = map[string]time.Time{}
 	s.usage.dirty = map[string]bool{}
 	return s

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -223,5 +224,90 @@ func TestSignInTicketLimits(t *testing.T) {
 	}
 	if got, err := second(before); got != nil || !errors.Is(err, identity.ErrBadSecondFactor) {
 		t.Errorf("a ticket issued before a revocation: %v, %v", got, err)
+	}
+}
+
+// Ensure TOTP secrets are stored encrypted (#31.11): the database never holds the secret set up;
+// a plaintext secret stored by an earlier version keeps working and SealTOTPSecrets encrypts it;
+// after a rotation of the instance secret, NEXTAUTH_SECRET_PREVIOUS opens the old seals and the
+// sweep moves them to the new secret; without it, codes fail (and the sweep names the user) while
+// recovery codes still sign in.
+func TestTOTPSecretsAtRest(t *testing.T) {
+	svc, db, clock, u := newService(t)
+	ctx := context.Background()
+	var att attempts
+	secret, _, _, err := svc.SetupTOTP(ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := func() string {
+		t.Helper()
+		got, err := db.Identity.User(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.TOTPSecret
+	}
+	if s := stored(); s == secret || strings.Contains(s, secret) || !strings.HasPrefix(s, "v1:") {
+		t.Fatalf("stored TOTP secret %q holds the secret %q", s, secret)
+	}
+	code, _ := auth.TOTPCode(secret, clock.Now())
+	recovery, err := svc.EnableTOTP(ctx, u.ID, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signIn := func(svc *identity.Service, in folio.TOTPLoginInput) error {
+		t.Helper()
+		clock.Advance(30 * time.Second)
+		_, ticket, err := svc.SignIn(ctx, &folio.LoginInput{Email: "ada@example.com", Password: "correct horse battery"}, &att)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Ticket = ticket
+		if in.RecoveryCode == "" {
+			in.Code, _ = auth.TOTPCode(secret, clock.Now())
+		}
+		_, _, err = svc.SignInSecondFactor(ctx, &in, &att)
+		return err
+	}
+	if err := signIn(svc, folio.TOTPLoginInput{}); err != nil {
+		t.Errorf("sign-in with the sealed secret: %v", err)
+	}
+
+	// A plaintext secret (an earlier version's) still signs in, and the sweep seals it.
+	if ok, err := db.Identity.ReplaceTOTPSecret(ctx, u.ID, stored(), secret); err != nil || !ok {
+		t.Fatalf("storing a plaintext secret: %v %v", ok, err)
+	}
+	if err := signIn(svc, folio.TOTPLoginInput{}); err != nil {
+		t.Errorf("sign-in with a plaintext secret: %v", err)
+	}
+	if n, bad, err := svc.SealTOTPSecrets(ctx); n != 1 || len(bad) != 0 || err != nil {
+		t.Errorf("SealTOTPSecrets = %d, %v, %v; want 1 sealed", n, bad, err)
+	}
+	if s := stored(); strings.Contains(s, secret) {
+		t.Errorf("still plaintext after the sweep: %q", s)
+	}
+	if n, _, _ := svc.SealTOTPSecrets(ctx); n != 0 {
+		t.Errorf("a second sweep sealed %d, want 0", n)
+	}
+
+	// Rotation with the previous secret kept: the old seal opens, and the sweep re-seals it.
+	rotated := identity.New(db.Identity, identity.Config{Secret: "a new instance secret, rotated", PreviousSecret: testSecret, Now: clock.Now})
+	if err := signIn(rotated, folio.TOTPLoginInput{}); err != nil {
+		t.Errorf("sign-in after a rotation with NEXTAUTH_SECRET_PREVIOUS: %v", err)
+	}
+	if n, bad, err := rotated.SealTOTPSecrets(ctx); n != 1 || len(bad) != 0 || err != nil {
+		t.Errorf("SealTOTPSecrets after a rotation = %d, %v, %v; want 1 sealed", n, bad, err)
+	}
+	// ...and without it: codes fail, the sweep names the user, a recovery code still works.
+	lost := identity.New(db.Identity, identity.Config{Secret: testSecret, Now: clock.Now})
+	if err := signIn(lost, folio.TOTPLoginInput{}); !errors.Is(err, identity.ErrBadSecondFactor) {
+		t.Errorf("a code whose secret no instance secret opens: %v", err)
+	}
+	if n, bad, err := lost.SealTOTPSecrets(ctx); n != 0 || len(bad) != 1 || bad[0] != u.ID || err != nil {
+		t.Errorf("SealTOTPSecrets with the wrong instance secret = %d, %v, %v", n, bad, err)
+	}
+	if err := signIn(lost, folio.TOTPLoginInput{RecoveryCode: recovery[0]}); err != nil {
+		t.Errorf("a recovery code when the secret cannot be opened: %v", err)
 	}
 }

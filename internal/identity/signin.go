@@ -160,7 +160,7 @@ func (s *Service) SignInSecondFactor(ctx context.Context, in *folio.TOTPLoginInp
 // useSecondFactor checks the step's code or recovery code and, when it is right, uses it up.
 func (s *Service) useSecondFactor(ctx context.Context, u *folio.User, in *folio.TOTPLoginInput, now time.Time) (bool, error) {
 	if strings.TrimSpace(in.Code) != "" {
-		step, ok := auth.MatchTOTP(u.TOTPSecret, in.Code, now)
+		step, ok := s.matchTOTP(u, in.Code, now)
 		if !ok {
 			return false, nil
 		}

@@ -83,6 +83,36 @@ func (s *IdentityStore) SetTOTPSecret(ctx context.Context, id, secret string) er
 	return nil
 }
 
+// TOTPSecrets returns every stored TOTP secret (set up or in force), by user id.
+func (s *IdentityStore) TOTPSecrets(ctx context.Context) (map[string]string, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT id, totp_secret FROM users WHERE totp_secret <> ''`)
+	if err != nil {
+		return nil, wrap("TOTPSecrets", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, secret string
+		if err := rows.Scan(&id, &secret); err != nil {
+			return nil, wrap("TOTPSecrets", err)
+		}
+		out[id] = secret
+	}
+	return out, rows.Err()
+}
+
+// ReplaceTOTPSecret stores secret in place of old, in one conditional statement, so a setup or a
+// reset that happened meanwhile is kept; false when the stored secret was no longer old.
+func (s *IdentityStore) ReplaceTOTPSecret(ctx context.Context, id, old, secret string) (bool, error) {
+	res, err := s.W.ExecContext(ctx, `UPDATE users SET totp_secret = $1 WHERE id = $2 AND totp_secret = $3 AND totp_secret <> ''`,
+		secret, id, old)
+	if err != nil {
+		return false, wrap("ReplaceTOTPSecret", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
 // EnableTOTP turns TOTP on for the user, marks step as used (the code that proved the setup),
 // and replaces the recovery codes by the given hashes, in one transaction. It refuses
 // (ECONFLICT) when TOTP is already on or no secret was set up.

@@ -292,6 +292,27 @@ func testTOTP(t *testing.T, s Store) {
 	if n, _ := s.RecoveryCodesLeft(ctx, u.ID); n != 1 {
 		t.Errorf("RecoveryCodesLeft after enabling again = %d, want 1", n)
 	}
+
+	// Every stored secret is listed, and replaced only while it is what the caller read.
+	if err := s.SetTOTPSecret(ctx, other.ID, "PENDING"); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateUser(t, s, "t3@example.com", folio.RoleEditor) // no secret: not listed
+	if got, err := s.TOTPSecrets(ctx); err != nil || len(got) != 2 || got[u.ID] != "SECRET3" || got[other.ID] != "PENDING" {
+		t.Errorf("TOTPSecrets = %v, %v", got, err)
+	}
+	if ok, err := s.ReplaceTOTPSecret(ctx, u.ID, "SECRET1", "SEALED"); err != nil || ok {
+		t.Errorf("ReplaceTOTPSecret of a secret no longer stored = %v, %v; want false", ok, err)
+	}
+	if ok, err := s.ReplaceTOTPSecret(ctx, u.ID, "SECRET3", "SEALED3"); err != nil || !ok {
+		t.Errorf("ReplaceTOTPSecret = %v, %v; want true", ok, err)
+	}
+	if got, _ := s.User(ctx, u.ID); got.TOTPSecret != "SEALED3" || !got.TOTPEnabled {
+		t.Errorf("after ReplaceTOTPSecret: %+v", got)
+	}
+	if ok, _ := s.ReplaceTOTPSecret(ctx, "nope", "", "X"); ok {
+		t.Error("ReplaceTOTPSecret of an unknown user replaced something")
+	}
 }
 
 func testSignInTickets(t *testing.T, s Store) {
