@@ -25,6 +25,7 @@ const userUsage = `Usage:
   folio user role --email E --role owner|editor
                                      change a user's role (ends their sessions)
   folio user totp-reset --email E    turn two-factor sign-in off (a lost phone)
+  folio user unlock --email E        clear the sign-in failure limit of the account (locked out)
 
 Passwords are read from standard input (first line) when it is not a terminal, or asked for at
 a prompt; create's --password still works but shows up in ps and shell history.
@@ -40,6 +41,8 @@ func runUser(ctx context.Context, args []string, env Env) error {
 		return runUserCreate(ctx, args[1:], env)
 	case "passwd", "list", "delete", "role", "totp-reset":
 		return runUserAdmin(ctx, args[0], args[1:], env)
+	case "unlock": // unlock.go
+		return runUserUnlock(ctx, args[1:], env)
 	}
 	fmt.Fprint(env.Stderr, userUsage)
 	return ErrUsage

@@ -65,8 +65,11 @@ func (s *Server) peekSignIn(w http.ResponseWriter, r *http.Request, key string) 
 	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
 	h.Set("X-RateLimit-Remaining", "0")
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Duration(secs)*time.Second).Unix(), 10))
+	// The way back in before then is the operator's (docs/operations.md, "Locked out"): the
+	// message names it, so an owner who locked themselves out is not left to wait.
 	return &folio.Error{Code: folio.ERATELIMIT, RetryAfter: secs,
-		Message: fmt.Sprintf("Too many failed sign-in attempts. Try again in %s.", humanDuration(secs))}
+		Message: fmt.Sprintf("Too many failed sign-in attempts. Try again in %s, or have the site's operator run "+
+			"`folio user unlock --email <your email>` on the server.", humanDuration(secs))}
 }
 
 // humanDuration says a wait in words: "45 seconds", "12 minutes", "1 hour".

@@ -11,6 +11,7 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/audit"
 	"github.com/foliohq/folio/internal/auth"
+	"github.com/foliohq/folio/internal/booking/bookingtest"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/ratelimit"
@@ -56,7 +57,8 @@ var sharedLimiters = map[string]func(t *testing.T) (folio.Limiter, bool){
 // password or code (login, login/totp, password, totp/disable), whatever else the body holds: an
 // "email" field made up anew for each guess buys nothing (#31.6, #31.7). The steps share one
 // budget per account and client, a correct password never spends it, another client and another
-// account keep theirs; on both engines, in memory and through Redis shared by two instances.
+// account keep theirs, and an unlock clears it for every client (#32.7); on both engines, in
+// memory and through Redis shared by two instances.
 func TestSignInFailureLimitKeysOnAccountAndClient(t *testing.T) {
 	for name, mk := range sharedLimiters {
 		t.Run(name, func(t *testing.T) {
@@ -127,6 +129,17 @@ func TestSignInFailureLimitKeysOnAccountAndClient(t *testing.T) {
 				})
 				if res := do("POST", "/api/auth/login", "", map[string]string{"email": "owner@example.com", "password": testPassword}, "203.0.113.4"); res.Status != 429 {
 					t.Errorf("login from the client that failed totp/disable: %d, want 429 (one budget for every step)", res.Status)
+				}
+
+				// An unlock (folio user unlock) opens the account to every client at once, through
+				// the database whatever holds the counts.
+				if _, err := db.Identity.UnlockSignIn(t.Context(), f.Owner.ID); err != nil {
+					t.Fatal(err)
+				}
+				for _, client := range []string{"203.0.113.1", "203.0.113.3", "203.0.113.4"} {
+					if res := do("POST", "/api/auth/login", "", map[string]string{"email": "owner@example.com", "password": testPassword}, client); res.Status != 200 {
+						t.Errorf("login from %s after an unlock: %d %s", client, res.Status, res.Body)
+					}
 				}
 
 				// Unknown emails are limited like accounts, each its own: their answers tell no
@@ -207,6 +220,56 @@ func TestSignInTicketOnceAcrossInstances(t *testing.T) {
 		}
 		if res := second(other, login(), "198.51.100.1"); res.Status != 200 {
 			t.Errorf("signing in within the second of a revocation: %d %s", res.Status, res.Body)
+		}
+	})
+}
+
+// Ensure a booking's manage link is limited on a budget of its own, never the sign-in one (#32.7):
+// a client whose failed sign-ins closed an account still reads and acts on its booking, and a
+// client who spent its manage-link budget still signs in; an unlock leaves that budget alone.
+func TestManageLinkBudgetIsNotTheSignInOne(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		f := newIdentityFixture(t, db, IdentityConfig{}, proxied, func(s *Server) {
+			svc := newBookingService(t, db, &bookingtest.Calendar{})
+			svc.SiteURL = "https://site.example"
+			s.Bookings = svc
+		})
+		token := bookForToken(t, f.testServer, bookBody("2026-03-04T15:00:00Z"))
+		login := func(client string) int {
+			return f.do("POST", "/api/auth/login", "", map[string]string{"email": "owner@example.com", "password": "wrong password"},
+				"X-Forwarded-For", client).Status
+		}
+		read := func(client string) int {
+			return f.do("GET", "/api/schedule/bookings/"+token, "", nil, "X-Forwarded-For", client).Status
+		}
+		for range 6 {
+			login("203.0.113.1")
+		}
+		if st := login("203.0.113.1"); st != 429 {
+			t.Fatalf("sign-in after six failures: %d, want 429", st)
+		}
+		if st := read("203.0.113.1"); st != 200 {
+			t.Errorf("the manage link from a client locked out of sign-in: %d", st)
+		}
+		if res := f.do("POST", "/api/schedule/bookings/"+token+"/cancel", "", nil, "X-Forwarded-For", "203.0.113.1"); res.Status != 200 {
+			t.Errorf("cancel from a client locked out of sign-in: %d %s", res.Status, res.Body)
+		}
+
+		var reads []int
+		for range 6 {
+			reads = append(reads, read("203.0.113.2"))
+		}
+		if reads[4] != 200 || reads[5] != 429 {
+			t.Errorf("six reads of a manage link: %v, want the sixth refused (its own budget of 5)", reads)
+		}
+		if st := login("203.0.113.2"); st != 401 {
+			t.Errorf("sign-in from a client that spent its manage-link budget: %d, want 401 (a failure, not 429)", st)
+		}
+		if _, err := db.Identity.UnlockSignIn(t.Context(), f.Owner.ID); err != nil {
+			t.Fatal(err)
+		}
+		if st := read("203.0.113.2"); st != 429 {
+			t.Errorf("a manage-link read after an unlock of sign-in: %d, want 429 still", st)
 		}
 	})
 }

@@ -262,3 +262,19 @@ func (s *IdentityStore) SpendSignInTicket(ctx context.Context, hash string) (boo
 	n, _ := res.RowsAffected()
 	return n == 1, nil
 }
+
+// UnlockSignIn counts one more unlock of the user's sign-in failure limit (`folio user unlock`)
+// and returns the count, or ENOTFOUND. The count is part of the limit's key, so every failure
+// counted before no longer applies, on every instance and whether the counts live in memory or
+// in Redis; the next sign-in step reads it from here.
+func (s *IdentityStore) UnlockSignIn(ctx context.Context, id string) (int64, error) {
+	var n int64
+	err := s.W.QueryRowContext(ctx, `UPDATE users SET signin_unlocks = signin_unlocks + 1 WHERE id = $1 RETURNING signin_unlocks`, id).Scan(&n)
+	if err == sql.ErrNoRows {
+		return 0, notFound("User", id)
+	}
+	if err != nil {
+		return 0, wrap("UnlockSignIn", err)
+	}
+	return n, nil
+}

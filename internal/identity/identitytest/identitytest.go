@@ -20,6 +20,9 @@ type Store interface {
 	// CreateUser stores a new user with the given password hash; an email already taken, in any
 	// letter case, is ECONFLICT.
 	CreateUser(ctx context.Context, in *folio.UserInput, passwordHash string) (*folio.User, error)
+	// UnlockSignIn counts one more unlock of the user's sign-in failure limit (`folio user
+	// unlock`) and returns the count (folio.User.SignInUnlocks), or ENOTFOUND.
+	UnlockSignIn(ctx context.Context, id string) (int64, error)
 }
 
 // TestStore runs the suite; open returns a new, empty store for each subtest.
@@ -197,6 +200,23 @@ func testRevocation(t *testing.T, s Store) {
 	}
 	if _, err := s.ChangePassword(ctx, "nope", "h", ""); !folio.IsNotFound(err) {
 		t.Errorf("ChangePassword of an unknown user: %v", err)
+	}
+
+	// Unlocking the sign-in limit counts up, for that user only.
+	other := mustCreateUser(t, s, "r2@example.com", folio.RoleEditor)
+	for want := int64(1); want <= 2; want++ {
+		if n, err := s.UnlockSignIn(ctx, u.ID); err != nil || n != want {
+			t.Errorf("UnlockSignIn = %d, %v; want %d", n, err, want)
+		}
+	}
+	if got, _ := s.User(ctx, u.ID); got.SignInUnlocks != 2 {
+		t.Errorf("SignInUnlocks = %d, want 2", got.SignInUnlocks)
+	}
+	if got, _ := s.UserByEmail(ctx, other.Email); got.SignInUnlocks != 0 {
+		t.Errorf("another user's SignInUnlocks = %d, want 0", got.SignInUnlocks)
+	}
+	if _, err := s.UnlockSignIn(ctx, "nope"); !folio.IsNotFound(err) {
+		t.Errorf("UnlockSignIn of an unknown user: %v", err)
 	}
 }
 
