@@ -343,6 +343,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	if err := rt.Needs.missing(s); err != nil {
 		return err
 	}
+	if rt.Cache != "" {
+		r = declaredQuery(r, &rt)
+	}
 	if !s.cacheable(rt) {
 		return rt.Handle(w, r) // bounded by adapt
 	}
