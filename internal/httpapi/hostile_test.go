@@ -81,7 +81,10 @@ func TestCachedRoutesSeeDeclaredParamsOnly(t *testing.T) {
 		s := &Server{Auth: testActors, PublicCacheSize: size}
 		var seen string
 		h := s.adapt(route{Method: "GET", Pattern: "/echo", Cache: scopePosts, Query: []param{pageParam},
-			Handle: func(w http.ResponseWriter, r *http.Request) error { seen = r.URL.RawQuery; return writeJSON(w, 200, seen) }})
+			Handle: func(w http.ResponseWriter, r *http.Request) error {
+				seen = r.URL.RawQuery
+				return writeJSON(w, 200, seen)
+			}})
 		s.Handler() // the metrics and the cache
 		for _, token := range []string{"", "write"} {
 			req := httptest.NewRequest("GET", "/echo?utm_x=1&page=2&page=3&cb=9", nil)
