@@ -9,6 +9,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
@@ -276,8 +279,19 @@ func breakdownCSV(b *folio.Breakdown) []byte {
 	return buf.Bytes()
 }
 
+// csvSafe keeps a cell from being read as a formula by a spreadsheet: a value that starts with
+// one of the characters that open a formula (=, +, -, @, |, %, ;, a tab or line break) — after
+// NFKC folding, which spreadsheets apply too, so a full-width ＝ counts — gets a leading '.
 func csvSafe(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+	if v == "" {
+		return v
+	}
+	const opens = "=+-@|%;\t\r\n"
+	raw, _ := utf8.DecodeRuneInString(v)
+	// Folding may also compose the first character with the next ("=" and U+0338 make "≠"):
+	// both the raw and the folded first character are checked.
+	folded, _ := utf8.DecodeRuneInString(norm.NFKC.String(v[:min(len(v), 16)]))
+	if strings.ContainsRune(opens, raw) || strings.ContainsRune(opens, folded) {
 		return "'" + v
 	}
 	return v
