@@ -87,6 +87,10 @@ type Options struct {
 	SampleTarget int
 	// RetentionDays is how many days of raw page views and events RunRetention keeps (0: all).
 	RetentionDays int
+	// MaxDailyValues is the most distinct values of one dimension (page, referrer, source, UTM
+	// tag, browser, OS and their versions, event name) a day keeps on this instance; further new
+	// values of the day are stored as OtherValue (default DefaultMaxDailyValues; negative: no cap).
+	MaxDailyValues int
 	// Now and Rand are the clock and the salt's randomness (defaults time.Now, crypto/rand).
 	Now    func() time.Time
 	Rand   io.Reader
@@ -118,6 +122,7 @@ type Service struct {
 
 	bots   botCache
 	agents agentCache
+	values valueCap
 
 	saltMu     sync.Mutex
 	saltWindow string
@@ -167,6 +172,7 @@ func New(store Store, projects Projects, o Options) (*Service, error) {
 		s.rawLimit = o.RawLimit
 	}
 	s.sampleTo = cmp.Or(max(o.SampleTarget, 0), DefaultSampleTarget)
+	s.values.max = cmp.Or(o.MaxDailyValues, DefaultMaxDailyValues)
 	if o.QueueSize <= 0 {
 		o.QueueSize = 65536
 	}
@@ -250,7 +256,8 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 	if in.Type == folio.CollectPageView {
 		ref := referrerDomain(in.Referrer, s.siteHost)
 		it.pv = &folio.AnalyticsPageView{At: now, Day: day, VisitorKey: key, Path: path, Query: query,
-			Title: strings.TrimSpace(in.Title), Referrer: ref, Attrs: s.enrich(in.Path, ref, clientIP, userAgent)}
+			Title: truncateUTF8(strings.TrimSpace(in.Title), maxStoredTitle), Referrer: ref, Attrs: s.enrich(in.Path, ref, clientIP, userAgent)}
+		s.values.foldPageView(it.pv)
 	} else {
 		ev := &folio.AnalyticsEvent{At: now, Day: day, VisitorKey: key, Name: in.Name, Path: path, Props: "{}"}
 		if len(in.Props) > 0 {
@@ -267,6 +274,7 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 				ev.Step = ev.Step[:folio.MaxEventName]
 			}
 		}
+		s.values.foldEvent(ev)
 		it.ev = ev
 	}
 	return s.enqueue(it), nil
