@@ -119,7 +119,9 @@ type Config struct {
 	AnalyticsExactLimit   int // page views a breakdown counts one by one; above, rollups or a sample
 	// AnalyticsMaxDailyValues caps the distinct values of a dimension a day keeps (analytics.Options).
 	AnalyticsMaxDailyValues int
-	AuditRetention          int // days of audit-log entries kept; 0 keeps them all
+	// AnalyticsStorage is the tracker's storage mode, local or none (analytics.Options.Storage).
+	AnalyticsStorage string
+	AuditRetention   int // days of audit-log entries kept; 0 keeps them all
 
 	// Outgoing webhooks (docs/api.md, "Outgoing webhooks") and backups (docs/operations.md,
 	// "Backups and restore").

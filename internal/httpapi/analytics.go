@@ -57,7 +57,8 @@ func (s analyticsAPI) routes() []route {
 			Tag: "Analytics", Summary: "Record a page view or a named event (no cookies; any origin; JSON sent as application/json or text/plain, at most 2 KiB). Bots and overflow are dropped silently, still 202.",
 			Body: folio.CollectInput{}, Status: http.StatusAccepted, Errors: []int{413, 422, 503}},
 		{Method: "GET", Pattern: "/api/analytics/script.js", Handle: s.analyticsScript,
-			Tag: "Analytics", Summary: "The tracking script: page views, SPA navigations and window.folio.track(name, props) events, with an anonymous id in localStorage",
+			Tag: "Analytics", Summary: "The tracking script: page views, SPA navigations and window.folio.track(name, props) events; no cookies; " +
+				"in storage mode local (default) one random id in localStorage (folio_vid), in mode none nothing on the device",
 			Status: http.StatusOK, RespType: "text/javascript"},
 		{Method: "GET", Pattern: "/api/analytics", Handle: s.analyticsReport, Needs: needAnalytics, Level: folio.LevelAdmin,
 			Tag: "Analytics", Summary: "Site report over a range of days (default the last 30): visits, unique and returning visitors, page views, top pages and referrers",
@@ -94,10 +95,16 @@ func (s analyticsAPI) collectAnalytics(w http.ResponseWriter, r *http.Request) e
 	return nil
 }
 
+// analyticsScript serves the tracking script of the storage mode in force (the plain one
+// without the analytics service).
 func (s analyticsAPI) analyticsScript(w http.ResponseWriter, r *http.Request) error {
+	script := analytics.Script
+	if s.Analytics != nil {
+		script = s.Analytics.TrackingScript()
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/javascript; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(analytics.Script)))
+	h.Set("Content-Length", strconv.Itoa(len(script)))
 	h.Set("Cache-Control", "public, max-age=3600")
 	// Pages on another origin load it with <script src>.
 	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
@@ -105,7 +112,7 @@ func (s analyticsAPI) analyticsScript(w http.ResponseWriter, r *http.Request) er
 	if r.Method == http.MethodHead {
 		return nil
 	}
-	_, err := w.Write(analytics.Script)
+	_, err := w.Write(script)
 	return err
 }
 
