@@ -2,7 +2,7 @@
 // what it costs the server: memory, CPU, rows, peak RSS. Each scenario runs on a fresh server
 // (SQLite, a temp data directory) and its figures print beside the bound that must hold.
 //
-//	go run ./bench/hostile [-run cache,metrics,sitemap,signin,junk,import,upload] [-bin PATH] [flags]
+//	go run ./bench/hostile [-run cache,metrics,sitemap,signin,junk,analytics,import,upload] [-bin PATH] [flags]
 //
 // Scenarios (bounded loops, one client address):
 //   - cache: one published post whose response is about 2 MB, asked for -junk times with a
@@ -18,6 +18,8 @@
 //     /proc/PID/stat) per 1,000 requests, cached and with a junk parameter each (-junk-cpu of
 //     them); then a flood of -pages ?page=N list requests and whether the useful entries (the
 //     post, the first pages, the feed) are still answered from the cache (hit counter).
+//   - analytics: -collects anonymous page views, each with a unique path, referrer and 100-byte
+//     UTM values; how much the SQLite file grows.
 //   - import: `folio import` of a zip bomb (-bomb-posts posts of 16 MiB each, compressed about
 //     1000:1); the import process's peak RSS (VmHWM, and its rusage).
 //   - upload: a 7000×7000 16-bit RGBA PNG (zeros, about 400 KB) uploaded to /api/media/upload;
@@ -62,6 +64,7 @@ type options struct {
 	junk, methods, methodBytes, workers          int
 	sitemapPosts, sitemapUncached, sitemapCached int
 	signins, junkCPU, pages, bombPosts           int
+	collects                                     int
 }
 
 func main() {
@@ -77,8 +80,9 @@ func main() {
 	flag.IntVar(&o.junkCPU, "junk-cpu", 200, "junk: requests per CPU measurement (scaled to 1,000)")
 	flag.IntVar(&o.pages, "pages", 3000, "junk: ?page=N requests of the flood")
 	flag.IntVar(&o.bombPosts, "bomb-posts", 20, "import: 16 MiB posts in the zip bomb")
+	flag.IntVar(&o.collects, "collects", 3000, "analytics: anonymous collects with unique values")
 	bin := flag.String("bin", "", "folio binary to attack (default: build ./cmd/folio)")
-	only := flag.String("run", "cache,metrics,sitemap,signin,junk,import,upload", "scenarios to run, comma-separated")
+	only := flag.String("run", "cache,metrics,sitemap,signin,junk,analytics,import,upload", "scenarios to run, comma-separated")
 	flag.Parse()
 	if err := run(o, *bin, strings.Split(*only, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/hostile:", err)
@@ -112,7 +116,7 @@ func run(o options, bin string, only []string) error {
 		run  func(s *server, o options) error
 	}{
 		{"cache", cacheFlood}, {"metrics", metricsFlood}, {"sitemap", sitemapTimes}, {"signin", signinBurst},
-		{"junk", junkParams}, {"import", importBomb}, {"upload", uploadHugePNG},
+		{"junk", junkParams}, {"analytics", analyticsGrowth}, {"import", importBomb}, {"upload", uploadHugePNG},
 	}
 	for _, sc := range scenarios {
 		if !slices.Contains(only, sc.name) {
@@ -184,9 +188,12 @@ func (s *server) folio(args ...string) *exec.Cmd {
 	return c
 }
 
+// stop shuts the server down gracefully (again: nothing).
 func (s *server) stop() {
-	s.cmd.Process.Signal(os.Interrupt)
-	s.cmd.Wait()
+	if s.cmd.ProcessState == nil {
+		s.cmd.Process.Signal(os.Interrupt)
+		s.cmd.Wait()
+	}
 }
 
 // admin sends a request with the admin key.
