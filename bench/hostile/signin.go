@@ -27,29 +27,36 @@ func signinBurst(s *server, o options) error {
 	}
 	elapsed := time.Since(start)
 	time.Sleep(2 * time.Second) // the audit log is written in batches
-	var page struct {
-		Entries []struct {
-			Status  int `json:"status"`
-			Refused int `json:"refused"`
-		} `json:"entries"`
-		Total int `json:"total"`
-	}
-	res, err := s.admin("GET", "/api/audit?action=auth.login&limit=100", nil)
-	if err != nil || res.StatusCode != 200 {
-		return fmt.Errorf("audit: %v %v", err, status(res))
-	}
-	err = json.NewDecoder(res.Body).Decode(&page)
-	res.Body.Close()
-	if err != nil {
-		return err
-	}
-	refusedRows := 0
-	for _, e := range page.Entries {
-		if e.Status == 429 {
-			refusedRows++
+	rows, refusedRows, refused := 0, 0, 0
+	for p := 1; ; p++ {
+		var page struct {
+			Entries []struct {
+				Status  int `json:"status"`
+				Refused int `json:"refused"`
+			} `json:"entries"`
+			Total int `json:"total"`
+		}
+		res, err := s.admin("GET", fmt.Sprintf("/api/audit?action=auth.login&limit=100&page=%d", p), nil)
+		if err != nil || res.StatusCode != 200 {
+			return fmt.Errorf("audit: %v %v", err, status(res))
+		}
+		err = json.NewDecoder(res.Body).Decode(&page)
+		res.Body.Close()
+		if err != nil {
+			return err
+		}
+		for _, e := range page.Entries {
+			rows++
+			if e.Status == 429 {
+				refusedRows++
+				refused += max(e.Refused, 1)
+			}
+		}
+		if len(page.Entries) == 0 || rows >= page.Total {
+			break
 		}
 	}
-	fmt.Printf("signin: %d failed sign-ins in %s (statuses %v) left %d auth.login audit rows (%d of them for the 429s)\n",
-		o.signins, elapsed.Round(time.Millisecond), statuses, page.Total, refusedRows)
+	fmt.Printf("signin: %d failed sign-ins in %s (statuses %v) left %d auth.login audit rows (%d of them for %d refusals)\n",
+		o.signins, elapsed.Round(time.Millisecond), statuses, rows, refusedRows, refused)
 	return nil
 }

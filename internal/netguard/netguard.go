@@ -61,7 +61,7 @@ func (p Policy) CheckHost(ctx context.Context, host string) error {
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		if !p.Allowed(ip) {
-			return fmt.Errorf("%w: %s", ErrForbidden, ip)
+			return refusal(ip.String() + " is not a public address")
 		}
 		return nil
 	}
@@ -77,11 +77,18 @@ func (p Policy) CheckHost(ctx context.Context, host string) error {
 	}
 	for _, ip := range addrs {
 		if !p.Allowed(ip) {
-			return fmt.Errorf("%w: %s resolves to %s", ErrForbidden, host, ip)
+			return refusal(host + " resolves to " + ip.String() + ", not a public address")
 		}
 	}
 	return nil
 }
+
+// refusal is CheckHost's refusal of a non-public destination: a message for the person who
+// configured it, wrapping ErrForbidden.
+type refusal string
+
+func (r refusal) Error() string { return string(r) }
+func (r refusal) Unwrap() error { return ErrForbidden }
 
 // endsInNumber reports whether a host's last label is a number (decimal, or hex with 0x), which
 // makes the whole host an IPv4 address to URL parsers (WHATWG URL, "ends in a number").
