@@ -1,4 +1,4 @@
-/* folio analytics: no cookies. Mode local (keep on): one random id in localStorage (folio_vid);
+/* folio analytics. Mode local (keep on): one random id in localStorage (folio_vid), nothing else;
    mode none (keep off): nothing stored, an earlier id removed. */
 (function (w, d) {
   var s = d.currentScript, u = s.src.replace(/script\.js([?#].*)?$/, 'collect'), n = navigator, k = 'folio_vid', keep = true, v, last, r = d.referrer;

@@ -394,7 +394,9 @@ func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) error {
 			if rt.Method == http.MethodGet {
 				allow = append(allow, http.MethodHead)
 			}
-			pattern = rt.Pattern
+			if pattern == "" || strings.Contains(rt.Pattern, tokenWildcard) {
+				pattern = rt.Pattern
+			}
 		}
 	}
 	if len(allow) > 0 {
