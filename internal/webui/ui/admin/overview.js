@@ -27,7 +27,8 @@ function noData(days, probeEmpty) {
     id: 'overview-empty', iconName: 'chart-line',
     title: probeEmpty ? 'No visits recorded yet' : `No visits in the last ${days} days`,
     text: 'Add this tag to every page of your site (before </body>); page views appear here within seconds. '
-      + 'It sets no cookies and keeps only an anonymous id. Want sample data to look around? Run folio seed --demo on an empty database.',
+      + 'It sets no cookies. By default it keeps one random id in the visitor\'s localStorage (folio_vid) so returning visitors are counted; '
+      + 'with analytics storage set to none it stores nothing on the device. Want sample data to look around? Run folio seed --demo on an empty database.',
     action: h('div', {}, h('pre', { class: 'snippet' }, code), copy),
   }));
 }
