@@ -35,9 +35,8 @@ func mustZone(t testing.TB, name string) *time.Location {
 
 func testConfig(t testing.TB) folio.BookingConfig {
 	return folio.BookingConfig{
-		DurationOptions: []int{30, 60}, HoursStart: 9, HoursEnd: 18,
-		BusinessDays: []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday},
-		Location:     mustZone(t, "America/New_York"), AdvanceDays: 400, MinNotice: 24 * time.Hour, SlotStep: 30 * time.Minute,
+		DurationOptions: []int{30, 60}, Weekly: folio.BusinessHours(9, 18, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday),
+		Location: mustZone(t, "America/New_York"), AdvanceDays: 400, MinNotice: 24 * time.Hour, SlotStep: 30 * time.Minute,
 	}
 }
 

@@ -57,8 +57,8 @@ func newBookings(ctx context.Context, d bookingDeps) (*booking.Service, error) {
 		return nil, fmt.Errorf("CALENDAR_PROVIDER=%s: %w", provider, err)
 	}
 	svc, err := booking.New(db.Bookings, db.Jobs, cal, folio.BookingConfig{
-		DurationOptions: cfg.BookingDurations, HoursStart: cfg.BookingHoursStart, HoursEnd: cfg.BookingHoursEnd,
-		BusinessDays: cfg.BookingDays, Location: cfg.BookingTimezone, AdvanceDays: cfg.BookingAdvanceDays,
+		DurationOptions: cfg.BookingDurations, Weekly: folio.BusinessHours(cfg.BookingHoursStart, cfg.BookingHoursEnd, cfg.BookingDays...),
+		Location: cfg.BookingTimezone, AdvanceDays: cfg.BookingAdvanceDays,
 		MinNotice: time.Duration(cfg.BookingMinNoticeHours) * time.Hour,
 		SlotStep:  time.Duration(cfg.BookingSlotStepMinutes) * time.Minute,
 		Buffer:    time.Duration(cfg.BookingBufferMinutes) * time.Minute,
