@@ -6,6 +6,7 @@
 //	profile.json      the owner's profile
 //	media.json        the media library's records (storage keys, sizes, who and when)
 //	media/<key>       the media files
+//	settings.json     the settings the owner changed (field path → value), secrets left out
 //
 // The archive is deterministic (entries sorted, fixed modification times), so export → import
 // into an empty site → export gives the same bytes. Import is idempotent: ids and slugs are
@@ -39,7 +40,7 @@ var entryTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // Limits of what Read accepts.
 const (
 	MaxEntries       = 100_000
-	MaxDocumentBytes = 16 << 20 // one post, projects.json, profile.json, media.json
+	MaxDocumentBytes = 16 << 20 // one post, projects.json, profile.json, media.json, settings.json
 )
 
 // FrontMatter is a post's YAML header: every field of the post but its content.
@@ -179,6 +180,8 @@ type Source interface {
 	AllMedia(ctx context.Context) ([]folio.MediaEntry, error)
 	// OwnerProfile returns the site owner's profile, or ENOTFOUND when there is no owner yet.
 	OwnerProfile(ctx context.Context) (*folio.User, error)
+	// SettingsDocument returns the settings the owner changed and their version.
+	SettingsDocument(ctx context.Context) (folio.SettingsDoc, int64, error)
 }
 
 // Importer is what Apply writes to: each call replaces the row with the same id.
@@ -187,6 +190,9 @@ type Importer interface {
 	ImportProject(ctx context.Context, p *folio.Project) error
 	ImportPost(ctx context.Context, p *folio.Post) error
 	ImportMedia(ctx context.Context, m folio.MediaEntry) error
+	// ImportSettings replaces the stored settings by doc (which holds no secret), keeping the
+	// stored secrets.
+	ImportSettings(ctx context.Context, doc folio.SettingsDoc) error
 }
 
 // Export writes the archive of everything in db (and the media files in store) to w.
@@ -200,6 +206,10 @@ func Export(ctx context.Context, db Source, store folio.BlobStore, w io.Writer) 
 		return err
 	}
 	media, err := db.AllMedia(ctx)
+	if err != nil {
+		return err
+	}
+	settings, _, err := db.SettingsDocument(ctx)
 	if err != nil {
 		return err
 	}
@@ -219,7 +229,8 @@ func Export(ctx context.Context, db Source, store folio.BlobStore, w io.Writer) 
 		}
 		return add(name, zip.Deflate, bytes.NewReader(append(b, '\n')))
 	}
-	// Entries in name order: media.json, media/…, posts/…, profile.json, projects.json.
+	// Entries in name order: media.json, media/…, posts/…, profile.json, projects.json,
+	// settings.json.
 	if err := addJSON("media.json", media); err != nil {
 		return err
 	}
@@ -266,6 +277,11 @@ func Export(ctx context.Context, db Source, store folio.BlobStore, w io.Writer) 
 	if err := addJSON("projects.json", projects); err != nil {
 		return err
 	}
+	if settings = settings.WithoutSecrets(); len(settings) > 0 {
+		if err := addJSON("settings.json", settings); err != nil {
+			return err
+		}
+	}
 	return zw.Close()
 }
 
@@ -275,6 +291,7 @@ type Archive struct {
 	Projects []*folio.Project
 	Profile  *folio.User
 	Media    []folio.MediaEntry
+	Settings folio.SettingsDoc    // nil when the archive has none
 	files    map[string]*zip.File // media key → entry
 }
 
@@ -352,6 +369,14 @@ func Read(r io.ReaderAt, size int64) (*Archive, error) {
 			}
 		case name == "media.json":
 			if err := readJSON(f, &a.Media); err != nil {
+				return nil, invalid(name, "%v", err)
+			}
+		case name == "settings.json":
+			if err := readJSON(f, &a.Settings); err != nil {
+				return nil, invalid(name, "%v", err)
+			}
+			a.Settings = a.Settings.WithoutSecrets() // secrets are never imported
+			if err := a.Settings.Validate(); err != nil {
 				return nil, invalid(name, "%v", err)
 			}
 		default:
@@ -433,7 +458,7 @@ func readJSON(f *zip.File, v any) error {
 // Summary counts what an import wrote.
 type Summary struct {
 	Posts, Projects, Media int
-	Profile                bool
+	Profile, Settings      bool
 }
 
 // Apply writes a read archive into db and its media files into store (nil: media skipped),
@@ -445,6 +470,12 @@ func (a *Archive) Apply(ctx context.Context, db Importer, store folio.BlobStore,
 			return s, err
 		}
 		s.Profile = true
+	}
+	if a.Settings != nil {
+		if err := db.ImportSettings(ctx, a.Settings); err != nil {
+			return s, err
+		}
+		s.Settings = true
 	}
 	for _, p := range a.Projects {
 		if err := db.ImportProject(ctx, p); err != nil {

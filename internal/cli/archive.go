@@ -103,6 +103,6 @@ func runImport(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	fmt.Fprintf(env.Stdout, "imported %d posts, %d projects, %d media files, profile: %v\n", sum.Posts, sum.Projects, sum.Media, sum.Profile)
+	fmt.Fprintf(env.Stdout, "imported %d posts, %d projects, %d media files, profile: %v, settings: %v\n", sum.Posts, sum.Projects, sum.Media, sum.Profile, sum.Settings)
 	return nil
 }
