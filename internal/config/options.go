@@ -109,7 +109,7 @@ var options = []option{
 	{name: "SMTP_PASSWORD", def: "", help: "SMTP password", secret: true, set: str(func(c *Config) *string { return &c.SMTPPassword })},
 	{name: "SMTP_FROM", def: "folio@localhost", help: "sender address of every mail", set: address(func(c *Config) *string { return &c.SMTPFrom })},
 	{name: "SMTP_TLS", def: "opportunistic", help: "opportunistic, starttls, tls or none", set: oneOf(func(c *Config) *string { return &c.SMTPTLS }, "opportunistic", "starttls", "tls", "none")},
-	{name: "CONTACT_RECIPIENT", def: "owner@localhost", help: "where contact-form messages and booking notices go", set: address(func(c *Config) *string { return &c.ContactRecipient })},
+	{name: "CONTACT_RECIPIENT", def: "", help: "where contact-form messages and booking notices go; empty: the owner account's email (the dashboard's settings may set it)", set: address(func(c *Config) *string { return &c.ContactRecipient })},
 
 	// Media
 	{name: "MEDIA_STORAGE", def: "local", help: "local (FOLIO_DATA_DIR/media served at /media/) or s3", set: oneOf(func(c *Config) *string { return &c.MediaStorage }, "local", "s3")},
