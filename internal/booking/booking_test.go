@@ -50,7 +50,9 @@ func newService(t testing.TB, db *sqldb.DB, cal folio.Calendar, provider string)
 	}
 	clock := foliotest.NewClock(testNow)
 	svc.Now = clock.Now
-	svc.Owner = folio.Participant{Name: "Olivia Owner", Email: "owner@example.com"}
+	svc.Owner = func(context.Context) folio.Participant {
+		return folio.Participant{Name: "Olivia Owner", Email: "owner@example.com"}
+	}
 	ob := mail.NewOutbox(db.Outbox, nil, folio.MailAddress{Email: "folio@example.com"}, nil)
 	ob.Now = clock.Now
 	svc.Mail, svc.Outbox = ob, db.Outbox
@@ -435,7 +437,11 @@ func TestCheckConflictAndBuffer(t *testing.T) {
 			{"2026-03-04T09:00:00-05:00", 30, 15 * time.Minute, false},
 			{"2026-03-04T10:45:00-05:00", 30, 15 * time.Minute, false},
 		} {
-			svc.Config.Buffer = tc.buffer
+			st := svc.Settings()
+			st.Config.Buffer = tc.buffer
+			if err := svc.Apply(st); err != nil {
+				t.Fatal(err)
+			}
 			if got := check(tc.start, tc.dur); got != tc.want {
 				t.Errorf("%s +%dm buffer %v: conflict = %v, want %v", tc.start, tc.dur, tc.buffer, got, tc.want)
 			}

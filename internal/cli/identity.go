@@ -22,22 +22,28 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// newIdentity builds sign-in for serve: the session secret (generated into the data directory
-// in development when NEXTAUTH_SECRET is unset), the first-start owner from FOLIO_ADMIN_EMAIL
-// and FOLIO_ADMIN_PASSWORD, and the Identity that serves sessions and API keys (the server's
-// Authenticator too). Its Run flushes API keys' last-use times.
-func newIdentity(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *slog.Logger) (*httpapi.Identity, error) {
-	secret := cfg.NextAuthSecret
-	if secret == "" {
-		// config refuses production without NEXTAUTH_SECRET, so this is development.
-		path := filepath.Join(cfg.DataDir, "nextauth.secret")
-		var err error
-		if secret, err = loadOrCreateSecret(path); err != nil {
-			return nil, err
-		}
-		log.Warn("NEXTAUTH_SECRET is not set: using a generated secret kept in the data directory; "+
-			"set NEXTAUTH_SECRET to share sessions with a Next.js front end or other instances", "path", path)
+// sessionSecret is the instance secret: NEXTAUTH_SECRET, or in development without it a
+// secret generated into the data directory. Sessions and the settings' stored secrets are keyed
+// by keys derived from it.
+func sessionSecret(cfg *config.Config, log *slog.Logger) (string, error) {
+	if cfg.NextAuthSecret != "" {
+		return cfg.NextAuthSecret, nil
 	}
+	// config refuses production without NEXTAUTH_SECRET, so this is development.
+	path := filepath.Join(cfg.DataDir, "nextauth.secret")
+	secret, err := loadOrCreateSecret(path)
+	if err != nil {
+		return "", err
+	}
+	log.Warn("NEXTAUTH_SECRET is not set: using a generated secret kept in the data directory; "+
+		"set NEXTAUTH_SECRET to share sessions with a Next.js front end or other instances", "path", path)
+	return secret, nil
+}
+
+// newIdentity builds sign-in for serve: the first-start owner from FOLIO_ADMIN_EMAIL and
+// FOLIO_ADMIN_PASSWORD, and the Identity that serves sessions (keyed by secret) and API keys
+// (the server's Authenticator too). Its Run flushes API keys' last-use times.
+func newIdentity(ctx context.Context, cfg *config.Config, db *sqldb.DB, secret string, log *slog.Logger) (*httpapi.Identity, error) {
 	if err := bootstrapOwner(ctx, cfg, db, log); err != nil {
 		return nil, err
 	}

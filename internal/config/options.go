@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/foliohq/folio"
 )
 
 // option is one variable: the options table below parses it, documents it (Help) and fills
@@ -210,12 +212,12 @@ var options = []option{
 	{name: "BOOKING_MIN_NOTICE_HOURS", def: "24", help: "minimum notice in hours", set: integer(0, 24*365, func(c *Config) *int { return &c.BookingMinNoticeHours })},
 	{name: "BOOKING_SLOT_STEP_MINUTES", def: "30", help: "grid of slot starts from the business-hours start", set: integer(5, 240, func(c *Config) *int { return &c.BookingSlotStepMinutes })},
 	{name: "BOOKING_BUFFER_MINUTES", def: "0", help: "free time kept around every busy interval", set: integer(0, 240, func(c *Config) *int { return &c.BookingBufferMinutes })},
-	{name: "BOOKING_REMINDERS", def: "24h,1h", help: "comma list of how long before a meeting the visitor gets a reminder mail (Go durations); empty: none", set: func(c *Config, v string) error {
+	{name: "BOOKING_REMINDERS", def: "24h,1h", help: "comma list of how long before a meeting the visitor gets a reminder mail, like 24h, 1h, 15m or 2d (whole minutes, at most 30 days); empty: none", set: func(c *Config, v string) error {
 		c.BookingReminders = nil
 		for _, f := range list(v) {
-			d, err := time.ParseDuration(f)
-			if err != nil || d <= 0 || d > 30*24*time.Hour {
-				return fmt.Errorf("%q is not a duration between 1s and 720h, like 24h or 30m", f)
+			d, err := folio.ParseReminder(f)
+			if err != nil {
+				return err
 			}
 			c.BookingReminders = append(c.BookingReminders, d)
 		}

@@ -51,7 +51,9 @@ func newBookingService(t testing.TB, db *sqldb.DB, cal folio.Calendar, tweak ...
 		t.Fatal(err)
 	}
 	svc.Now = func() time.Time { return bookingNow }
-	svc.Owner = folio.Participant{Name: "Olivia Owner", Email: "owner@example.com"}
+	svc.Owner = func(context.Context) folio.Participant {
+		return folio.Participant{Name: "Olivia Owner", Email: "owner@example.com"}
+	}
 	ob := mail.NewOutbox(db.Outbox, nil, folio.MailAddress{Email: "folio@example.com"}, nil)
 	ob.Now = svc.Now
 	svc.Mail, svc.Outbox = ob, db.Outbox
