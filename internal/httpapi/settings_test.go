@@ -258,3 +258,25 @@ func TestContactGoesToTheOwner(t *testing.T) {
 		t.Errorf("with a recipient: to %s", to)
 	}
 }
+
+// Ensure GET /api/features says the mail server is configured once the settings set one.
+func TestFeaturesFollowTheMailSettings(t *testing.T) {
+	db := foliotest.MustOpenSQLite(t)
+	ts := newTestServer(t, db, func(s *Server) {
+		s.Features = []Feature{{ID: "smtp", Label: "Outgoing mail (SMTP)", Missing: []string{"SMTP_HOST"}}}
+	})
+	smtp := func() map[string]any {
+		t.Helper()
+		fs, _ := ts.do("GET", "/api/features", "read", nil).json(t)["features"].([]any)
+		return fs[0].(map[string]any)
+	}
+	if f := smtp(); f["configured"] != false {
+		t.Fatalf("before: %v", f)
+	}
+	if res := ts.do("PUT", "/api/settings", "admin", map[string]any{"mail": map[string]any{"smtp": map[string]any{"host": "mail.example.com"}}}); res.Status != 200 {
+		t.Fatalf("PUT: %d %s", res.Status, res.Body)
+	}
+	if f := smtp(); f["configured"] != true || len(f["missing"].([]any)) != 0 {
+		t.Errorf("after: %v", f)
+	}
+}
