@@ -130,9 +130,7 @@ func (s *Service) Update(ctx context.Context, u *folio.SettingsUpdate) (folio.Se
 	if m := u.Mail; m != nil && m.SMTP != nil && m.SMTP.Password != nil && *m.SMTP.Password == folio.SecretSet {
 		m.SMTP.Password = nil
 	}
-	if err := u.Validate(); err != nil {
-		return folio.SettingsView{}, err
-	}
+	// A locked field is refused for its lock, whatever its value.
 	var v folio.Validation
 	for _, f := range u.Fields() {
 		if name := s.lockedBy(f); name != "" {
@@ -140,6 +138,9 @@ func (s *Service) Update(ctx context.Context, u *folio.SettingsUpdate) (folio.Se
 		}
 	}
 	if err := v.Err(); err != nil {
+		return folio.SettingsView{}, err
+	}
+	if err := u.Validate(); err != nil {
 		return folio.SettingsView{}, err
 	}
 	values, err := u.Values()
