@@ -40,6 +40,10 @@ func (c *Config) Settings() (folio.Settings, map[string]string) {
 	if err != nil { // SMTP_FROM was checked when loaded; a Config built by hand may lack it
 		from = &mail.Address{Address: c.SMTPFrom}
 	}
+	recipient := c.ContactRecipient // may carry a display name ("Owner <owner@example.com>"); the setting is the address
+	if a, err := mail.ParseAddress(recipient); err == nil {
+		recipient = a.Address
+	}
 	reminders := make([]string, len(c.BookingReminders))
 	for i, d := range c.BookingReminders {
 		reminders[i] = folio.FormatReminder(d)
@@ -61,7 +65,7 @@ func (c *Config) Settings() (folio.Settings, map[string]string) {
 		},
 		Mail: folio.MailSettings{FromName: from.Name, FromAddress: from.Address, SMTP: folio.SMTPSettings{Host: c.SMTPHost, Port: c.SMTPPort,
 			Username: c.SMTPUsername, Password: c.SMTPPassword, TLS: c.SMTPTLS}},
-		Contact:   folio.ContactSettings{Recipient: c.ContactRecipient},
+		Contact:   folio.ContactSettings{Recipient: recipient},
 		Analytics: folio.AnalyticsSettings{RetentionDays: c.AnalyticsRetention, Storage: "local"},
 	}
 	locked := map[string]string{}

@@ -28,15 +28,19 @@ func TestSettingsFromTheEnvironment(t *testing.T) {
 		s.Mail.FromAddress != "folio@localhost" || s.Contact.Recipient != "" || s.Analytics.Storage != "local" {
 		t.Errorf("defaults: %+v", s)
 	}
-	env := map[string]string{"BOOKING_BUSINESS_DAYS": "1,2", "SMTP_FROM": "Ada <ada@example.com>", "SMTP_PASSWORD": "pw", "BOOKING_BUSINESS_HOURS_END": "17"}
+	env := map[string]string{"BOOKING_BUSINESS_DAYS": "1,2", "SMTP_FROM": "Ada <ada@example.com>", "SMTP_PASSWORD": "pw", "BOOKING_BUSINESS_HOURS_END": "17",
+		"CONTACT_RECIPIENT": "Owner <owner@example.com>"}
 	c, err = Load(func(k string) string { return env[k] }, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, locked = c.Settings()
 	want := map[string]string{"booking.hours": "BOOKING_BUSINESS_HOURS_END", "mail.fromName": "SMTP_FROM", "mail.fromAddress": "SMTP_FROM",
-		"mail.smtp.password": "SMTP_PASSWORD"}
-	if !maps.Equal(locked, want) || s.Mail.FromName != "Ada" || s.Mail.SMTP.Password != "pw" || len(s.Booking.Hours.Wed) != 0 || s.Booking.Hours.Tue[0].End != "17:00" {
+		"mail.smtp.password": "SMTP_PASSWORD", "contact.recipient": "CONTACT_RECIPIENT"}
+	if err := s.Validate(); err != nil {
+		t.Errorf("the environment's settings are not valid settings: %v", err)
+	}
+	if !maps.Equal(locked, want) || s.Contact.Recipient != "owner@example.com" || s.Mail.FromName != "Ada" || s.Mail.SMTP.Password != "pw" || len(s.Booking.Hours.Wed) != 0 || s.Booking.Hours.Tue[0].End != "17:00" {
 		t.Errorf("locked %v, settings %+v", locked, s)
 	}
 }
