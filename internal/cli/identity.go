@@ -22,28 +22,19 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// sessionSecret is the instance secret: NEXTAUTH_SECRET, or in development without it a
-// secret generated into the data directory. Sessions and the settings' stored secrets are keyed
-// by keys derived from it.
-func sessionSecret(cfg *config.Config, log *slog.Logger) (string, error) {
-	if cfg.NextAuthSecret != "" {
-		return cfg.NextAuthSecret, nil
-	}
-	// config refuses production without NEXTAUTH_SECRET, so this is development.
-	path := filepath.Join(cfg.DataDir, "nextauth.secret")
-	secret, err := loadOrCreateSecret(path)
+// newIdentity builds sign-in for serve: the session secret (generated into the data directory
+// in development when NEXTAUTH_SECRET is unset), the first-start owner from FOLIO_ADMIN_EMAIL
+// and FOLIO_ADMIN_PASSWORD, and the Identity that serves sessions and API keys (the server's
+// Authenticator too). Its Run flushes API keys' last-use times.
+func newIdentity(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *slog.Logger) (*httpapi.Identity, error) {
+	secret, err := instanceSecret(cfg)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	log.Warn("NEXTAUTH_SECRET is not set: using a generated secret kept in the data directory; "+
-		"set NEXTAUTH_SECRET to share sessions with a Next.js front end or other instances", "path", path)
-	return secret, nil
-}
-
-// newIdentity builds sign-in for serve: the first-start owner from FOLIO_ADMIN_EMAIL and
-// FOLIO_ADMIN_PASSWORD, and the Identity that serves sessions (keyed by secret) and API keys
-// (the server's Authenticator too). Its Run flushes API keys' last-use times.
-func newIdentity(ctx context.Context, cfg *config.Config, db *sqldb.DB, secret string, log *slog.Logger) (*httpapi.Identity, error) {
+	if cfg.NextAuthSecret == "" {
+		log.Warn("NEXTAUTH_SECRET is not set: using a generated secret kept in the data directory; "+
+			"set NEXTAUTH_SECRET to share sessions with a Next.js front end or other instances", "path", secretPath(cfg))
+	}
 	if err := bootstrapOwner(ctx, cfg, db, log); err != nil {
 		return nil, err
 	}
@@ -60,6 +51,18 @@ func newLimiter(cfg *config.Config, rdb *redis.Client, log *slog.Logger) folio.L
 	}
 	return ratelimit.NewMemoryBounded(time.Now, cfg.RateLimitMaxIDs)
 }
+
+// instanceSecret is NEXTAUTH_SECRET, the key material of sessions, sign-in tickets, backup
+// manifests and the settings' stored secrets; without it (development: config refuses production without it) the secret
+// generated into the data directory on first use.
+func instanceSecret(cfg *config.Config) (string, error) {
+	if cfg.NextAuthSecret != "" {
+		return cfg.NextAuthSecret, nil
+	}
+	return loadOrCreateSecret(secretPath(cfg))
+}
+
+func secretPath(cfg *config.Config) string { return filepath.Join(cfg.DataDir, "nextauth.secret") }
 
 // loadOrCreateSecret reads the secret kept at path, or creates it (256 random bits, mode 0600).
 // Two instances starting at once on one data directory end up with the same secret.
@@ -123,9 +126,6 @@ func bootstrapOwner(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *
 	}
 	if u != nil {
 		log.Info("created the first owner from FOLIO_ADMIN_EMAIL", "email", u.Email, "user_id", u.ID)
-		if in.WeakPassword() {
-			log.Warn("FOLIO_ADMIN_PASSWORD is shorter than the 12 characters a password change requires; change it in the dashboard (Settings → Security)", "email", u.Email)
-		}
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)
 	}
-	db, err := openDB(ctx, cfg, cfg.AutoMigrate, log)
+	db, err := openDB(ctx, cfg, env, cfg.AutoMigrate, log)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	secret, err := sessionSecret(cfg, log)
+	secret, err := instanceSecret(cfg)
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if rdb != nil {
 		defer rdb.Close()
 	}
-	identity, err := newIdentity(ctx, cfg, db, secret, log)
+	identity, err := newIdentity(ctx, cfg, db, log)
 	if err != nil {
 		return err
 	}
