@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -140,34 +141,41 @@ func TestSettingsTakeEffectWithoutRestart(t *testing.T) {
 	}
 }
 
-// Ensure a PUT on one instance changes what another instance on the same PostgreSQL database
-// offers, without a restart: the other reloads on the change notice.
+// Ensure a PUT on one instance changes what another instance offers without a restart: two
+// servers on one PostgreSQL database (the other reloads on the change notice), and two servers
+// on one SQLite file (the other notices the commit).
 func TestSettingsAcrossInstances(t *testing.T) {
-	dsn := foliotest.PostgresSchema(t)
-	vars := func() map[string]string {
-		return map[string]string{"DATABASE_URL": dsn, "FOLIO_ADDR": "127.0.0.1:0", "NEXTAUTH_SECRET": "one secret for every instance, 32 bytes+"}
-	}
-	env, _, _ := envWith(t, vars())
-	key := mustAPIKey(t, env, "admin")
-	a, b := startServe(t, vars()), startServe(t, vars())
-	sat := nextSaturday()
-	if slotCount(t, a, sat) != 0 || slotCount(t, b, sat) != 0 {
-		t.Fatal("Saturday has slots before the change")
-	}
-	if status, body := call(t, "PUT", a+"/api/settings", key, saturdayHours); status != 200 {
-		t.Fatalf("PUT on a: %d %s", status, body)
-	}
-	// The notice arrives asynchronously; poll until it has (the deadline only stops a broken
-	// build from hanging, it measures nothing).
-	deadline := time.Now().Add(60 * time.Second)
-	for slotCount(t, b, sat) != 4 {
-		if time.Now().After(deadline) {
-			t.Fatal("the other instance still offers the old hours")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if status, body := call(t, "GET", b+"/api/settings", key, nil); status != 200 || !strings.Contains(string(body), `"sat":[{"start":"10:00","end":"12:00"}]`) {
-		t.Errorf("GET on b: %d %s", status, body)
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			vars := map[string]string{"FOLIO_ADDR": "127.0.0.1:0", "NEXTAUTH_SECRET": "one secret for every instance, 32 bytes+"}
+			if engine == "postgres" {
+				vars["DATABASE_URL"] = foliotest.PostgresSchema(t)
+			} else {
+				vars["FOLIO_DATA_DIR"] = t.TempDir()
+			}
+			env, _, _ := envWith(t, maps.Clone(vars))
+			key := mustAPIKey(t, env, "admin")
+			a, b := startServe(t, maps.Clone(vars)), startServe(t, maps.Clone(vars))
+			sat := nextSaturday()
+			if slotCount(t, a, sat) != 0 || slotCount(t, b, sat) != 0 {
+				t.Fatal("Saturday has slots before the change")
+			}
+			if status, body := call(t, "PUT", a+"/api/settings", key, saturdayHours); status != 200 {
+				t.Fatalf("PUT on a: %d %s", status, body)
+			}
+			// The notice arrives asynchronously; poll until it has (the deadline only stops a
+			// broken build from hanging, it measures nothing).
+			deadline := time.Now().Add(60 * time.Second)
+			for slotCount(t, b, sat) != 4 {
+				if time.Now().After(deadline) {
+					t.Fatal("the other instance still offers the old hours")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if status, body := call(t, "GET", b+"/api/settings", key, nil); status != 200 || !strings.Contains(string(body), `"sat":[{"start":"10:00","end":"12:00"}]`) {
+				t.Errorf("GET on b: %d %s", status, body)
+			}
+		})
 	}
 }
 
