@@ -141,7 +141,7 @@ func (s contactAPI) contact(w http.ResponseWriter, r *http.Request) error {
 	htmlBody := fmt.Sprintf("<p><strong>Name:</strong> %s<br><strong>Email:</strong> %s</p><p><strong>Message:</strong></p><p>%s</p>",
 		html.EscapeString(in.Name), html.EscapeString(in.Email), strings.ReplaceAll(html.EscapeString(in.Message), "\n", "<br>"))
 	msg := &folio.MailMessage{
-		To:      []folio.MailAddress{{Email: s.owner(r.Context()).Email}},
+		To:      []folio.MailAddress{folio.MailAddress(s.owner(r.Context()))},
 		ReplyTo: &folio.MailAddress{Name: in.Name, Email: in.Email},
 		Subject: subject, Text: text, HTML: htmlBody,
 	}

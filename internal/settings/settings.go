@@ -78,7 +78,8 @@ func New(ctx context.Context, store Store, o Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: store, defaults: o.Defaults, locked: maps.Clone(o.Locked), box: box, log: log}
+	s := &Service{store: store, defaults: o.Defaults, locked: map[string]string{}, box: box, log: log}
+	maps.Copy(s.locked, o.Locked)
 	if err := s.Reload(ctx); err != nil {
 		return nil, err
 	}

@@ -141,6 +141,9 @@ func TestSecretSettings(t *testing.T) {
 func TestReloadOnChangeNotice(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
 	a, b := open(t, db, nil, secret), open(t, db, nil, secret)
+	if v, _ := json.Marshal(a.View()); !strings.Contains(string(v), `"locked":{}`) {
+		t.Errorf("no lock must read {}: %s", v)
+	}
 	var seen []int
 	b.Subscribe(func(st folio.Settings) { seen = append(seen, st.Booking.BufferMinutes) })
 	for _, n := range []string{"5", "10"} {
