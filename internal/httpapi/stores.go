@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/media"
 )
 
 // The stores the kernel and the resources of this file's neighbours use, each as narrow as its
@@ -20,11 +21,8 @@ type Notifier interface {
 	Notify(ctx context.Context, scope string) error
 }
 
-// MediaLibrary records stored media and lists them (mediaAPI).
-type MediaLibrary interface {
-	RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error
-	Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error)
-}
+// MediaLibrary records stored media, lists them and finds what uses them (mediaAPI).
+type MediaLibrary = media.Store
 
 // WebhookStore keeps the outgoing webhooks and their delivery logs (webhookAPI).
 type WebhookStore interface {

@@ -114,6 +114,22 @@ func TestBrowserContent(t *testing.T) {
 			fig.querySelector('[data-copy=srcset]').click();
 		})()`))
 		desk.waitFor(t, "the srcset on the clipboard", `/ 320w, .* 640w, .* 700w$/.test(window.__copied)`)
+
+		// Delete: a project shows the 700×350 image, so the server refuses and names it; the
+		// person deletes it anyway.
+		url := eval[string](t, desk, `[...document.querySelectorAll('#media-grid figure')].find((f) => f.textContent.includes('700×350')).dataset.key`)
+		if res := s.api(t, "POST", "/api/projects", map[string]any{"title": "Gradient study", "description": "d",
+			"images": []map[string]any{{"url": url, "alt": "a gradient", "type": "screenshot"}}}, nil); res.status != 201 {
+			t.Fatalf("create project: %d %s", res.status, res.body)
+		}
+		desk.do(t, "delete the image", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#media-grid figure')]
+			.find((f) => f.textContent.includes('700×350')).querySelector('button.quiet-danger').click()`),
+			chromedp.WaitVisible(css("#confirm-dialog")), chromedp.Click(css("#confirm-ok")))
+		desk.waitText(t, "#media-uses", "Project “Gradient study”")
+		desk.screenshot(t, s, "content-03-media-in-use")
+		desk.do(t, "delete it anyway", chromedp.Click(css("#media-force")))
+		desk.waitFor(t, "the image gone from the library", `document.querySelectorAll('#media-grid figure').length === 3 &&
+			![...document.querySelectorAll('#media-grid figure')].some((f) => f.textContent.includes('700×350'))`)
 	})
 }
 

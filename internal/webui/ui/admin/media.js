@@ -1,8 +1,11 @@
 // Media library: upload files (picker, drag and drop, paste; several at once, with progress),
-// generate an image from a prompt, and browse what is stored with its responsive variants.
+// generate an image from a prompt, browse what is stored with its responsive variants, and
+// delete a file (the server refuses while posts or projects show it, and lists them).
 import { api, query, ApiError } from './shared/api.js';
 import { h, field, formatBytes, formatDateTime, replace, safeURL } from './shared/dom.js';
-import { pageHead, statusBox, errorText, pager, busy, button, toast, emptyState, features, featureNote } from './ui.js';
+import {
+  pageHead, statusBox, errorText, pager, busy, button, toast, emptyState, features, featureNote, confirmDialog, openDialog,
+} from './ui.js';
 
 const SIZES = ['1024x1024', '1024x1536', '1536x1024'];
 
@@ -28,7 +31,34 @@ function copyButton(label, text, id) {
   return b;
 }
 
-function tile(m) {
+/**
+ * deleteMedia asks, then deletes m. While posts or projects show the file the server answers 409
+ * with them in the details: they are listed, and the file goes only if asked again (force).
+ */
+async function deleteMedia(m) {
+  if (!await confirmDialog({ title: 'Delete this file?', message: `“${m.filename}” and its variants will be deleted. This cannot be undone.`, confirmLabel: 'Delete file' })) return false;
+  const path = `/api/media/${encodeURIComponent(m.key)}`;
+  try {
+    await api('DELETE', path);
+    return true;
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.status !== 409) throw e;
+    const uses = (e.details || []).map((d) => h('li', { 'data-use': d.id || '' }, `${d.field === 'project' ? 'Project' : 'Post'} “${d.title || d.id}”`));
+    const v = await openDialog({
+      title: 'This file is in use', id: 'media-in-use',
+      body: [h('p', {}, `“${m.filename}” is shown by:`), h('ul', { id: 'media-uses' }, uses),
+        h('p', {}, 'Deleting it anyway leaves a broken image there.')],
+      focusId: 'media-keep',
+      actions: [{ label: 'Keep it', value: 'keep', kind: 'secondary', id: 'media-keep' },
+        { label: 'Delete anyway', value: 'force', kind: 'danger', id: 'media-force', iconName: 'trash-2' }],
+    });
+    if (v !== 'force') return false;
+    await api('DELETE', `${path}?force=true`);
+    return true;
+  }
+}
+
+function tile(m, onDelete) {
   const url = safeURL(m.url);
   const isImage = /^image\//.test(m.contentType || '');
   const variants = m.variants || [];
@@ -47,6 +77,7 @@ function tile(m) {
       m.prompt ? h('div', { class: 'muted' }, `“${m.prompt}”`) : null,
       m.createdAt ? h('div', { class: 'muted' }, formatDateTime(m.createdAt)) : null,
       copyButton('Copy URL', m.url, 'url'),
+      m.key ? [' ', button('Delete', { kind: 'quiet-danger', iconName: 'trash-2', onClick: (ev) => onDelete(m, ev.currentTarget) })] : null,
       variants.length ? [' ', copyButton('Copy srcset', srcset, 'srcset'),
         ' ', copyButton('Copy <img>', `<img src="${m.url}" srcset="${srcset}" sizes="100vw" width="${m.width}" height="${m.height}" alt="">`, 'img')] : null));
 }
@@ -92,8 +123,16 @@ export async function render({ announce }) {
       id: 'media-empty', iconName: 'image', title: 'Nothing uploaded yet',
       text: 'Upload an image or a PDF above; its URL is ready to use in posts and projects.',
     })
-      : h('div', { class: 'media-grid', id: 'media-grid' }, res.media.map(tile)), pager(res.pagination, load));
+      : h('div', { class: 'media-grid', id: 'media-grid' }, res.media.map((m) => tile(m, remove))), pager(res.pagination, load));
   };
+  const remove = (m, btn) => busy(btn, async () => {
+    try {
+      if (!await deleteMedia(m)) return;
+      toast(`Deleted “${m.filename}”.`);
+      announce(`Deleted ${m.filename}`);
+      await load();
+    } catch (e) { status.set(`Delete failed: ${errorText(e)}`, 'error'); }
+  });
 
   const file = h('input', { type: 'file', name: 'file', id: 'upload-file', accept: ACCEPT, multiple: true });
   const queue = h('ul', { class: 'upload-queue', id: 'upload-queue', 'aria-live': 'polite' });
