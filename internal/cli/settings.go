@@ -14,5 +14,6 @@ import (
 // changes reloads them when another instance saved them.
 func newSettings(ctx context.Context, cfg *config.Config, db *sqldb.DB, secret string, log *slog.Logger) (*settings.Service, error) {
 	defaults, locked := cfg.Settings()
-	return settings.New(ctx, db.Settings, settings.Options{Defaults: defaults, Locked: locked, Secret: secret, Logger: log})
+	return settings.New(ctx, db.Settings, settings.Options{Defaults: defaults, Locked: locked, Secret: secret,
+		PreviousSecret: cfg.NextAuthSecretPrevious, Logger: log})
 }

@@ -1,93 +1,87 @@
 package settings
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hkdf"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
+	"context"
 	"encoding/json"
 	"errors"
-	"strings"
+	"maps"
+	"slices"
+
+	"github.com/foliohq/folio"
 )
 
-// secretBox encrypts the secret settings at rest (docs/api.md, "Settings"):
-// AES-256-GCM under a key derived from the instance secret with HKDF-SHA256, the field's path as
-// additional data (a value cannot be moved to another field), a random nonce per value. A sealed
-// value reads "v1:" + base64(nonce ‖ ciphertext); the empty secret is stored as "".
-type secretBox struct{ aead cipher.AEAD }
+// secretLabel is the HKDF label of the settings' secrets (auth.Sealer): their key is not the key
+// of any other secret folio derives from the instance secret. A sealed value is the secret field's
+// JSON string "v1:…"; its path is the associated data, so a value cannot be moved to another field.
+// The empty secret is stored as "".
+const secretLabel = "folio settings secrets v1"
 
-// secretInfo is the HKDF context of the key: no other key folio derives from the same secret
-// (the session key) equals it.
-const secretInfo = "folio settings secrets v1"
-
-func newSecretBox(secret string) (*secretBox, error) {
-	if secret == "" {
-		return nil, errors.New("settings: an instance secret is required to store secret settings")
-	}
-	key, err := hkdf.Key(sha256.New, []byte(secret), nil, secretInfo, 32)
-	if err != nil {
+// sealJSON turns the JSON string of a secret field into the JSON string of its sealed form.
+func (s *Service) sealJSON(path string, raw json.RawMessage) (json.RawMessage, error) {
+	var plain string
+	if err := json.Unmarshal(raw, &plain); err != nil {
 		return nil, err
 	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, err
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	return &secretBox{aead: aead}, nil
-}
-
-func (b *secretBox) seal(path, plain string) string {
 	if plain == "" {
-		return ""
+		return raw, nil
 	}
-	nonce := make([]byte, b.aead.NonceSize(), b.aead.NonceSize()+len(plain)+b.aead.Overhead())
-	rand.Read(nonce) // never fails (crypto/rand)
-	return "v1:" + base64.RawStdEncoding.EncodeToString(b.aead.Seal(nonce, nonce, []byte(plain), []byte(path)))
+	return json.Marshal(s.sealer.Seal(path, plain))
 }
 
-var errUnreadable = errors.New("settings: a sealed secret does not open with this instance secret")
-
-func (b *secretBox) open(path, sealed string) (string, error) {
+// openJSON is sealJSON undone; current is false when a previous instance secret sealed it.
+func (s *Service) openJSON(path string, raw json.RawMessage) (json.RawMessage, bool, error) {
+	var sealed string
+	if err := json.Unmarshal(raw, &sealed); err != nil {
+		return nil, false, err
+	}
 	if sealed == "" {
-		return "", nil
+		return raw, true, nil
 	}
-	enc, ok := strings.CutPrefix(sealed, "v1:")
-	if !ok {
-		return "", errUnreadable
-	}
-	raw, err := base64.RawStdEncoding.DecodeString(enc)
-	if err != nil || len(raw) < b.aead.NonceSize() {
-		return "", errUnreadable
-	}
-	plain, err := b.aead.Open(nil, raw[:b.aead.NonceSize()], raw[b.aead.NonceSize():], []byte(path))
+	plain, current, err := s.sealer.Open(path, sealed)
 	if err != nil {
-		return "", errUnreadable
+		return nil, false, err
 	}
-	return string(plain), nil
+	b, err := json.Marshal(plain)
+	return b, current, err
 }
 
-// sealJSON and openJSON seal and open a JSON string value.
-func (b *secretBox) sealJSON(path string, raw json.RawMessage) (json.RawMessage, error) {
-	plain, err := unmarshalString(raw)
-	if err != nil {
-		return nil, err
+// resealSecrets seals again, under the current instance secret, the stored secrets that a
+// previous one (NEXTAUTH_SECRET_PREVIOUS) sealed, so that secret can be dropped.
+func (s *Service) resealSecrets(ctx context.Context) error {
+	for {
+		doc, n, err := s.store.SettingsDocument(ctx)
+		if err != nil {
+			return err
+		}
+		next, resealed := maps.Clone(doc), 0
+		for _, path := range folio.SettingsSecretFields {
+			raw, ok := doc[path]
+			if !ok {
+				continue
+			}
+			plain, current, err := s.openJSON(path, raw)
+			if err != nil || current {
+				continue // unreadable ones stay as they are (merge logs them)
+			}
+			if next[path], err = s.sealJSON(path, plain); err != nil {
+				return err
+			}
+			resealed++
+		}
+		if resealed == 0 {
+			return nil
+		}
+		err = s.store.SaveSettingsDocument(ctx, next, n)
+		if errors.Is(err, ErrStale) {
+			continue
+		}
+		if err == nil {
+			s.log.Info("encrypted stored settings secrets again under NEXTAUTH_SECRET", "fields", resealed)
+			s.apply(s.merge(next), n+1)
+		}
+		return err
 	}
-	return json.Marshal(b.seal(path, plain))
 }
 
-func (b *secretBox) openJSON(path string, raw json.RawMessage) (json.RawMessage, error) {
-	sealed, err := unmarshalString(raw)
-	if err != nil {
-		return nil, errUnreadable
-	}
-	plain, err := b.open(path, sealed)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(plain)
-}
+// isSecret reports whether the field at path is a secret.
+func isSecret(path string) bool { return slices.Contains(folio.SettingsSecretFields, path) }

@@ -7,7 +7,6 @@ package settings
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/auth"
 )
 
 // ErrStale is what Store.SaveSettingsDocument returns when the stored document is no longer
@@ -44,8 +44,10 @@ type Options struct {
 	// Locked maps the path of each field an environment variable sets ("booking.hours") to the
 	// variable; the variable's value is in Defaults and the owner cannot change it.
 	Locked map[string]string
-	// Secret is the instance secret (NEXTAUTH_SECRET) the key of stored secrets is derived from.
-	Secret string
+	// Secret is the instance secret (NEXTAUTH_SECRET) the key of stored secrets is derived from;
+	// PreviousSecret (NEXTAUTH_SECRET_PREVIOUS) is the one before a rotation: what it sealed is
+	// read, and sealed again under Secret at start.
+	Secret, PreviousSecret string
 	Logger *slog.Logger
 }
 
@@ -54,7 +56,7 @@ type Service struct {
 	store    Store
 	defaults folio.Settings
 	locked   map[string]string
-	box      *secretBox
+	sealer   *auth.Sealer
 	log      *slog.Logger
 
 	cur  atomic.Pointer[version]
@@ -70,18 +72,21 @@ type version struct {
 
 // New loads the stored settings over the defaults.
 func New(ctx context.Context, store Store, o Options) (*Service, error) {
-	box, err := newSecretBox(o.Secret)
+	sealer, err := auth.NewSealer(secretLabel, o.Secret, o.PreviousSecret)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("settings: %w", err)
 	}
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: store, defaults: o.Defaults, locked: map[string]string{}, box: box, log: log}
+	s := &Service{store: store, defaults: o.Defaults, locked: map[string]string{}, sealer: sealer, log: log}
 	maps.Copy(s.locked, o.Locked)
 	if err := s.Reload(ctx); err != nil {
 		return nil, err
+	}
+	if err := s.resealSecrets(ctx); err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
 	}
 	return s, nil
 }
@@ -153,7 +158,7 @@ func (s *Service) Update(ctx context.Context, u *folio.SettingsUpdate) (folio.Se
 	}
 	for _, path := range folio.SettingsSecretFields {
 		if raw, ok := values[path]; ok {
-			if values[path], err = s.box.sealJSON(path, raw); err != nil {
+			if values[path], err = s.sealJSON(path, raw); err != nil {
 				return folio.SettingsView{}, err
 			}
 		}
@@ -232,10 +237,10 @@ func (s *Service) merge(doc folio.SettingsDoc) folio.Settings {
 			continue
 		}
 		raw := doc[path]
-		if slices.Contains(folio.SettingsSecretFields, path) {
+		if isSecret(path) {
 			var err error
-			if raw, err = s.box.openJSON(path, raw); err != nil {
-				s.log.Warn("a stored secret setting cannot be decrypted (was NEXTAUTH_SECRET changed?); enter it again", "field", path)
+			if raw, _, err = s.openJSON(path, raw); err != nil {
+				s.log.Warn("a stored secret setting cannot be decrypted: NEXTAUTH_SECRET changed without NEXTAUTH_SECRET_PREVIOUS? Enter it again", "field", path)
 				continue
 			}
 		}
@@ -260,9 +265,3 @@ func (s *Service) apply(st folio.Settings, n int64) {
 	}
 }
 
-// unmarshalString decodes a JSON string.
-func unmarshalString(raw json.RawMessage) (string, error) {
-	var v string
-	err := json.Unmarshal(raw, &v)
-	return v, err
-}

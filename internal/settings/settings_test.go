@@ -127,9 +127,23 @@ func TestSecretSettings(t *testing.T) {
 	if got := open(t, db, nil, secret).Current().Mail.SMTP; got.Password != "correct horse battery" || got.Host != "smtp.example.com" {
 		t.Errorf("same secret: %+v", got)
 	}
-	if got := open(t, db, nil, "another secret, rotated since").Current().Mail.SMTP; got.Password != "" || got.Host != "smtp.example.com" {
-		t.Errorf("rotated secret: %+v", got)
+	const rotated = "another secret, rotated since"
+	if got := open(t, db, nil, rotated).Current().Mail.SMTP; got.Password != "" || got.Host != "smtp.example.com" {
+		t.Errorf("rotated without the previous secret: %+v", got)
 	}
+	// Rotated with NEXTAUTH_SECRET_PREVIOUS: read, and sealed again under the new secret at start,
+	// so the new secret alone reads it from then on.
+	withPrevious, err := settings.New(context.Background(), db.Settings, settings.Options{Defaults: defaults(), Secret: rotated, PreviousSecret: secret})
+	if err != nil || withPrevious.Current().Mail.SMTP.Password != "correct horse battery" {
+		t.Fatalf("rotated with the previous secret: %v", err)
+	}
+	if got := open(t, db, nil, rotated).Current().Mail.SMTP; got.Password != "correct horse battery" {
+		t.Errorf("after the rotation, the new secret alone: %+v", got)
+	}
+	if got := open(t, db, nil, secret).Current().Mail.SMTP; got.Password != "" {
+		t.Errorf("after the rotation, the old secret still reads it: %+v", got)
+	}
+	s = open(t, db, nil, rotated)
 	// "" clears it.
 	if _, err := update(t, s, `{"mail":{"smtp":{"password":""}}}`); err != nil || s.Current().Mail.SMTP.Password != "" {
 		t.Errorf("cleared: %q, %v", s.Current().Mail.SMTP.Password, err)
