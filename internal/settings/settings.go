@@ -48,7 +48,7 @@ type Options struct {
 	// PreviousSecret (NEXTAUTH_SECRET_PREVIOUS) is the one before a rotation: what it sealed is
 	// read, and sealed again under Secret at start.
 	Secret, PreviousSecret string
-	Logger *slog.Logger
+	Logger                 *slog.Logger
 }
 
 // Service serves the settings; it is safe for concurrent use.
@@ -264,4 +264,3 @@ func (s *Service) apply(st folio.Settings, n int64) {
 		fn(st)
 	}
 }
-
