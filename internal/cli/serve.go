@@ -15,6 +15,7 @@ import (
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/config"
 	"github.com/foliohq/folio/internal/content"
+	"github.com/foliohq/folio/internal/fediverse"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -72,11 +73,15 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	fedi, err := newFediverse(ctx, cfg, db, log)
+	if err != nil {
+		return err
+	}
 	// The audit log is written in batches off the request path, like analytics.
 	auditLog := audit.New(db.Audit, audit.Options{RetentionDays: cfg.AuditRetention, Logger: log})
 
 	srv := newServer(serverDeps{Config: cfg, DB: db, Log: log, Media: media, Mail: mail, Bookings: bookings,
-		Identity: identity, Limiter: limiter, Extblog: extblog, UI: ui, Analytics: an, Audit: auditLog})
+		Identity: identity, Limiter: limiter, Extblog: extblog, UI: ui, Analytics: an, Audit: auditLog, Fediverse: fedi})
 	handler := srv.Handler()
 	an.Start()
 	defer closeAnalytics(an, cfg, log) // after the HTTP server has shut down (defers run last)
@@ -87,7 +92,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	sched, err := newScheduler(ctx, schedulerDeps{Config: cfg, DB: db, Log: log, Publisher: extblog.ArticlePublisher(),
-		Bookings: bookings, Backups: backups})
+		Bookings: bookings, Backups: backups, Fediverse: fedi})
 	if err != nil {
 		return err
 	}
@@ -132,6 +137,7 @@ type serverDeps struct {
 	UI        http.Handler
 	Analytics *analytics.Service
 	Audit     *audit.Writer
+	Fediverse *fediverse.Service
 }
 
 // newServer is the HTTP server over the parts.
@@ -169,6 +175,7 @@ func newServer(d serverDeps) *httpapi.Server {
 		Analytics:        d.Analytics,
 		Collectors:       d.Analytics.Collectors(),
 		Audit:            d.Audit,
+		Fediverse:        d.Fediverse,
 	}
 }
 

@@ -23,6 +23,7 @@ const (
 	needBooking
 	needAnalytics
 	needSessions
+	needFediverse
 )
 
 // needSpec says what a need is called in the OpenAPI document and how it is found missing.
@@ -66,6 +67,12 @@ var needs = [...]needSpec{
 	needAnalytics: {"analytics", func(s *Server) error {
 		if s.Analytics == nil {
 			return folio.Errorf(folio.EUNAVAILABLE, "Analytics is not running on this server.")
+		}
+		return nil
+	}},
+	needFediverse: {"the fediverse actor", func(s *Server) error {
+		if s.Fediverse == nil {
+			return folio.Errorf(folio.EUNAVAILABLE, "The fediverse actor is not running on this server.")
 		}
 		return nil
 	}},

@@ -22,6 +22,7 @@ import (
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/content"
+	"github.com/foliohq/folio/internal/fediverse"
 	"github.com/foliohq/folio/internal/httpapi/respcache"
 	"github.com/foliohq/folio/internal/identity"
 	"github.com/foliohq/folio/internal/mail"
@@ -122,6 +123,9 @@ type Server struct {
 	Content *content.Service
 	// Contact stores contact-form messages (contact.go).
 	Contact ContactStore
+
+	// Fediverse is the site's ActivityPub actor (fediverse.go); nil answers 503.
+	Fediverse *fediverse.Service
 
 	// Bookings serves the booking routes (booking.go); nil answers 503.
 	Bookings *booking.Service

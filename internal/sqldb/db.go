@@ -65,6 +65,8 @@ type DB struct {
 	Extblog  *ExtblogStore
 	Contact  *ContactStore
 	Archive  *ArchiveStore
+	// Fediverse keeps the actor's key and followers; post events queue its deliveries.
+	Fediverse *FediverseStore
 
 	group groupCommit
 	stmts stmtCache

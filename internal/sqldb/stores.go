@@ -57,6 +57,9 @@ type ContactStore struct{ *DB }
 // ArchiveStore reads and writes whole-site archives (export and import).
 type ArchiveStore struct{ *DB }
 
+// FediverseStore stores the site actor's key and its followers (internal/fediverse).
+type FediverseStore struct{ *DB }
+
 func (db *DB) openStores() {
 	db.Posts = &PostStore{db}
 	db.Projects = &ProjectStore{db}
@@ -72,4 +75,5 @@ func (db *DB) openStores() {
 	db.Extblog = &ExtblogStore{db}
 	db.Contact = &ContactStore{db}
 	db.Archive = &ArchiveStore{db}
+	db.Fediverse = &FediverseStore{db}
 }
