@@ -40,7 +40,14 @@ func Sign(req *http.Request, body []byte, key *rsa.PrivateKey, keyID string, now
 	if err != nil {
 		return err
 	}
-	return signer.SignRequest(key, keyID, req, body)
+	if err := signer.SignRequest(key, keyID, req, body); err != nil {
+		return err
+	}
+	// go-fed names the algorithm hs2019 (the draft's recommendation, whose verifier learns it
+	// from the key); state rsa-sha256, as Mastodon does, for verifiers that read the name. The
+	// parameter is not itself signed.
+	req.Header.Set("Signature", strings.Replace(req.Header.Get("Signature"), `algorithm="hs2019"`, `algorithm="rsa-sha256"`, 1))
+	return nil
 }
 
 // ParseDigest reads a Digest header (RFC 3230: comma-separated algorithm=base64 pairs) and
