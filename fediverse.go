@@ -50,3 +50,52 @@ type FediverseDeliverPayload struct {
 	Inbox    string `json:"inbox"`
 	Activity string `json:"activity"` // the JSON body, signed when sent
 }
+
+// Comment is a reply to a post from the fediverse or a Webmention, held for moderation
+// (docs/api.md, "Comments"). Content is sanitised HTML.
+type Comment struct {
+	ID          string    `json:"id"`
+	PostID      string    `json:"postId"`
+	Source      string    `json:"source"` // CommentActivityPub or CommentWebmention
+	SourceID    string    `json:"sourceId"`
+	AuthorName  string    `json:"authorName"`
+	AuthorURL   string    `json:"authorUrl"`
+	Content     string    `json:"content"`
+	URL         string    `json:"url"`
+	Status      string    `json:"status"` // CommentPending, CommentApproved, CommentRejected
+	PublishedAt time.Time `json:"publishedAt"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Comment sources and statuses.
+const (
+	CommentActivityPub = "activitypub"
+	CommentWebmention  = "webmention"
+
+	CommentPending  = "pending"
+	CommentApproved = "approved"
+	CommentRejected = "rejected"
+)
+
+// IsCommentStatus reports whether s is a comment status.
+func IsCommentStatus(s string) bool {
+	return s == CommentPending || s == CommentApproved || s == CommentRejected
+}
+
+// CommentFilter selects comments: of one post (PostID) and/or one status; a page of them.
+type CommentFilter struct {
+	PostID, Status string
+	Page, Limit    int
+}
+
+// Reaction kinds: a Like or an Announce (boost) of a post.
+const (
+	ReactionLike     = "like"
+	ReactionAnnounce = "announce"
+)
+
+// Reactions counts a post's reactions.
+type Reactions struct {
+	Likes     int `json:"likes"`
+	Announces int `json:"announces"`
+}

@@ -176,6 +176,7 @@ func newServer(d serverDeps) *httpapi.Server {
 		Collectors:       d.Analytics.Collectors(),
 		Audit:            d.Audit,
 		Fediverse:        d.Fediverse,
+		Comments:         d.DB.Fediverse,
 	}
 }
 

@@ -40,11 +40,20 @@ type Store interface {
 	// DeliveryInboxes lists each inbox a delivery to every follower goes to once: the shared
 	// inbox of a server that has one, else the follower's own.
 	DeliveryInboxes(ctx context.Context) ([]string, error)
+
+	// SaveComment stores a comment; one with the same source and source id replaces the text
+	// of the stored one and keeps its status.
+	SaveComment(ctx context.Context, c folio.Comment) error
+	// AddReaction records an actor's reaction of a kind to a post, once.
+	AddReaction(ctx context.Context, postID, kind, actorID string, at time.Time) error
+	// RemoveReaction withdraws an actor's reactions of a kind.
+	RemoveReaction(ctx context.Context, kind, actorID string) error
 }
 
 // Posts reads the posts the outbox and deliveries show (content.Service).
 type Posts interface {
 	Post(ctx context.Context, id string) (*folio.Post, error)
+	PostBySlug(ctx context.Context, slug string) (*folio.Post, error)
 	Posts(ctx context.Context, f folio.PostFilter) ([]*folio.Post, int, error)
 }
 

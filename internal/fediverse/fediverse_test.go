@@ -262,7 +262,7 @@ func TestInboxRefusals(t *testing.T) {
 			r.Header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
 			return r
 		},
-		"stale Date": func() *http.Request { return signedByRemote(t, rk, keyID, body, time.Now().Add(-6*time.Minute)) },
+		"stale Date":  func() *http.Request { return signedByRemote(t, rk, keyID, body, time.Now().Add(-6*time.Minute)) },
 		"future Date": func() *http.Request { return signedByRemote(t, rk, keyID, body, time.Now().Add(6*time.Minute)) },
 		"Digest mismatch": func() *http.Request {
 			r := signedByRemote(t, rk, keyID, body, time.Now())

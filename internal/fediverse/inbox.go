@@ -29,11 +29,14 @@ func NewClient(allowPrivate bool) *http.Client {
 
 // remoteActor is what the site reads of another server's actor (or key) document.
 type remoteActor struct {
-	ID        string    `json:"id"`
-	Type      string    `json:"type"`
-	Inbox     string    `json:"inbox"`
-	Endpoints Endpoints `json:"endpoints"`
-	PublicKey PublicKey `json:"publicKey"`
+	ID                string    `json:"id"`
+	Type              string    `json:"type"`
+	Name              string    `json:"name"`
+	PreferredUsername string    `json:"preferredUsername"`
+	URL               any       `json:"url"` // a string, or links
+	Inbox             string    `json:"inbox"`
+	Endpoints         Endpoints `json:"endpoints"`
+	PublicKey         PublicKey `json:"publicKey"`
 	// A key document (keyId resolving to the key alone) has these at the top.
 	Owner        string `json:"owner"`
 	PublicKeyPem string `json:"publicKeyPem"`
@@ -199,9 +202,28 @@ func (s *Service) Inbox(ctx context.Context, r *http.Request, body []byte) error
 	case "Follow":
 		return s.follow(ctx, act, obj)
 	case "Undo":
-		if obj.Type == "Follow" {
+		switch obj.Type {
+		case "Follow":
 			_, err := s.Store.RemoveFollower(ctx, act.Actor)
 			return err
+		case "Like":
+			return s.Store.RemoveReaction(ctx, folio.ReactionLike, act.Actor)
+		case "Announce":
+			return s.Store.RemoveReaction(ctx, folio.ReactionAnnounce, act.Actor)
+		}
+	case "Like", "Announce":
+		p, err := s.postOf(ctx, obj.ID)
+		if err != nil || p == nil {
+			return err
+		}
+		kind := folio.ReactionLike
+		if act.Type == "Announce" {
+			kind = folio.ReactionAnnounce
+		}
+		return s.Store.AddReaction(ctx, p.ID, kind, act.Actor, s.now())
+	case "Create", "Update":
+		if obj.Type == "Note" {
+			return s.reply(ctx, act, obj)
 		}
 	case "Delete":
 		if obj.ID == act.Actor {
@@ -236,4 +258,71 @@ func mustJSON(v any) []byte {
 		panic(err) // only values built here, which always marshal
 	}
 	return b
+}
+
+// postOf is the published post a URL of ours names (its public URL or its Article id), or nil.
+func (s *Service) postOf(ctx context.Context, u string) (*folio.Post, error) {
+	var p *folio.Post
+	var err error
+	if slug, ok := strings.CutPrefix(u, s.SiteURL+"/blog/"); ok && slug != "" && !strings.Contains(slug, "/") {
+		p, err = s.Posts.PostBySlug(ctx, slug)
+	} else if id, ok := strings.CutPrefix(u, s.SiteURL+"/ap/posts/"); ok && id != "" {
+		p, err = s.Posts.Post(ctx, id)
+	} else {
+		return nil, nil
+	}
+	if folio.IsNotFound(err) || (err == nil && p.Status != folio.PostPublished) {
+		return nil, nil
+	}
+	return p, err
+}
+
+// note is what a reply keeps of a Note.
+type note struct {
+	ID           string    `json:"id"`
+	InReplyTo    string    `json:"inReplyTo"`
+	AttributedTo string    `json:"attributedTo"`
+	Content      string    `json:"content"`
+	URL          any       `json:"url"`
+	Published    time.Time `json:"published"`
+}
+
+// reply stores a Note in reply to one of our posts as a pending comment (an edited one, sent
+// as Update, replaces its text). A Note replying to anything else is ignored.
+func (s *Service) reply(ctx context.Context, act incoming, obj objectRef) error {
+	var n note
+	if err := json.Unmarshal(act.Object, &n); err != nil {
+		return folio.BadRequest("object", "is not a valid Note")
+	}
+	if n.AttributedTo != "" && n.AttributedTo != act.Actor {
+		return refuse("the Note is not the signer's")
+	}
+	p, err := s.postOf(ctx, n.InReplyTo)
+	if err != nil || p == nil {
+		return err
+	}
+	var who remoteActor
+	if err := s.fetch(ctx, act.Actor, &who); err != nil {
+		return folio.Errorf(folio.EUPSTREAM, "The author's actor document could not be read.")
+	}
+	name := who.Name
+	if name == "" {
+		name = who.PreferredUsername
+	}
+	authorURL, _ := who.URL.(string)
+	if authorURL == "" {
+		authorURL = act.Actor
+	}
+	noteURL, _ := n.URL.(string)
+	if noteURL == "" {
+		noteURL = n.ID
+	}
+	now := s.now()
+	published := n.Published
+	if published.IsZero() {
+		published = now
+	}
+	return s.Store.SaveComment(ctx, folio.Comment{ID: folio.NewID(), PostID: p.ID, Source: folio.CommentActivityPub, SourceID: obj.ID,
+		AuthorName: name, AuthorURL: authorURL, Content: s.md.Sanitize(n.Content), URL: noteURL, Status: folio.CommentPending,
+		PublishedAt: published.UTC(), CreatedAt: now})
 }

@@ -24,6 +24,7 @@ const (
 	needAnalytics
 	needSessions
 	needFediverse
+	needComments
 )
 
 // needSpec says what a need is called in the OpenAPI document and how it is found missing.
@@ -73,6 +74,12 @@ var needs = [...]needSpec{
 	needFediverse: {"the fediverse actor", func(s *Server) error {
 		if s.Fediverse == nil {
 			return folio.Errorf(folio.EUNAVAILABLE, "The fediverse actor is not running on this server.")
+		}
+		return nil
+	}},
+	needComments: {"comments", func(s *Server) error {
+		if s.Comments == nil {
+			return folio.Errorf(folio.EUNAVAILABLE, "Comments are not configured on this server.")
 		}
 		return nil
 	}},

@@ -22,6 +22,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, webhookAPI{s}.routes()...)
 	rs = append(rs, exportAPI{s}.routes()...)
 	rs = append(rs, fediverseAPI{s}.routes()...)
+	rs = append(rs, commentsAPI{s}.routes()...)
 	return rs
 }
 

@@ -126,6 +126,8 @@ type Server struct {
 
 	// Fediverse is the site's ActivityPub actor (fediverse.go); nil answers 503.
 	Fediverse *fediverse.Service
+	// Comments lists and moderates comments (comments.go); nil answers 503.
+	Comments CommentStore
 
 	// Bookings serves the booking routes (booking.go); nil answers 503.
 	Bookings *booking.Service
