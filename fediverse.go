@@ -37,6 +37,13 @@ const (
 	JobFediverseDeliver = "fediverse.deliver"
 )
 
+// Job kinds of Webmention (internal/webmention): verifying a received one, sending a published
+// post's.
+const (
+	JobWebmentionVerify = "webmention.verify"
+	JobWebmentionSend   = "webmention.send"
+)
+
 // FediversePostPayload is the payload of a JobFediversePost job: a post event.
 type FediversePostPayload struct {
 	Event  string    `json:"event"` // EventPostPublished, EventPostUnpublished

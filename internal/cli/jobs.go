@@ -13,6 +13,7 @@ import (
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/sqldb"
 	"github.com/foliohq/folio/internal/webhook"
+	"github.com/foliohq/folio/internal/webmention"
 )
 
 // schedulerDeps is what the durable job scheduler runs jobs for.
@@ -28,6 +29,8 @@ type schedulerDeps struct {
 	Backups *backup.Service
 	// Fediverse fans post events out to the followers and delivers the activities.
 	Fediverse *fediverse.Service
+	// Webmention verifies received Webmentions and sends published posts'.
+	Webmention *webmention.Service
 }
 
 // newScheduler builds the durable job scheduler (every instance runs one; each job still runs
@@ -46,6 +49,10 @@ func newScheduler(ctx context.Context, d schedulerDeps) (*jobs.Scheduler, error)
 	if d.Fediverse != nil {
 		sched.Handle(folio.JobFediversePost, d.Fediverse.FanOut)
 		sched.Handle(folio.JobFediverseDeliver, d.Fediverse.Deliver)
+	}
+	if d.Webmention != nil {
+		sched.Handle(folio.JobWebmentionVerify, d.Webmention.Verify)
+		sched.Handle(folio.JobWebmentionSend, d.Webmention.Send)
 	}
 	pruner := &webhook.Pruner{Queue: db.Jobs, Deliveries: db.Webhooks, Log: log} // settled deliveries leave the log after 30 days
 	sched.Handle(webhook.PruneJob, pruner.Handle)

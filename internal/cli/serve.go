@@ -18,6 +18,7 @@ import (
 	"github.com/foliohq/folio/internal/fediverse"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/webmention"
 )
 
 // runServe builds every part from the configuration, hands them to the HTTP server, runs what
@@ -77,11 +78,13 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	mentions := newWebmention(cfg, db, log)
 	// The audit log is written in batches off the request path, like analytics.
 	auditLog := audit.New(db.Audit, audit.Options{RetentionDays: cfg.AuditRetention, Logger: log})
 
 	srv := newServer(serverDeps{Config: cfg, DB: db, Log: log, Media: media, Mail: mail, Bookings: bookings,
-		Identity: identity, Limiter: limiter, Extblog: extblog, UI: ui, Analytics: an, Audit: auditLog, Fediverse: fedi})
+		Identity: identity, Limiter: limiter, Extblog: extblog, UI: ui, Analytics: an, Audit: auditLog, Fediverse: fedi,
+		Webmention: mentions})
 	handler := srv.Handler()
 	an.Start()
 	defer closeAnalytics(an, cfg, log) // after the HTTP server has shut down (defers run last)
@@ -92,7 +95,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	sched, err := newScheduler(ctx, schedulerDeps{Config: cfg, DB: db, Log: log, Publisher: extblog.ArticlePublisher(),
-		Bookings: bookings, Backups: backups, Fediverse: fedi})
+		Bookings: bookings, Backups: backups, Fediverse: fedi, Webmention: mentions})
 	if err != nil {
 		return err
 	}
@@ -125,19 +128,20 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 // serverDeps are the parts the HTTP server serves, all built before it.
 type serverDeps struct {
-	Config    *config.Config
-	DB        *sqldb.DB
-	Log       *slog.Logger
-	Media     *mediaPart
-	Mail      *mailPart
-	Bookings  *booking.Service
-	Identity  *httpapi.Identity
-	Limiter   folio.Limiter
-	Extblog   *extblogPart
-	UI        http.Handler
-	Analytics *analytics.Service
-	Audit     *audit.Writer
-	Fediverse *fediverse.Service
+	Config     *config.Config
+	DB         *sqldb.DB
+	Log        *slog.Logger
+	Media      *mediaPart
+	Mail       *mailPart
+	Bookings   *booking.Service
+	Identity   *httpapi.Identity
+	Limiter    folio.Limiter
+	Extblog    *extblogPart
+	UI         http.Handler
+	Analytics  *analytics.Service
+	Audit      *audit.Writer
+	Fediverse  *fediverse.Service
+	Webmention *webmention.Service
 }
 
 // newServer is the HTTP server over the parts.
@@ -177,6 +181,7 @@ func newServer(d serverDeps) *httpapi.Server {
 		Audit:            d.Audit,
 		Fediverse:        d.Fediverse,
 		Comments:         d.DB.Fediverse,
+		Webmention:       d.Webmention,
 	}
 }
 

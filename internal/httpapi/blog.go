@@ -131,6 +131,7 @@ func (s blogAPI) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusMovedPermanently)
 		return nil
 	}
+	s.advertiseWebmention(w)
 	return writePost(w, http.StatusOK, p)
 }
 
@@ -142,6 +143,7 @@ func (s blogAPI) getPostByID(w http.ResponseWriter, r *http.Request) error {
 	if err := visible(r, p, r.PathValue("id")); err != nil {
 		return err
 	}
+	s.advertiseWebmention(w)
 	return writePost(w, http.StatusOK, p)
 }
 

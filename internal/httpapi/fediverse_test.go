@@ -25,6 +25,7 @@ import (
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/webmention"
 	"github.com/go-fed/httpsig"
 )
 
@@ -164,11 +165,14 @@ func newFediSite(t *testing.T, db *sqldb.DB) (*testServer, *jobs.Scheduler) {
 	der, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
 	svc := fediverse.New(db.Fediverse, content.New(db.Content), "site", "http://unset", key,
 		string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})), fediverse.NewClient(true), nil)
-	ts := newTestServer(t, db, func(s *Server) { s.Fediverse, s.Comments = svc, db.Fediverse })
-	svc.SiteURL, ts.SiteURL = ts.URL, ts.URL
+	wm := webmention.New(db.Fediverse, content.New(db.Content), "http://unset", fediverse.NewClient(true), nil)
+	ts := newTestServer(t, db, func(s *Server) { s.Fediverse, s.Comments, s.Webmention = svc, db.Fediverse, wm })
+	svc.SiteURL, wm.SiteURL, ts.SiteURL = ts.URL, ts.URL, ts.URL
 	sched := jobs.New(db.Jobs, nil)
 	sched.Handle(folio.JobFediversePost, svc.FanOut)
 	sched.Handle(folio.JobFediverseDeliver, svc.Deliver)
+	sched.Handle(folio.JobWebmentionVerify, wm.Verify)
+	sched.Handle(folio.JobWebmentionSend, wm.Send)
 	return ts, sched
 }
 

@@ -25,6 +25,7 @@ const (
 	needSessions
 	needFediverse
 	needComments
+	needWebmention
 )
 
 // needSpec says what a need is called in the OpenAPI document and how it is found missing.
@@ -80,6 +81,12 @@ var needs = [...]needSpec{
 	needComments: {"comments", func(s *Server) error {
 		if s.Comments == nil {
 			return folio.Errorf(folio.EUNAVAILABLE, "Comments are not configured on this server.")
+		}
+		return nil
+	}},
+	needWebmention: {"Webmention", func(s *Server) error {
+		if s.Webmention == nil {
+			return folio.Errorf(folio.EUNAVAILABLE, "Webmention is not configured on this server.")
 		}
 		return nil
 	}},

@@ -23,6 +23,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, exportAPI{s}.routes()...)
 	rs = append(rs, fediverseAPI{s}.routes()...)
 	rs = append(rs, commentsAPI{s}.routes()...)
+	rs = append(rs, webmentionAPI{s}.routes()...)
 	return rs
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/foliohq/folio/internal/identity"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
+	"github.com/foliohq/folio/internal/webmention"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -126,6 +127,8 @@ type Server struct {
 
 	// Fediverse is the site's ActivityPub actor (fediverse.go); nil answers 503.
 	Fediverse *fediverse.Service
+	// Webmention receives Webmentions (webmention.go); nil answers 503 and posts advertise none.
+	Webmention *webmention.Service
 	// Comments lists and moderates comments (comments.go); nil answers 503.
 	Comments CommentStore
 

@@ -120,9 +120,10 @@ func (s *FediverseStore) DeliveryInboxes(ctx context.Context) ([]string, error) 
 	return out, wrapIf("DeliveryInboxes", rows.Err())
 }
 
-// queueFediversePost queues the fan-out of a post event to the followers (internal/fediverse),
-// in the transaction of the write that caused it; the key names the event, so it runs once.
-func (db *DB) queueFediversePost(ctx context.Context, tx *sql.Tx, ev folio.Event) error {
+// queuePostFanOut queues, for a post event, its fan-out to the fediverse followers and, for a
+// publication, the Webmentions of its links (internal/fediverse, internal/webmention), in the
+// transaction of the write that caused it; the keys name the event, so each runs once.
+func (db *DB) queuePostFanOut(ctx context.Context, tx *sql.Tx, ev folio.Event) error {
 	d, ok := ev.Data.(folio.PostEventData)
 	if !ok || (ev.Type != folio.EventPostPublished && ev.Type != folio.EventPostUnpublished) {
 		return nil
@@ -132,8 +133,17 @@ func (db *DB) queueFediversePost(ctx context.Context, tx *sql.Tx, ev folio.Event
 	if err != nil {
 		return err
 	}
-	key := fmt.Sprintf("%s:%s:%s:%d", folio.JobFediversePost, d.ID, ev.Type, at.UnixNano())
-	return db.enqueueJob(ctx, tx, folio.JobFediversePost, key, string(pl), at)
+	kinds := []string{folio.JobFediversePost}
+	if ev.Type == folio.EventPostPublished {
+		kinds = append(kinds, folio.JobWebmentionSend)
+	}
+	for _, kind := range kinds {
+		key := fmt.Sprintf("%s:%s:%s:%d", kind, d.ID, ev.Type, at.UnixNano())
+		if err := db.enqueueJob(ctx, tx, kind, key, string(pl), at); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // EnqueueJob queues a fediverse job (the job queue's EnqueueJob).

@@ -1,0 +1,42 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/foliohq/folio"
+)
+
+// webmentionAPI receives Webmentions (docs/api.md, "Webmention").
+type webmentionAPI struct{ *Server }
+
+// maxWebmentionForm bounds the form of one Webmention (two URLs).
+const maxWebmentionForm = 16 << 10
+
+func (s webmentionAPI) routes() []route {
+	return []route{
+		{Method: "POST", Pattern: "/webmention", Handle: s.receive, Needs: needWebmention, Audit: "-",
+			Tag: "Comments", Summary: "Receive a Webmention (form: source, target): 202, verified asynchronously (the source must link " +
+				"to the target); the target must be a published post's public URL, <FOLIO_SITE_URL>/blog/<slug>, else 400",
+			BodyType: "application/x-www-form-urlencoded", Status: http.StatusAccepted, Errors: []int{413, 415}},
+	}
+}
+
+func (s webmentionAPI) receive(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxWebmentionForm)
+	if err := r.ParseForm(); err != nil {
+		return folio.BadRequest("body", "must be a form: source=…&target=…")
+	}
+	if err := s.Webmention.Receive(r.Context(), r.PostForm.Get("source"), r.PostForm.Get("target")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusAccepted)
+	return nil
+}
+
+// advertiseWebmention sets the Link header that names the Webmention endpoint on a post's
+// responses, when the endpoint is served.
+func (s *Server) advertiseWebmention(w http.ResponseWriter) {
+	if s.Webmention != nil {
+		w.Header().Set("Link", "<"+s.siteURL()+"/webmention>; rel=\"webmention\"")
+	}
+}
