@@ -106,3 +106,9 @@ type Reactions struct {
 	Likes     int `json:"likes"`
 	Announces int `json:"announces"`
 }
+
+// Block is an actor (its id, a URL) or a whole domain (a host name) the owner blocked.
+type Block struct {
+	Target    string    `json:"target"`
+	CreatedAt time.Time `json:"createdAt"`
+}

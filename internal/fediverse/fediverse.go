@@ -48,6 +48,15 @@ type Store interface {
 	AddReaction(ctx context.Context, postID, kind, actorID string, at time.Time) error
 	// RemoveReaction withdraws an actor's reactions of a kind.
 	RemoveReaction(ctx context.Context, kind, actorID string) error
+
+	// Block blocks an actor (its id) or a domain (a host) and removes the follows it covers.
+	Block(ctx context.Context, b folio.Block) error
+	// Unblock lifts a block and reports whether there was one.
+	Unblock(ctx context.Context, target string) (bool, error)
+	// Blocks lists the blocks, newest first.
+	Blocks(ctx context.Context) ([]folio.Block, error)
+	// Blocked reports whether any of targets is blocked.
+	Blocked(ctx context.Context, targets ...string) (bool, error)
 }
 
 // Posts reads the posts the outbox and deliveries show (content.Service).

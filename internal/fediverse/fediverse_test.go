@@ -363,3 +363,29 @@ func FuzzParseSignature(f *testing.F) {
 		}
 	})
 }
+
+// TestBlockedDomain: a blocked domain's follow ends and its activities are refused (403).
+func TestBlockedDomain(t *testing.T) {
+	svc, db := newService(t)
+	_, rk := keys(t)
+	rm := newRemote(t, rk)
+	ctx := context.Background()
+	follow := rm.fixture(t, "follow.json")
+	if err := svc.Inbox(ctx, signedByRemote(t, rk, rm.actor()+"#main-key", follow, time.Now()), follow); err != nil {
+		t.Fatal(err)
+	}
+	host := strings.Split(strings.TrimPrefix(rm.URL, "http://"), ":")[0]
+	if _, err := svc.Block(ctx, fediverse.BlockInput{Domain: host}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := db.Fediverse.FollowerCount(ctx); n != 0 {
+		t.Fatalf("followers after blocking their domain = %d", n)
+	}
+	err := svc.Inbox(ctx, signedByRemote(t, rk, rm.actor()+"#main-key", follow, time.Now()), follow)
+	if folio.ErrorCode(err) != folio.EFORBIDDEN {
+		t.Fatalf("Inbox(Follow) from a blocked domain = %v, want EFORBIDDEN", err)
+	}
+	if _, err := svc.Block(ctx, fediverse.BlockInput{Actor: rm.actor(), Domain: host}); folio.ErrorCode(err) != folio.EINVALID {
+		t.Fatalf("Block(actor and domain) = %v, want a 400", err)
+	}
+}

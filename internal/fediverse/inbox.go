@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -192,6 +193,12 @@ func (s *Service) Inbox(ctx context.Context, r *http.Request, body []byte) error
 	if act.Actor != signer {
 		return refuse("the activity's actor is not the key's owner")
 	}
+	if blocked, err := s.Blocked(ctx, act.Actor); err != nil || blocked {
+		if err == nil {
+			err = folio.Errorf(folio.EFORBIDDEN, "The site does not take activities from %s.", act.Actor)
+		}
+		return err
+	}
 	var obj objectRef
 	if len(act.Object) > 0 {
 		if err := json.Unmarshal(act.Object, &obj); err != nil {
@@ -325,4 +332,43 @@ func (s *Service) reply(ctx context.Context, act incoming, obj objectRef) error 
 	return s.Store.SaveComment(ctx, folio.Comment{ID: folio.NewID(), PostID: p.ID, Source: folio.CommentActivityPub, SourceID: obj.ID,
 		AuthorName: name, AuthorURL: authorURL, Content: s.md.Sanitize(n.Content), URL: noteURL, Status: folio.CommentPending,
 		PublishedAt: published.UTC(), CreatedAt: now})
+}
+
+// Blocked reports whether the owner blocked an actor, or its domain.
+func (s *Service) Blocked(ctx context.Context, actorID string) (bool, error) {
+	targets := []string{actorID}
+	if u, err := url.Parse(actorID); err == nil && u.Hostname() != "" {
+		targets = append(targets, strings.ToLower(u.Hostname()))
+	}
+	return s.Store.Blocked(ctx, targets...)
+}
+
+// BlockInput blocks an actor or a whole domain (one of them).
+type BlockInput struct {
+	Actor  string `json:"actor,omitempty" doc:"an actor id (https://…)"`
+	Domain string `json:"domain,omitempty" doc:"a host name: every actor on it"`
+}
+
+// Block blocks an actor or a domain: its follows end, its activities are refused (403) and its
+// Webmentions ignored.
+func (s *Service) Block(ctx context.Context, in BlockInput) (folio.Block, error) {
+	target := ""
+	switch {
+	case (in.Actor == "") == (in.Domain == ""):
+		return folio.Block{}, folio.BadRequest("actor", "give an actor or a domain, not both")
+	case in.Actor != "":
+		u, err := url.Parse(in.Actor)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return folio.Block{}, folio.BadRequest("actor", "must be an actor's http(s) id")
+		}
+		target = in.Actor
+	default:
+		d := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(in.Domain), "."))
+		if d == "" || strings.ContainsAny(d, "/:@ ") {
+			return folio.Block{}, folio.BadRequest("domain", "must be a host name, like mastodon.example")
+		}
+		target = d
+	}
+	b := folio.Block{Target: target, CreatedAt: s.now().UTC()}
+	return b, s.Store.Block(ctx, b)
 }

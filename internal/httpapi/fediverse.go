@@ -46,7 +46,56 @@ func (s fediverseAPI) routes() []route {
 			Tag: "Fediverse", Summary: "Remove a follower (it receives no more deliveries)",
 			Query:  []param{{Name: "actor", Type: "string", Doc: "the follower's actor id", Required: true}},
 			Status: http.StatusNoContent, Errors: []int{404}},
+		{Method: "GET", Pattern: "/api/fediverse/blocks", Handle: s.blocks, Needs: needFediverse, Level: folio.LevelAdmin,
+			Tag: "Fediverse", Summary: "The blocked actors and domains, newest first", Status: http.StatusOK, Resp: blockList{}},
+		{Method: "POST", Pattern: "/api/fediverse/blocks", Handle: s.block, Needs: needFediverse, Level: folio.LevelAdmin,
+			Tag: "Fediverse", Summary: "Block an actor or a whole domain: its follows end, its activities are refused (403), its Webmentions ignored",
+			Body: fediverse.BlockInput{}, Status: http.StatusCreated, Resp: folio.Block{}, Errors: []int{413, 415}},
+		{Method: "DELETE", Pattern: "/api/fediverse/blocks", Handle: s.unblock, Needs: needFediverse, Level: folio.LevelAdmin,
+			Tag: "Fediverse", Summary: "Lift a block",
+			Query:  []param{{Name: "target", Type: "string", Doc: "the blocked actor id or domain", Required: true}},
+			Status: http.StatusNoContent, Errors: []int{404}},
 	}
+}
+
+type blockList struct {
+	Blocks []folio.Block `json:"blocks"`
+}
+
+func (s fediverseAPI) blocks(w http.ResponseWriter, r *http.Request) error {
+	bs, err := s.Fediverse.Store.Blocks(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, blockList{Blocks: bs})
+}
+
+func (s fediverseAPI) block(w http.ResponseWriter, r *http.Request) error {
+	var in fediverse.BlockInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	b, err := s.Fediverse.Block(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, b)
+}
+
+func (s fediverseAPI) unblock(w http.ResponseWriter, r *http.Request) error {
+	target := r.URL.Query().Get("target")
+	if target == "" {
+		return folio.BadRequest("target", "is required")
+	}
+	ok, err := s.Fediverse.Store.Unblock(r.Context(), target)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return folio.Errorf(folio.ENOTFOUND, "%s is not blocked.", target)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 func writeActivity(w http.ResponseWriter, contentType string, v any) error {

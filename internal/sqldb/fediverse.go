@@ -150,3 +150,66 @@ func (db *DB) queuePostFanOut(ctx context.Context, tx *sql.Tx, ev folio.Event) e
 func (s *FediverseStore) EnqueueJob(ctx context.Context, kind, key, payload string, runAt time.Time) error {
 	return s.Jobs.EnqueueJob(ctx, kind, key, payload, runAt)
 }
+
+// Block blocks an actor or a domain (again: a no-op) and removes the follows it covers.
+func (s *FediverseStore) Block(ctx context.Context, b folio.Block) error {
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO fediverse_blocks (target, created_at) VALUES ($1, $2) ON CONFLICT (target) DO NOTHING`,
+			b.Target, s.ts(b.CreatedAt)); err != nil {
+			return err
+		}
+		// A domain covers its actors on any scheme and port.
+		var a Args
+		q := `DELETE FROM fediverse_followers WHERE actor_id = ` + a.Add(b.Target)
+		for _, scheme := range []string{"https://", "http://"} {
+			for _, sep := range []string{"/", ":"} {
+				q += ` OR actor_id LIKE ` + a.Add(scheme+escapeLike(b.Target)+sep+"%") + ` ESCAPE '\'`
+			}
+		}
+		_, err := tx.ExecContext(ctx, q, a...)
+		return err
+	})
+	return wrapIf("Block", err)
+}
+
+// Unblock lifts a block and reports whether there was one.
+func (s *FediverseStore) Unblock(ctx context.Context, target string) (bool, error) {
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM fediverse_blocks WHERE target = $1`, target)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n > 0, wrapIf("Unblock", err)
+}
+
+// Blocks lists the blocks, newest first.
+func (s *FediverseStore) Blocks(ctx context.Context) ([]folio.Block, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT target, created_at FROM fediverse_blocks ORDER BY created_at DESC, target`)
+	if err != nil {
+		return nil, wrap("Blocks", err)
+	}
+	defer rows.Close()
+	out := []folio.Block{}
+	for rows.Next() {
+		var b folio.Block
+		var created Time
+		if err := rows.Scan(&b.Target, &created); err != nil {
+			return nil, wrap("Blocks", err)
+		}
+		b.CreatedAt = created.Time
+		out = append(out, b)
+	}
+	return out, wrapIf("Blocks", rows.Err())
+}
+
+// Blocked reports whether any of targets (an actor id, its host) is blocked.
+func (s *FediverseStore) Blocked(ctx context.Context, targets ...string) (bool, error) {
+	var a Args
+	var n int
+	err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM fediverse_blocks WHERE target IN (`+a.AddList(targets)+`)`, a...).Scan(&n)
+	return n > 0, wrapIf("Blocked", err)
+}

@@ -32,6 +32,8 @@ const (
 type Store interface {
 	jobs.Enqueuer
 	SaveComment(ctx context.Context, c folio.Comment) error
+	// Blocked reports whether any of targets (hosts here) is blocked by the owner.
+	Blocked(ctx context.Context, targets ...string) (bool, error)
 }
 
 // Posts reads the posts mentioned and sending.
@@ -130,6 +132,11 @@ func (s *Service) Verify(ctx context.Context, j folio.Job) error {
 	var pl verifyPayload
 	if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.Source == "" {
 		return jobs.Permanent(errors.New("webmention: bad verify payload"))
+	}
+	if su, err := url.Parse(pl.Source); err == nil {
+		if blocked, err := s.Store.Blocked(ctx, strings.ToLower(su.Hostname())); err != nil || blocked {
+			return err // a blocked domain's Webmention is dropped
+		}
 	}
 	final, _, body, status, err := s.fetch(ctx, pl.Source)
 	if err != nil {

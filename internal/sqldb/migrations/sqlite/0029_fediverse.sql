@@ -45,3 +45,10 @@ CREATE TABLE post_reactions (
     created_at TEXT NOT NULL,
     PRIMARY KEY (post_id, kind, actor_id)
 );
+
+-- Actors and whole domains the owner blocked: their activities are refused, their Webmentions
+-- ignored. target is an actor id (a URL) or a host name.
+CREATE TABLE fediverse_blocks (
+    target     TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL
+);
