@@ -131,7 +131,9 @@ func (s blogAPI) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusMovedPermanently)
 		return nil
 	}
-	s.advertiseWebmention(w)
+	if err := s.withComments(w, r, p); err != nil {
+		return err
+	}
 	return writePost(w, http.StatusOK, p)
 }
 
@@ -143,7 +145,9 @@ func (s blogAPI) getPostByID(w http.ResponseWriter, r *http.Request) error {
 	if err := visible(r, p, r.PathValue("id")); err != nil {
 		return err
 	}
-	s.advertiseWebmention(w)
+	if err := s.withComments(w, r, p); err != nil {
+		return err
+	}
 	return writePost(w, http.StatusOK, p)
 }
 

@@ -289,6 +289,9 @@ func TestFediverseFollowPublishReply(t *testing.T) {
 			c["content"] != "<p>Nice post!</p>" || c["publishedAt"] == nil {
 			t.Fatalf("comment: %v", c)
 		}
+		if m := ts.do("GET", "/api/blog/hello-fediverse", "", nil).json(t); m["commentCount"] != float64(1) {
+			t.Fatalf("post commentCount after approval: %v", m["commentCount"])
+		}
 		if r := ts.do("POST", "/api/comments/"+id+"/reject", "admin", nil); r.Status != 200 || len(public()["comments"].([]any)) != 0 {
 			t.Fatalf("reject: %d", r.Status)
 		}

@@ -33,10 +33,16 @@ func (s webmentionAPI) receive(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// advertiseWebmention sets the Link header that names the Webmention endpoint on a post's
-// responses, when the endpoint is served.
-func (s *Server) advertiseWebmention(w http.ResponseWriter) {
+// withComments prepares a single post's response: the Link header that names the Webmention
+// endpoint, when it is served, and the post's approved comment count, when comments are.
+func (s *Server) withComments(w http.ResponseWriter, r *http.Request, p *folio.Post) error {
 	if s.Webmention != nil {
 		w.Header().Set("Link", "<"+s.siteURL()+"/webmention>; rel=\"webmention\"")
 	}
+	if s.Comments == nil {
+		return nil
+	}
+	_, n, err := s.Comments.Comments(r.Context(), folio.CommentFilter{PostID: p.ID, Status: folio.CommentApproved, Page: 1, Limit: 1})
+	p.CommentCount = &n
+	return err
 }

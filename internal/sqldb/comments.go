@@ -22,14 +22,8 @@ func (s *FediverseStore) SaveComment(ctx context.Context, c folio.Comment) error
 			s.ts(c.PublishedAt), s.ts(c.CreatedAt))
 		return err
 	})
-	if err == nil {
-		s.changed(scopeComments)
-	}
 	return wrapIf("SaveComment", err)
 }
-
-// scopeComments is the cache scope of the comment lists.
-const scopeComments = "comments"
 
 // Comments lists comments, newest first, and the total: of one post and/or one status.
 func (s *FediverseStore) Comments(ctx context.Context, f folio.CommentFilter) ([]folio.Comment, int, error) {
@@ -97,7 +91,7 @@ func (s *FediverseStore) SetCommentStatus(ctx context.Context, id, status string
 	if n == 0 {
 		return notFound("Comment", id)
 	}
-	s.changed(scopeComments)
+	s.changed(folio.ScopePosts) // the cached posts' comment counts
 	return nil
 }
 
