@@ -68,6 +68,12 @@ func newRemote(t *testing.T, key *rsa.PrivateKey) *remote {
 	rm := &remote{key: key}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /users/alice", func(w http.ResponseWriter, r *http.Request) {
+		// Secure mode: only fetches signed by the site, over (request-target) host date.
+		sk, _ := keys(t)
+		if v, err := httpsig.NewVerifier(r); err != nil || v.KeyId() != siteURL+"/ap/actor#main-key" || v.Verify(&sk.PublicKey, httpsig.RSA_SHA256) != nil {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
 		rm.mu.Lock()
 		defer rm.mu.Unlock()
 		if rm.gone {

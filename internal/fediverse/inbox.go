@@ -65,6 +65,9 @@ func (s *Service) fetch(ctx context.Context, u string, v any) error {
 	}
 	req.Header.Set("Accept", `application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"`)
 	req.Header.Set("User-Agent", "folio/"+folio.Version)
+	if err := Sign(req, nil, s.Key, s.KeyID(), s.now()); err != nil {
+		return err
+	}
 	res, err := s.Client.Do(req)
 	if err != nil {
 		return fmt.Errorf("fediverse: fetch: %w", err)

@@ -30,13 +30,18 @@ func refuse(format string, args ...any) error {
 }
 
 // Sign signs an outgoing POST of body as Mastodon verifies it: Date, Digest (SHA-256) and a
-// Signature over SignedHeaders with rsa-sha256 under keyID.
+// Signature over SignedHeaders with rsa-sha256 under keyID. A GET (body nil) is signed over
+// (request-target) host date: servers in Mastodon's secure mode answer only signed fetches.
 func Sign(req *http.Request, body []byte, key *rsa.PrivateKey, keyID string, now time.Time) error {
 	req.Header.Set("Date", now.UTC().Format(http.TimeFormat))
 	req.Header.Set("Host", req.URL.Host)
+	headers := SignedHeaders
+	if body == nil {
+		headers = SignedHeaders[:3]
+	}
 	// A Signer keeps state between calls: one per request.
 	signer, _, err := httpsig.NewSigner([]httpsig.Algorithm{httpsig.RSA_SHA256}, httpsig.DigestSha256,
-		SignedHeaders, httpsig.Signature, 0)
+		headers, httpsig.Signature, 0)
 	if err != nil {
 		return err
 	}
