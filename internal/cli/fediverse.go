@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/foliohq/folio/internal/config"
@@ -13,12 +14,19 @@ import (
 
 // newFediverse is the site's ActivityPub actor. Its RSA key is made once and kept in the
 // database, sealed with a key derived from the instance secret; every instance loads that one.
+// An instance whose secret does not open it serves without the actor (its routes answer 503,
+// the log says why) rather than not at all: the rest of the site does not depend on it.
 func newFediverse(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *slog.Logger) (*fediverse.Service, error) {
 	secret, err := instanceSecret(cfg)
 	if err != nil {
 		return nil, err
 	}
 	key, pub, err := fediverse.LoadKey(ctx, db.Fediverse, secret, db.Now())
+	if errors.Is(err, fediverse.ErrKeyUnreadable) {
+		log.Error("the fediverse actor is off on this instance: its key was sealed with another instance secret; " +
+			"give every instance the same NEXTAUTH_SECRET (docs/operations.md)")
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

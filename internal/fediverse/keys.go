@@ -25,6 +25,10 @@ const sealInfo = "folio fediverse actor key v1"
 // keyBits is the actor key's size: Mastodon's.
 const keyBits = 2048
 
+// ErrKeyUnreadable is the stored actor key not opening with this instance's secret (another
+// instance made it with a different secret, or the secret changed).
+var ErrKeyUnreadable = errors.New("fediverse: the stored actor key does not open with this instance secret")
+
 func sealer(secret string) (cipher.AEAD, error) {
 	if secret == "" {
 		return nil, errors.New("fediverse: empty instance secret")
@@ -64,7 +68,7 @@ func unseal(secret, sealed string) ([]byte, error) {
 	}
 	der, err := aead.Open(nil, b[:aead.NonceSize()], b[aead.NonceSize():], nil)
 	if err != nil {
-		return nil, errors.New("fediverse: the stored actor key does not open with this instance secret")
+		return nil, ErrKeyUnreadable
 	}
 	return der, nil
 }
