@@ -73,6 +73,9 @@ type Post struct {
 	Content string `json:"content" doc:"Markdown"`
 	// ContentHTML is Content rendered and sanitized; it is computed for responses, never stored.
 	ContentHTML string `json:"contentHtml,omitempty" doc:"content rendered to sanitized HTML"`
+	// CommentCount is the number of approved comments, computed for the single-post responses
+	// when comments are served.
+	CommentCount *int `json:"commentCount,omitempty" doc:"approved comments (replies from the fediverse, Webmentions)"`
 }
 
 // Archived reports whether the post is archived.

@@ -9,9 +9,11 @@ import (
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/config"
 	"github.com/foliohq/folio/internal/content"
+	"github.com/foliohq/folio/internal/fediverse"
 	"github.com/foliohq/folio/internal/jobs"
 	"github.com/foliohq/folio/internal/sqldb"
 	"github.com/foliohq/folio/internal/webhook"
+	"github.com/foliohq/folio/internal/webmention"
 )
 
 // schedulerDeps is what the durable job scheduler runs jobs for.
@@ -25,6 +27,10 @@ type schedulerDeps struct {
 	Bookings *booking.Service
 	// Backups takes the scheduled snapshots; nil when BACKUP_INTERVAL is unset.
 	Backups *backup.Service
+	// Fediverse fans post events out to the followers and delivers the activities.
+	Fediverse *fediverse.Service
+	// Webmention verifies received Webmentions and sends published posts'.
+	Webmention *webmention.Service
 }
 
 // newScheduler builds the durable job scheduler (every instance runs one; each job still runs
@@ -40,6 +46,14 @@ func newScheduler(ctx context.Context, d schedulerDeps) (*jobs.Scheduler, error)
 	}
 	// Outgoing webhooks: deliveries queued with the writes that caused them (internal/webhook).
 	sched.Handle(folio.JobWebhookDelivery, webhook.NewSender(db.Webhooks, d.Config.WebhookAllowPrivate, log).Handle)
+	if d.Fediverse != nil {
+		sched.Handle(folio.JobFediversePost, d.Fediverse.FanOut)
+		sched.Handle(folio.JobFediverseDeliver, d.Fediverse.Deliver)
+	}
+	if d.Webmention != nil {
+		sched.Handle(folio.JobWebmentionVerify, d.Webmention.Verify)
+		sched.Handle(folio.JobWebmentionSend, d.Webmention.Send)
+	}
 	pruner := &webhook.Pruner{Queue: db.Jobs, Deliveries: db.Webhooks, Log: log} // settled deliveries leave the log after 30 days
 	sched.Handle(webhook.PruneJob, pruner.Handle)
 	if err := pruner.Schedule(ctx); err != nil {

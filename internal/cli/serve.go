@@ -15,9 +15,11 @@ import (
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/config"
 	"github.com/foliohq/folio/internal/content"
+	"github.com/foliohq/folio/internal/fediverse"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/settings"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/foliohq/folio/internal/webmention"
 )
 
 // runServe builds every part from the configuration, hands them to the HTTP server, runs what
@@ -81,11 +83,17 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	fedi, err := newFediverse(ctx, cfg, db, log)
+	if err != nil {
+		return err
+	}
+	mentions := newWebmention(cfg, db, log)
 	// The audit log is written in batches off the request path, like analytics.
 	auditLog := audit.New(db.Audit, audit.Options{RetentionDays: cfg.AuditRetention, Logger: log})
 
 	srv := newServer(serverDeps{Config: cfg, DB: db, Log: log, Media: media, Mail: mail, Bookings: bookings,
-		Identity: identity, Limiter: limiter, Extblog: extblog, UI: ui, Analytics: an, Audit: auditLog, Settings: settings})
+		Identity: identity, Limiter: limiter, Extblog: extblog, UI: ui, Analytics: an, Audit: auditLog, Settings: settings, Fediverse: fedi,
+		Webmention: mentions})
 	handler := srv.Handler()
 	an.Start()
 	defer closeAnalytics(an, cfg, log) // after the HTTP server has shut down (defers run last)
@@ -96,7 +104,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	sched, err := newScheduler(ctx, schedulerDeps{Config: cfg, DB: db, Log: log, Publisher: extblog.ArticlePublisher(),
-		Bookings: bookings, Backups: backups})
+		Bookings: bookings, Backups: backups, Fediverse: fedi, Webmention: mentions})
 	if err != nil {
 		return err
 	}
@@ -129,19 +137,21 @@ func runServe(ctx context.Context, args []string, env Env) error {
 
 // serverDeps are the parts the HTTP server serves, all built before it.
 type serverDeps struct {
-	Config    *config.Config
-	DB        *sqldb.DB
-	Log       *slog.Logger
-	Media     *mediaPart
-	Mail      *mailPart
-	Bookings  *booking.Service
-	Identity  *httpapi.Identity
-	Limiter   folio.Limiter
-	Extblog   *extblogPart
-	UI        http.Handler
-	Analytics *analytics.Service
-	Audit     *audit.Writer
-	Settings  *settings.Service
+	Config     *config.Config
+	DB         *sqldb.DB
+	Log        *slog.Logger
+	Media      *mediaPart
+	Mail       *mailPart
+	Bookings   *booking.Service
+	Identity   *httpapi.Identity
+	Limiter    folio.Limiter
+	Extblog    *extblogPart
+	UI         http.Handler
+	Analytics  *analytics.Service
+	Audit      *audit.Writer
+	Fediverse  *fediverse.Service
+	Webmention *webmention.Service
+	Settings   *settings.Service
 }
 
 // newServer is the HTTP server over the parts.
@@ -179,6 +189,9 @@ func newServer(d serverDeps) *httpapi.Server {
 		Collectors:       d.Analytics.Collectors(),
 		Audit:            d.Audit,
 		BookingHost:      bookingHost(d.Settings), // the host card of /book
+		Fediverse:        d.Fediverse,
+		Comments:         d.DB.Fediverse,
+		Webmention:       d.Webmention,
 	}
 }
 

@@ -128,9 +128,11 @@ type Config struct {
 
 	// Outgoing webhooks (docs/api.md, "Outgoing webhooks") and backups (docs/operations.md,
 	// "Backups and restore").
-	WebhookAllowPrivate bool          // webhooks may target loopback, private and link-local addresses
-	BackupInterval      time.Duration // 0: no scheduled SQLite snapshots
-	BackupKeep          int           // snapshots kept under backups/ in the media storage
+	WebhookAllowPrivate   bool          // webhooks may target loopback, private and link-local addresses
+	FediverseName         string        // the site actor's preferredUsername (acct:NAME@HOST)
+	FediverseAllowPrivate bool          // fetches of actors, keys and deliveries may reach private addresses
+	BackupInterval        time.Duration // 0: no scheduled SQLite snapshots
+	BackupKeep            int           // snapshots kept under backups/ in the media storage
 
 	// given holds the variables set in the environment or the .env file (not defaulted).
 	given map[string]bool

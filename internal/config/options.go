@@ -254,6 +254,14 @@ var options = []option{
 	{name: "ANALYTICS_SALT_ROTATION", def: "day", help: "how often the visitor-hash salt rotates: day, week or month", set: oneOf(func(c *Config) *string { return &c.AnalyticsSaltRotation }, "day", "week", "month")},
 	{name: "ANALYTICS_QUEUE_SIZE", def: "65536", help: "events buffered for batched writes before new ones are dropped (and counted)", set: integer(16, 1<<24, func(c *Config) *int { return &c.AnalyticsQueueSize })},
 	{name: "WEBHOOK_ALLOW_PRIVATE", def: "false", help: "let outgoing webhooks reach loopback, private and link-local addresses (a receiver on your own network)", set: boolean(func(c *Config) *bool { return &c.WebhookAllowPrivate })},
+	{name: "FEDIVERSE_NAME", def: "site", help: "the site's ActivityPub account name: followed as @NAME@HOST (HOST from FOLIO_SITE_URL)", set: func(c *Config, v string) error {
+		if v == "" || strings.ContainsAny(v, "@:/ ") {
+			return fmt.Errorf("must be a plain account name (letters, digits, _ . -)")
+		}
+		c.FediverseName = v
+		return nil
+	}},
+	{name: "FEDIVERSE_ALLOW_PRIVATE", def: "false", help: "let fetches of fediverse actors and keys, Webmention sources and deliveries reach loopback and private addresses (tests, private networks)", set: boolean(func(c *Config) *bool { return &c.FediverseAllowPrivate })},
 	{name: "BACKUP_INTERVAL", def: "", help: "how often to snapshot the SQLite database into the media storage under backups/ (e.g. 24h); empty: never", set: func(c *Config, v string) error {
 		v = strings.TrimSpace(v)
 		if v == "" || v == "0" {

@@ -133,6 +133,9 @@ func (s blogAPI) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	s.publicAuthor(r, &p.PostSummary)
+	if err := s.withComments(w, r, p); err != nil {
+		return err
+	}
 	return writePost(w, http.StatusOK, p)
 }
 
@@ -145,6 +148,9 @@ func (s blogAPI) getPostByID(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.publicAuthor(r, &p.PostSummary)
+	if err := s.withComments(w, r, p); err != nil {
+		return err
+	}
 	return writePost(w, http.StatusOK, p)
 }
 

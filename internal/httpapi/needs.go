@@ -24,6 +24,9 @@ const (
 	needAnalytics
 	needSessions
 	needSettings
+	needFediverse
+	needComments
+	needWebmention
 )
 
 // needSpec says what a need is called in the OpenAPI document and how it is found missing.
@@ -73,6 +76,24 @@ var needs = [...]needSpec{
 	needSettings: {"settings", func(s *Server) error {
 		if s.Settings == nil {
 			return folio.Errorf(folio.EUNAVAILABLE, "Settings are not available on this server.")
+		}
+		return nil
+	}},
+	needFediverse: {"the fediverse actor", func(s *Server) error {
+		if s.Fediverse == nil {
+			return folio.Errorf(folio.EUNAVAILABLE, "The fediverse actor is not running on this server.")
+		}
+		return nil
+	}},
+	needComments: {"comments", func(s *Server) error {
+		if s.Comments == nil {
+			return folio.Errorf(folio.EUNAVAILABLE, "Comments are not configured on this server.")
+		}
+		return nil
+	}},
+	needWebmention: {"Webmention", func(s *Server) error {
+		if s.Webmention == nil {
+			return folio.Errorf(folio.EUNAVAILABLE, "Webmention is not configured on this server.")
 		}
 		return nil
 	}},

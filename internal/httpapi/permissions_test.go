@@ -92,6 +92,22 @@ var documentedRoutes = []documentedRoute{
 	{"*", "/api/extblog/delete", manageArticles, limitTier},
 	// Webhook: HMAC only, exempt from the tier limits.
 	{"POST", "/api/extblog/webhook", signatureOnly, limitExempt},
+	// docs/api.md, "Fediverse": the actor's documents are public, the inbox takes HTTP
+	// Signatures only; followers and blocks are the owner's.
+	{"GET", "/.well-known/webfinger", public, limitTier},
+	{"GET", "/ap/actor", public, limitTier},
+	{"GET", "/ap/outbox", public, limitTier},
+	{"GET", "/ap/followers", public, limitTier},
+	{"GET", "/ap/posts/{}", public, limitTier},
+	{"POST", "/ap/inbox", signatureOnly, limitTier},
+	{"DELETE", "/api/fediverse/followers", adminAccess, limitTier},
+	{"*", "/api/fediverse/blocks", adminAccess, limitTier},
+	// docs/api.md, "Webmention", "Comments": receiving and reading are public, moderation the owner's.
+	{"POST", "/webmention", public, limitTier},
+	{"GET", "/api/blog/{}/comments", public, limitTier},
+	{"GET", "/api/comments", adminAccess, limitTier},
+	{"POST", "/api/comments/{}/approve", adminAccess, limitTier},
+	{"POST", "/api/comments/{}/reject", adminAccess, limitTier},
 	// Public plus the helper limit per client IP (login: the sign-in failure limit).
 	{"POST", "/api/contact", public, limitHelperIP},
 	{"POST", "/api/schedule/book", public, limitHelperIP},

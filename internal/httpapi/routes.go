@@ -1,6 +1,7 @@
 package httpapi
 
-// routeTable is every /api route of folio in one place. Each row's Level, Perm, Limit, Cache and
+// routeTable is every route of folio's API in one place (/api, and the fediverse's /ap and
+// /.well-known/webfinger). Each row's Level, Perm, Limit, Cache and
 // Needs are enforced by adapt; the same rows generate /api/openapi.json.
 func (s *Server) routeTable() []route {
 	var rs []route
@@ -21,6 +22,9 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, webhookAPI{s}.routes()...)
 	rs = append(rs, exportAPI{s}.routes()...)
 	rs = append(rs, settingsAPI{s}.routes()...)
+	rs = append(rs, fediverseAPI{s}.routes()...)
+	rs = append(rs, commentsAPI{s}.routes()...)
+	rs = append(rs, webmentionAPI{s}.routes()...)
 	return rs
 }
 

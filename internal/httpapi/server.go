@@ -22,11 +22,13 @@ import (
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/content"
+	"github.com/foliohq/folio/internal/fediverse"
 	"github.com/foliohq/folio/internal/httpapi/respcache"
 	"github.com/foliohq/folio/internal/identity"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
 	"github.com/foliohq/folio/internal/settings"
+	"github.com/foliohq/folio/internal/webmention"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -124,6 +126,13 @@ type Server struct {
 	Content *content.Service
 	// Contact stores contact-form messages (contact.go).
 	Contact ContactStore
+
+	// Fediverse is the site's ActivityPub actor (fediverse.go); nil answers 503.
+	Fediverse *fediverse.Service
+	// Webmention receives Webmentions (webmention.go); nil answers 503 and posts advertise none.
+	Webmention *webmention.Service
+	// Comments lists and moderates comments (comments.go); nil answers 503.
+	Comments CommentStore
 
 	// Bookings serves the booking routes (booking.go); nil answers 503.
 	Bookings *booking.Service

@@ -55,3 +55,11 @@ type UserCounter interface {
 type OutboxLog interface {
 	OutboxEntries(ctx context.Context, status string, page, limit int) ([]folio.OutboxEntry, int, error)
 }
+
+// CommentStore lists and moderates comments and counts posts' reactions (commentsAPI).
+type CommentStore interface {
+	Comments(ctx context.Context, f folio.CommentFilter) ([]folio.Comment, int, error)
+	Comment(ctx context.Context, id string) (folio.Comment, error)
+	SetCommentStatus(ctx context.Context, id, status string) error
+	Reactions(ctx context.Context, postID string) (folio.Reactions, error)
+}

@@ -41,6 +41,10 @@ func New() *Renderer {
 	return &Renderer{md: md, policy: p}
 }
 
+// Sanitize returns html through the same allow-list as rendered Markdown (HTML from elsewhere:
+// fediverse replies, Webmentions).
+func (r *Renderer) Sanitize(html string) string { return r.policy.Sanitize(html) }
+
 // Render returns the sanitized HTML of the Markdown src.
 func (r *Renderer) Render(src string) string {
 	var buf bytes.Buffer

@@ -66,6 +66,8 @@ type DB struct {
 	Contact  *ContactStore
 	Archive  *ArchiveStore
 	Settings *SettingsStore
+	// Fediverse keeps the actor's key and followers; post events queue its deliveries.
+	Fediverse *FediverseStore
 
 	group groupCommit
 	stmts stmtCache

@@ -9,6 +9,14 @@ import (
 // wrap names the store method an error came from: "sqldb.Posts: …".
 func wrap(method string, err error) error { return fmt.Errorf("sqldb.%s: %w", method, err) }
 
+// wrapIf is wrap for an error that may be nil.
+func wrapIf(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return wrap(method, err)
+}
+
 // Args collects a statement's arguments while its text is built, numbering their placeholders
 // $1, $2… in the order they are added.
 type Args []any

@@ -60,6 +60,9 @@ type SettingsStore struct{ *DB }
 // ArchiveStore reads and writes whole-site archives (export and import).
 type ArchiveStore struct{ *DB }
 
+// FediverseStore stores the site actor's key and its followers (internal/fediverse).
+type FediverseStore struct{ *DB }
+
 func (db *DB) openStores() {
 	db.Posts = &PostStore{db}
 	db.Projects = &ProjectStore{db}
@@ -76,4 +79,5 @@ func (db *DB) openStores() {
 	db.Contact = &ContactStore{db}
 	db.Archive = &ArchiveStore{db}
 	db.Settings = &SettingsStore{db}
+	db.Fediverse = &FediverseStore{db}
 }

@@ -219,10 +219,14 @@ func (s *WebhookStore) EmitTx(ctx context.Context, tx *sql.Tx, ev folio.Event) e
 	return nil
 }
 
-// emitAll queues the deliveries of events inside tx.
+// emitAll queues the deliveries of events inside tx: the subscribed webhooks' and, for post
+// events, the fan-out to the fediverse followers and the Webmentions of a publication.
 func (s *WebhookStore) emitAll(ctx context.Context, tx *sql.Tx, events []folio.Event) error {
 	for _, ev := range events {
 		if err := s.EmitTx(ctx, tx, ev); err != nil {
+			return err
+		}
+		if err := s.queuePostFanOut(ctx, tx, ev); err != nil {
 			return err
 		}
 	}

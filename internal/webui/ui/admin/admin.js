@@ -15,6 +15,7 @@ import * as meetingTypes from './meetingtypes.js';
 import * as availability from './availability.js';
 import * as bookingList from './bookinglist.js';
 import * as inbox from './inbox.js';
+import * as comments from './comments.js';
 import * as keys from './keys.js';
 import * as featuresPage from './features.js';
 import * as webhooks from './webhooks.js';
@@ -36,6 +37,7 @@ const pages = [
   { path: 'media', title: 'Media', view: media, icon: 'image', key: 'm' },
   { path: 'bookings', title: 'Bookings', view: bookings, owner: true, icon: 'calendar', key: 'b' },
   { path: 'inbox', title: 'Inbox', view: inbox, owner: true, icon: 'inbox', key: 'i' },
+  { path: 'comments', title: 'Comments', view: comments, owner: true, icon: 'inbox' },
   { path: 'schedule/bookings', title: 'All bookings', view: bookingList, owner: true, group: 'Schedule', icon: 'list-checks' },
   { path: 'schedule/types', title: 'Meeting types', view: meetingTypes, owner: true, group: 'Schedule', icon: 'clock' },
   { path: 'schedule/availability', title: 'Days off', view: availability, owner: true, group: 'Schedule', icon: 'calendar-x' },
