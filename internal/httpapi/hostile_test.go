@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -501,6 +502,67 @@ func TestRefusalClient(t *testing.T) {
 		e := folio.AuditEntry{IP: audit.Network(tc.addr)}
 		if got := s.refusalClient(r, tc.actor, &e); got != tc.client || e.IP != tc.ip {
 			t.Errorf("%s /%d %+v: client %q ip %q, want %q %q", tc.addr, tc.v6Prefix, tc.actor, got, e.IP, tc.client, tc.ip)
+		}
+	}
+}
+
+// Ensure a bearer token in a path (a booking's manage link, API and page) reaches no log: the
+// access log shows the route pattern and the token's digest, the messages of 404 and 405 answers
+// (logged) and the audit entry's resourceId too; a misspelt manage address is caught as well.
+func TestTokensInPathsReachNoLog(t *testing.T) {
+	db := foliotest.MustOpenSQLite(t)
+	logs := &syncBuffer{}
+	const token = "Qx7_d2VhbGx5LXNlY3JldA-f9"
+	w := audit.New(db.Audit, audit.Options{})
+	ts := newTestServer(t, db, func(s *Server) {
+		s.AccessLog = true
+		s.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+		s.UI = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("page")) })
+		s.Audit = w
+	})
+	for _, rq := range [][2]string{{"GET", "/api/schedule/bookings/" + token}, {"POST", "/api/schedule/bookings/" + token + "/cancel"},
+		{"POST", "/api/schedule/bookings/" + token + "/reschedule"}, {"GET", "/book/manage/" + token},
+		{"DELETE", "/api/schedule/bookings/" + token}, {"GET", "/api/schedule/bookings/" + token + "/cancel/x"},
+		{"GET", "/book/manage/" + token + "/x"}} {
+		ts.do(rq[0], rq[1], "", nil)
+	}
+	ts.do("POST", "/api/schedule/bookings/"+token+"/cancel", "admin", map[string]any{}) // audited
+	if err := w.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	es, _, err := db.Audit.AuditEntries(t.Context(), folio.AuditFilter{Page: 1, Limit: 100})
+	if err != nil || len(es) != 1 {
+		t.Fatalf("audit entries %v, %v; want the admin's cancel", es, err)
+	}
+	digest := tokenDigest(token)
+	if es[0].ResourceID != digest {
+		t.Errorf("the audit entry's resourceId is %q, want the digest %q", es[0].ResourceID, digest)
+	}
+	out := logs.String()
+	if strings.Contains(out, token) || strings.Contains(out, token[:12]) {
+		t.Errorf("the token reached the log:\n%s", out)
+	}
+	routes := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var line map[string]any
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == "request" {
+			routes[fmt.Sprint(line["route"])] = true
+			if !strings.Contains(fmt.Sprint(line["path"]), digest) {
+				t.Errorf("path %v does not carry the token's digest %s", line["path"], digest)
+			}
+		}
+	}
+	for _, r := range []string{"GET /api/schedule/bookings/{token}", "POST /api/schedule/bookings/{token}/cancel", "GET /book/manage/{token}"} {
+		if !routes[r] {
+			t.Errorf("no access-log line for route %s (routes %v)", r, routes)
+		}
+	}
+	// Slugs, ids and content hashes are not tokens.
+	for _, p := range []string{"/api/blog/a-rather-long-post-slug-2", "/api/posts/0198a3f2-7c1e-7b3a-9c4d-2f1e0a9b8c7d", "/media/3f9a1c02d4e5b6a7.png"} {
+		u, _ := url.Parse(p)
+		if got := logPath("", u); got != p {
+			t.Errorf("logPath(%q) = %q", p, got)
 		}
 	}
 }
