@@ -65,6 +65,7 @@ type DB struct {
 	Extblog  *ExtblogStore
 	Contact  *ContactStore
 	Archive  *ArchiveStore
+	Subscribers *SubscriberStore
 
 	group groupCommit
 	stmts stmtCache

@@ -57,6 +57,9 @@ type ContactStore struct{ *DB }
 // ArchiveStore reads and writes whole-site archives (export and import).
 type ArchiveStore struct{ *DB }
 
+// SubscriberStore stores the readers who follow the site by e-mail.
+type SubscriberStore struct{ *DB }
+
 func (db *DB) openStores() {
 	db.Posts = &PostStore{db}
 	db.Projects = &ProjectStore{db}
@@ -72,4 +75,5 @@ func (db *DB) openStores() {
 	db.Extblog = &ExtblogStore{db}
 	db.Contact = &ContactStore{db}
 	db.Archive = &ArchiveStore{db}
+	db.Subscribers = &SubscriberStore{db}
 }

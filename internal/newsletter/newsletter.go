@@ -1,0 +1,175 @@
+// Package newsletter lets readers follow the site by e-mail: double opt-in subscription and
+// the owner's list (docs/api.md, "Subscribers").
+package newsletter
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html"
+	"strings"
+	"time"
+
+	"github.com/foliohq/folio"
+)
+
+// Defaults of Service.ConfirmTTL and Service.ResendInterval.
+const (
+	DefaultConfirmTTL = 7 * 24 * time.Hour
+	// DefaultResendInterval is the least time between two confirmation mails to one address:
+	// a form submitted again and again (by the reader or by someone else with their address)
+	// sends one mail per interval, and the answer is the same either way.
+	DefaultResendInterval = 15 * time.Minute
+)
+
+// ConfirmPath is where a confirmation link points under FOLIO_SITE_URL; the page there calls
+// POST /api/subscribers/confirm/{token}.
+const ConfirmPath = "/subscribe/confirm/"
+
+// Service is the subscriber use case. Set the exported fields, then use it; it is safe for
+// concurrent use.
+type Service struct {
+	Store Store
+	// Mail and Outbox queue the confirmation mail in the transaction that stores the request.
+	Mail   MailQueue
+	Outbox OutboxTx
+	// SiteURL is FOLIO_SITE_URL: confirm links are <SiteURL>/subscribe/confirm/<token>.
+	SiteURL string
+	// SiteName names the site in mails (default: SiteURL's host).
+	SiteName string
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// ConfirmTTL is how long a confirm link works; ResendInterval is the least time between
+	// two confirmation mails to one address. Zero: the defaults.
+	ConfirmTTL, ResendInterval time.Duration
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// Subscribe handles a subscribe request. It returns nil whether the address was new, already
+// subscribed or mailed a moment ago, so that the answer tells nothing about the list; a
+// filled honeypot is ignored the same way.
+func (s *Service) Subscribe(ctx context.Context, in folio.SubscribeInput) error {
+	if err := in.Normalize(); err != nil {
+		return err
+	}
+	if in.Website != "" {
+		return nil
+	}
+	if s.Mail == nil || s.Outbox == nil {
+		return errors.New("newsletter: no mail outbox")
+	}
+	now := s.now().UTC()
+	token := NewToken()
+	msg := s.confirmationMail(in, token)
+	item, err := s.Mail.NewItem(msg)
+	if err != nil {
+		return err
+	}
+	_, err = s.Store.Subscribe(ctx, folio.Subscriber{ID: folio.NewID(), Email: in.Email, Name: in.Name, Source: in.Source,
+		Status: folio.SubscriberPending, CreatedAt: now},
+		Confirmation{TokenHash: TokenHash(token), ExpiresAt: now.Add(orDefault(s.ConfirmTTL, DefaultConfirmTTL)),
+			MailedAt: now, ResendAfter: now.Add(-orDefault(s.ResendInterval, DefaultResendInterval))},
+		func(tx *sql.Tx) error { return s.Outbox.InsertOutboxTx(ctx, tx, item) })
+	return err
+}
+
+// Confirm confirms the subscription of a confirm link's token; unknown, used or expired: ENOTFOUND.
+func (s *Service) Confirm(ctx context.Context, token string) (*folio.Subscriber, error) {
+	if !ValidToken(token) {
+		return nil, errNoToken
+	}
+	sub, err := s.Store.ConfirmSubscriber(ctx, TokenHash(token), s.now().UTC())
+	if folio.IsNotFound(err) {
+		return nil, errNoToken
+	}
+	return sub, err
+}
+
+// errNoToken never echoes the token: messages of errors are logged.
+var errNoToken = folio.Errorf(folio.ENOTFOUND, "This confirmation link is unknown, used or expired.")
+
+// List lists subscribers for the owner.
+func (s *Service) List(ctx context.Context, f folio.SubscriberFilter, page, limit int) ([]folio.Subscriber, int, error) {
+	f.Q = strings.TrimSpace(f.Q)
+	if f.Status != "" && !folio.ValidSubscriberStatus(f.Status) {
+		return nil, 0, folio.BadRequest("status", "must be pending, active, unsubscribed, bounced or complained")
+	}
+	return s.Store.Subscribers(ctx, f, page, limit)
+}
+
+func (s *Service) siteName() string {
+	if s.SiteName != "" {
+		return s.SiteName
+	}
+	name := strings.TrimPrefix(strings.TrimPrefix(s.SiteURL, "https://"), "http://")
+	return strings.TrimRight(name, "/")
+}
+
+// confirmationMail is the double opt-in mail. It carries no text of the requester's but their
+// name, which stays out of the subject.
+func (s *Service) confirmationMail(in folio.SubscribeInput, token string) *folio.MailMessage {
+	link := strings.TrimRight(s.SiteURL, "/") + ConfirmPath + token
+	site := s.siteName()
+	greeting := "Hello,"
+	if in.Name != "" {
+		greeting = "Hello " + in.Name + ","
+	}
+	text := fmt.Sprintf("%s\n\nPlease confirm that you want to receive new posts from %s by e-mail:\n\n%s\n\n"+
+		"The link works for 7 days. If you did not ask for this, ignore this mail: nothing more will be sent.\n", greeting, site, link)
+	body := fmt.Sprintf(`<p>%s</p><p>Please confirm that you want to receive new posts from %s by e-mail:</p>`+
+		`<p><a href="%s" style="display:inline-block;padding:10px 18px;background:#1f6feb;color:#ffffff;text-decoration:none;border-radius:6px">Confirm my subscription</a></p>`+
+		`<p style="color:#555555">Or open %s<br>The link works for 7 days. If you did not ask for this, ignore this mail: nothing more will be sent.</p>`,
+		html.EscapeString(greeting), html.EscapeString(site), html.EscapeString(link), html.EscapeString(link))
+	return &folio.MailMessage{
+		To:      []folio.MailAddress{{Name: in.Name, Email: in.Email}},
+		Subject: "Confirm your subscription to " + site,
+		Text:    text, HTML: body,
+		Headers: map[string]string{"Auto-Submitted": "auto-generated"},
+	}
+}
+
+// NewToken returns a new bearer token: 256 random bits, base64url.
+func NewToken() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// TokenHash is what is stored of a token: its SHA-256, hex. A token has 256 random bits, so an
+// unsalted hash is enough to make a leaked table useless.
+func TokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// ValidToken reports whether s looks like a token (base64url, 16-128 characters); other
+// strings are answered 404 without a query.
+func ValidToken(s string) bool {
+	if len(s) < 16 || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
