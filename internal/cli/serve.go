@@ -16,6 +16,7 @@ import (
 	"github.com/foliohq/folio/internal/config"
 	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/httpapi"
+	"github.com/foliohq/folio/internal/newsletter"
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
@@ -159,7 +160,9 @@ func newServer(d serverDeps) *httpapi.Server {
 		MediaStore: d.Media.Store, MediaFiles: d.Media.Files, Uploader: d.Media.Uploader, ImageStudio: d.Media.Studio,
 		Outbox: d.Mail.Outbox, ContactRecipient: d.Mail.Recipient,
 		Bookings: d.Bookings,
-		Auth:     d.Identity, Identity: d.Identity, CORSAllowedOrigins: cfg.CORSAllowedOrigins,
+		// The confirmation mail is queued in the transaction that stores the request.
+		Subscribers: &newsletter.Service{Store: db.Subscribers, Mail: d.Mail.Outbox, Outbox: db.Outbox, SiteURL: cfg.SiteURL},
+		Auth:        d.Identity, Identity: d.Identity, CORSAllowedOrigins: cfg.CORSAllowedOrigins,
 		ExtBlog: d.Extblog.API,
 		// The publishing-options route cross-publishes through the same service (an unconfigured
 		// platform is reported there as skipped, naming the variables).

@@ -23,6 +23,7 @@ const (
 	needBooking
 	needAnalytics
 	needSessions
+	needSubscribers
 )
 
 // needSpec says what a need is called in the OpenAPI document and how it is found missing.
@@ -72,6 +73,12 @@ var needs = [...]needSpec{
 	needSessions: {"the session secret", func(s *Server) error {
 		if s.Identity == nil {
 			return folio.Errorf(folio.EUNAVAILABLE, "Sessions are not configured on this server (NEXTAUTH_SECRET).")
+		}
+		return nil
+	}},
+	needSubscribers: {"subscribers (mail)", func(s *Server) error {
+		if s.Subscribers == nil {
+			return folio.Errorf(folio.EUNAVAILABLE, "Subscribers are not configured on this server.")
 		}
 		return nil
 	}},

@@ -26,6 +26,7 @@ import (
 	"github.com/foliohq/folio/internal/identity"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
+	"github.com/foliohq/folio/internal/newsletter"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -125,6 +126,9 @@ type Server struct {
 
 	// Bookings serves the booking routes (booking.go); nil answers 503.
 	Bookings *booking.Service
+
+	// Subscribers serves the subscriber routes (subscribers.go); nil answers 503.
+	Subscribers *newsletter.Service
 
 	// ArticlePublisher sends articles to the external blog platform when publishing-options
 	// publishes one with crossPlatformPublishing.extblog on (blog.go); nil reports "skipped".
@@ -239,6 +243,10 @@ func (s *Server) Handler() http.Handler {
 	if s.UI != nil {
 		// The manage view has a pattern of its own so that its {token} is kept out of the logs.
 		for _, p := range []string{"GET /admin", "GET /admin/", "GET /book", "GET /book/", "GET /book/manage/{token}", "GET /favicon.ico"} {
+			mux.Handle(p, s.UI)
+		}
+		// The subscriber pages; the confirm link's {token} is kept out of the logs the same way.
+		for _, p := range []string{"GET /subscribe", "GET /subscribe/", "GET /subscribe/confirm/{token}"} {
 			mux.Handle(p, s.UI)
 		}
 		// The bare site root has no page of its own: a person opening it wants the dashboard.

@@ -65,7 +65,8 @@ type DB struct {
 	Extblog  *ExtblogStore
 	Contact  *ContactStore
 	Archive  *ArchiveStore
-	Subscribers *SubscriberStore
+
+	Subscribers *SubscriberStore // readers who follow the site by e-mail
 
 	group groupCommit
 	stmts stmtCache

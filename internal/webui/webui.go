@@ -1,5 +1,5 @@
-// Package webui serves folio's two browser pages from files embedded in the binary: the admin
-// dashboard at /admin/ and the public booking page at /book. They are plain HTML, CSS and
+// Package webui serves folio's browser pages from files embedded in the binary: the admin
+// dashboard at /admin/, the public booking page at /book and the subscribe page at /subscribe. They are plain HTML, CSS and
 // JavaScript modules (no build step, nothing fetched from another origin) that talk to the
 // public /api routes only, with the session cookie set by POST /api/auth/login.
 package webui
@@ -55,8 +55,9 @@ type asset struct {
 	etag        string
 }
 
-// Handler serves /admin/ (the dashboard), /book (the booking page) and /favicon.ico. Mount it
-// at "/admin/", "/admin", "/book", "/book/" and "/favicon.ico".
+// Handler serves /admin/ (the dashboard), /book (the booking page), /subscribe (the subscribe
+// page) and /favicon.ico. Mount it at "/admin/", "/admin", "/book", "/book/", "/subscribe",
+// "/subscribe/" and "/favicon.ico".
 type Handler struct {
 	assets  map[string]asset // by URL path
 	csp     string
@@ -127,6 +128,7 @@ func New(opt Options) (*Handler, error) {
 			// Shared modules are reachable under both pages so each page only needs its own mount.
 			add("/admin/shared/"+name, name, p, body)
 			add("/book/shared/"+name, name, p, body)
+			add("/subscribe/shared/"+name, name, p, body)
 		default:
 			if name == "index.html" {
 				name = ""
@@ -160,9 +162,10 @@ func New(opt Options) (*Handler, error) {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	p := r.URL.Path
-	// Only the booking page itself (and its manage view) may be framed, by the embed origins.
-	// X-Frame-Options cannot name origins, so it is left out there: CSP frame-ancestors rules.
-	if h.bookCSP != "" && (p == "/book" || p == "/book/" || strings.HasPrefix(p, "/book/manage/")) {
+	// Only the booking page itself (and its manage view) and the subscribe form may be framed,
+	// by the embed origins. X-Frame-Options cannot name origins, so it is left out there: CSP
+	// frame-ancestors rules.
+	if h.bookCSP != "" && (p == "/book" || p == "/book/" || strings.HasPrefix(p, "/book/manage/") || p == "/subscribe") {
 		hd.Set("Content-Security-Policy", h.bookCSP)
 	} else {
 		hd.Set("Content-Security-Policy", h.csp)
@@ -185,12 +188,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/book/":
 		http.Redirect(w, r, "/book", http.StatusMovedPermanently)
 		return
+	case "/subscribe":
+		p = "/subscribe/"
+	case "/subscribe/":
+		http.Redirect(w, r, "/subscribe", http.StatusMovedPermanently)
+		return
 	case "/favicon.ico":
 		// Browsers ask for /favicon.ico on every site; they all accept the SVG under that name.
 		p = "/admin/favicon.svg"
 	}
 	if token, ok := strings.CutPrefix(p, "/book/manage/"); ok && token != "" && !strings.Contains(token, "/") {
 		p = "/book/" // the page reads the token from its address
+	}
+	if token, ok := strings.CutPrefix(p, "/subscribe/confirm/"); ok && token != "" && !strings.Contains(token, "/") {
+		p = "/subscribe/" // the page reads the token from its address
 	}
 	a, ok := h.assets[p]
 	if !ok {

@@ -1,0 +1,167 @@
+package httpapi
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/foliotest"
+	"github.com/foliohq/folio/internal/foliotest/smtptest"
+	"github.com/foliohq/folio/internal/mail"
+	"github.com/foliohq/folio/internal/newsletter"
+	"github.com/foliohq/folio/internal/sqldb"
+)
+
+// newSubscriberServer is a test server whose subscriber mails go through a real SMTP server.
+func newSubscriberServer(t *testing.T, db *sqldb.DB, smtp *smtptest.Server, tweak ...func(*Server)) (*testServer, *mail.Outbox) {
+	t.Helper()
+	from := folio.MailAddress{Name: "folio", Email: "folio@example.org"}
+	mailer, err := mail.NewSMTP(mail.SMTPConfig{Host: smtp.Host, Port: smtp.Port, From: from, TLS: mail.TLSNone, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outbox := mail.NewOutbox(db.Outbox, mailer, from, nil)
+	ts := newTestServer(t, db, append([]func(*Server){func(s *Server) {
+		s.Limits.Helper = 1000
+		s.Subscribers = &newsletter.Service{Store: db.Subscribers, Mail: outbox, Outbox: db.Outbox, SiteURL: "https://site.test"}
+	}}, tweak...)...)
+	return ts, outbox
+}
+
+var confirmLink = regexp.MustCompile(`https://site\.test/subscribe/confirm/([A-Za-z0-9_-]+)`)
+
+// deliver runs the outbox once and returns what the SMTP server received since last time.
+func deliver(t *testing.T, outbox *mail.Outbox, smtp *smtptest.Server, seen *int) []smtptest.Message {
+	t.Helper()
+	if _, err := outbox.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	msgs := smtp.Messages()
+	out := msgs[*seen:]
+	*seen = len(msgs)
+	return out
+}
+
+func TestSubscribeConfirm(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		smtp := smtptest.Start(t)
+		ts, outbox := newSubscriberServer(t, db, smtp)
+		v := newOpenAPIValidator(t, ts)
+		seen := 0
+
+		res := ts.do("POST", "/api/subscribers", "", map[string]any{"email": " Ada@Example.com ", "name": "Ada", "source": "footer"})
+		if res.Status != http.StatusAccepted || strings.TrimSpace(string(res.Body)) != `{"status":"pending"}` {
+			t.Fatalf("subscribe: %d %s", res.Status, res.Body)
+		}
+		v.check("POST", "/api/subscribers", res)
+		msgs := deliver(t, outbox, smtp, &seen)
+		if len(msgs) != 1 || msgs[0].To[0] != "ada@example.com" {
+			t.Fatalf("confirmation mails: %+v", msgs)
+		}
+		body := textBody(t, msgs[0])
+		m := confirmLink.FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("no confirm link in the mail:\n%s", body)
+		}
+		token := m[1]
+
+		// Asking again, at once: the same answer and no second mail.
+		res = ts.do("POST", "/api/subscribers", "", map[string]any{"email": "ada@example.com"})
+		if res.Status != http.StatusAccepted || strings.TrimSpace(string(res.Body)) != `{"status":"pending"}` {
+			t.Fatalf("subscribe again: %d %s", res.Status, res.Body)
+		}
+		if msgs := deliver(t, outbox, smtp, &seen); len(msgs) != 0 {
+			t.Fatalf("a second confirmation mail within the interval: %d", len(msgs))
+		}
+
+		res = ts.do("POST", "/api/subscribers/confirm/"+token, "", nil)
+		if res.Status != http.StatusOK || strings.TrimSpace(string(res.Body)) != `{"status":"active"}` {
+			t.Fatalf("confirm: %d %s", res.Status, res.Body)
+		}
+		v.check("POST", "/api/subscribers/confirm/{token}", res)
+		for _, tok := range []string{token, "unknown-token-aaaaaaaaaaaa", "x"} {
+			if res := ts.do("POST", "/api/subscribers/confirm/"+tok, "", nil); res.Status != http.StatusNotFound || res.errorCode(t) != folio.ENOTFOUND {
+				t.Fatalf("confirm %q: %d %s", tok, res.Status, res.Body)
+			}
+		}
+
+		// An active address: the same answer again, and no mail.
+		if res := ts.do("POST", "/api/subscribers", "", map[string]any{"email": "ada@example.com"}); res.Status != http.StatusAccepted {
+			t.Fatalf("subscribe an active address: %d %s", res.Status, res.Body)
+		}
+		// The honeypot: answered alike, nothing stored or sent.
+		if res := ts.do("POST", "/api/subscribers", "", map[string]any{"email": "bot@example.com", "website": "http://spam.test"}); res.Status != http.StatusAccepted {
+			t.Fatalf("honeypot: %d %s", res.Status, res.Body)
+		}
+		if msgs := deliver(t, outbox, smtp, &seen); len(msgs) != 0 {
+			t.Fatalf("mails to an active address or a bot: %d", len(msgs))
+		}
+		for _, bad := range []map[string]any{{"email": "not an address"}, {}, {"email": "a@example.com", "name": "two\nlines"}} {
+			if res := ts.do("POST", "/api/subscribers", "", bad); res.Status != http.StatusBadRequest || res.errorCode(t) != folio.EINVALID {
+				t.Fatalf("subscribe %v: %d %s", bad, res.Status, res.Body)
+			}
+		}
+
+		if res := ts.do("GET", "/api/subscribers", "", nil); res.Status != http.StatusUnauthorized {
+			t.Fatalf("anonymous list: %d", res.Status)
+		}
+		if res := ts.do("GET", "/api/subscribers", "write", nil); res.Status != http.StatusForbidden {
+			t.Fatalf("list by a write key: %d", res.Status)
+		}
+		res = ts.do("GET", "/api/subscribers?status=active&q=ADA", "admin", nil)
+		v.check("GET", "/api/subscribers", res)
+		var list struct {
+			Subscribers []map[string]any `json:"subscribers"`
+			Total       int              `json:"total"`
+		}
+		if err := json.Unmarshal(res.Body, &list); err != nil || res.Status != 200 || list.Total != 1 || len(list.Subscribers) != 1 {
+			t.Fatalf("list: %d %s", res.Status, res.Body)
+		}
+		got := list.Subscribers[0]
+		if got["email"] != "ada@example.com" || got["name"] != "Ada" || got["status"] != "active" || got["id"] == "" || got["createdAt"] == nil || got["confirmedAt"] == nil {
+			t.Fatalf("listed subscriber: %v", got)
+		}
+		if res := ts.do("GET", "/api/subscribers?status=gone", "admin", nil); res.Status != http.StatusBadRequest {
+			t.Fatalf("status=gone: %d", res.Status)
+		}
+	})
+}
+
+// Ensure the confirm link's token reaches no log (CONTRACT §6): the API route and the page.
+func TestSubscriberTokensReachNoLog(t *testing.T) {
+	db := foliotest.MustOpenSQLite(t)
+	smtp := smtptest.Start(t)
+	logs := &syncBuffer{}
+	ts, _ := newSubscriberServer(t, db, smtp, func(s *Server) {
+		s.AccessLog = true
+		s.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+		s.UI = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("page")) })
+	})
+	const token = "Qx7_d2VhbGx5LXNlY3JldA-f9"
+	ts.do("POST", "/api/subscribers/confirm/"+token, "", nil)
+	ts.do("GET", "/subscribe/confirm/"+token, "", nil)
+	out := logs.String()
+	if strings.Contains(out, token) || strings.Contains(out, token[:12]) {
+		t.Errorf("the token reached the log:\n%s", out)
+	}
+	routes := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var line map[string]any
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == "request" {
+			routes[fmt.Sprint(line["route"])] = true
+		}
+	}
+	for _, r := range []string{"POST /api/subscribers/confirm/{token}", "GET /subscribe/confirm/{token}"} {
+		if !routes[r] {
+			t.Errorf("no access-log line for route %s (routes %v)", r, routes)
+		}
+	}
+}
