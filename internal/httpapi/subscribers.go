@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"encoding/csv"
 	"net/http"
+	"time"
 
 	"github.com/foliohq/folio"
 )
@@ -35,6 +37,12 @@ func (s subscriberAPI) routes() []route {
 			Query: []param{{Name: "status", Type: "string", Doc: "pending, active, unsubscribed, bounced or complained"},
 				{Name: "q", Type: "string", Doc: "part of the address or name (case-insensitive)"}, pageParam, limitParam},
 			Status: http.StatusOK, Resp: subscriberList{}, Errors: []int{503}},
+		{Method: "GET", Pattern: "/api/subscribers/export", Handle: s.export, Needs: needSubscribers, Level: folio.LevelAdmin,
+			Tag: "Subscribers", Summary: "Every subscriber as CSV (email, name, status, source, createdAt, confirmedAt), newest first; cells a spreadsheet would run as a formula are prefixed with '",
+			Status: http.StatusOK, RespType: "text/csv", Errors: []int{503}},
+		{Method: "DELETE", Pattern: "/api/subscribers/{id}", Handle: s.erase, Needs: needSubscribers, Level: folio.LevelAdmin, Audit: "subscriber.erase",
+			Tag: "Subscribers", Summary: "Erase a subscriber: the row and its address are deleted",
+			Status: http.StatusNoContent, Errors: []int{404, 503}},
 	}
 }
 
@@ -69,4 +77,35 @@ func (s subscriberAPI) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, subscriberList{Subscribers: subs, Total: total})
+}
+
+func (s subscriberAPI) export(w http.ResponseWriter, r *http.Request) error {
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="subscribers.csv"`)
+	h.Set("Cache-Control", "no-store")
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"email", "name", "status", "source", "createdAt", "confirmedAt"})
+	err := s.Subscribers.Export(r.Context(), func(sub folio.Subscriber) error {
+		confirmed := ""
+		if sub.ConfirmedAt != nil {
+			confirmed = sub.ConfirmedAt.UTC().Format(time.RFC3339)
+		}
+		// Names, addresses and sources come from visitors.
+		return cw.Write([]string{csvSafe(sub.Email), csvSafe(sub.Name), sub.Status, csvSafe(sub.Source),
+			sub.CreatedAt.UTC().Format(time.RFC3339), confirmed})
+	})
+	if err != nil {
+		return err // before the first flush (4 KiB) the error envelope is still sent
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func (s subscriberAPI) erase(w http.ResponseWriter, r *http.Request) error {
+	if err := s.Subscribers.Erase(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

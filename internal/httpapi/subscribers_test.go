@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -130,6 +132,50 @@ func TestSubscribeConfirm(t *testing.T) {
 		}
 		if res := ts.do("GET", "/api/subscribers?status=gone", "admin", nil); res.Status != http.StatusBadRequest {
 			t.Fatalf("status=gone: %d", res.Status)
+		}
+	})
+}
+
+// Ensure the export is CSV whose visitor-written cells cannot run as formulas, and that erase
+// removes the subscriber.
+func TestSubscriberExportErase(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		smtp := smtptest.Start(t)
+		ts, _ := newSubscriberServer(t, db, smtp)
+		for _, in := range []map[string]any{{"email": "eve@example.com", "name": "=HYPERLINK(\"http://x.test\")", "source": "+sidebar"}, {"email": "fox@example.com"}} {
+			if res := ts.do("POST", "/api/subscribers", "", in); res.Status != http.StatusAccepted {
+				t.Fatalf("subscribe: %d %s", res.Status, res.Body)
+			}
+		}
+		if res := ts.do("GET", "/api/subscribers/export", "write", nil); res.Status != http.StatusForbidden {
+			t.Fatalf("export by a write key: %d", res.Status)
+		}
+		res := ts.do("GET", "/api/subscribers/export", "admin", nil)
+		if res.Status != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
+			t.Fatalf("export: %d %s", res.Status, res.Header.Get("Content-Type"))
+		}
+		rows, err := csv.NewReader(bytes.NewReader(res.Body)).ReadAll()
+		if err != nil || len(rows) != 3 {
+			t.Fatalf("export rows %v, %v:\n%s", rows, err, res.Body)
+		}
+		if strings.Join(rows[0], ",") != "email,name,status,source,createdAt,confirmedAt" {
+			t.Fatalf("header %v", rows[0])
+		}
+		eve := rows[2]
+		if eve[0] != "eve@example.com" || eve[1] != `'=HYPERLINK("http://x.test")` || eve[2] != "pending" || eve[3] != "'+sidebar" || eve[5] != "" {
+			t.Fatalf("eve's row: %q", eve)
+		}
+
+		list := ts.do("GET", "/api/subscribers?q=fox", "admin", nil).json(t)
+		id := list["subscribers"].([]any)[0].(map[string]any)["id"].(string)
+		if res := ts.do("DELETE", "/api/subscribers/"+id, "admin", nil); res.Status != http.StatusNoContent {
+			t.Fatalf("erase: %d %s", res.Status, res.Body)
+		}
+		if res := ts.do("DELETE", "/api/subscribers/"+id, "admin", nil); res.Status != http.StatusNotFound {
+			t.Fatalf("erase twice: %d %s", res.Status, res.Body)
+		}
+		if got := ts.do("GET", "/api/subscribers", "admin", nil).json(t); got["total"] != float64(1) {
+			t.Fatalf("after erase: %v", got)
 		}
 	})
 }

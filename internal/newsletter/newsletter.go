@@ -115,6 +115,32 @@ func (s *Service) List(ctx context.Context, f folio.SubscriberFilter, page, limi
 	return s.Store.Subscribers(ctx, f, page, limit)
 }
 
+// Erase deletes the subscriber id and everything kept of them.
+func (s *Service) Erase(ctx context.Context, id string) error {
+	return s.Store.DeleteSubscriber(ctx, id)
+}
+
+// ExportPage is how many subscribers Export reads per query.
+const ExportPage = 1000
+
+// Export calls fn with every subscriber, newest first.
+func (s *Service) Export(ctx context.Context, fn func(folio.Subscriber) error) error {
+	for page := 1; ; page++ {
+		subs, _, err := s.Store.Subscribers(ctx, folio.SubscriberFilter{}, page, ExportPage)
+		if err != nil {
+			return err
+		}
+		for _, sub := range subs {
+			if err := fn(sub); err != nil {
+				return err
+			}
+		}
+		if len(subs) < ExportPage {
+			return nil
+		}
+	}
+}
+
 func (s *Service) siteName() string {
 	if s.SiteName != "" {
 		return s.SiteName

@@ -26,6 +26,8 @@ type Store interface {
 	ConfirmSubscriber(ctx context.Context, tokenHash string, now time.Time) (*folio.Subscriber, error)
 	// Subscribers lists the subscribers f selects, newest first, and how many there are.
 	Subscribers(ctx context.Context, f folio.SubscriberFilter, page, limit int) ([]folio.Subscriber, int, error)
+	// DeleteSubscriber erases the subscriber id (ENOTFOUND: none).
+	DeleteSubscriber(ctx context.Context, id string) error
 }
 
 // Confirmation is the double opt-in token a subscribe request stores.

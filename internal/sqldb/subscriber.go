@@ -139,3 +139,23 @@ func (s *SubscriberStore) Subscribers(ctx context.Context, f folio.SubscriberFil
 	}
 	return out, total, rows.Err()
 }
+
+// DeleteSubscriber implements newsletter.Store.
+func (s *SubscriberStore) DeleteSubscriber(ctx context.Context, id string) error {
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM subscribers WHERE id = $1`, id)
+		if err != nil {
+			return err
+		}
+		n = affected(res)
+		return nil
+	})
+	if err != nil {
+		return wrap("DeleteSubscriber", err)
+	}
+	if n == 0 {
+		return folio.Errorf(folio.ENOTFOUND, "No such subscriber.")
+	}
+	return nil
+}

@@ -174,4 +174,26 @@ func TestStore(t *testing.T, open func(t *testing.T) newsletter.Store) {
 			t.Fatalf("page 2 of 2: %+v %d %v", page2, total, err)
 		}
 	})
+
+	t.Run("Delete", func(t *testing.T) {
+		s := open(t)
+		subscribe(t, s, "ivy@example.com", "token-delete-aaaaaaaaaa", now)
+		subscribe(t, s, "jo@example.com", "token-delete-bbbbbbbbbb", now)
+		got := list(t, s, folio.SubscriberFilter{Q: "ivy"})
+		if len(got) != 1 {
+			t.Fatalf("ivy: %+v", got)
+		}
+		if err := s.DeleteSubscriber(ctx, got[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteSubscriber(ctx, got[0].ID); !folio.IsNotFound(err) {
+			t.Fatalf("deleting twice: %v, want ENOTFOUND", err)
+		}
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-delete-aaaaaaaaaa"), now); !folio.IsNotFound(err) {
+			t.Fatalf("an erased subscriber's link confirms: %v", err)
+		}
+		if got := list(t, s, folio.SubscriberFilter{}); len(got) != 1 || got[0].Email != "jo@example.com" {
+			t.Fatalf("after delete: %+v", got)
+		}
+	})
 }
