@@ -35,6 +35,9 @@ type Subscriber struct {
 	Source      string     `json:"source,omitempty" doc:"where the reader subscribed (a page, a form), as the form said"`
 	CreatedAt   time.Time  `json:"createdAt"`
 	ConfirmedAt *time.Time `json:"confirmedAt"`
+	// UnsubscribeToken is the token of the one-click unsubscribe link every mail to the
+	// subscriber carries; never shown by the API.
+	UnsubscribeToken string `json:"-"`
 }
 
 // Limits of subscriber fields.

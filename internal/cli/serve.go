@@ -160,9 +160,7 @@ func newServer(d serverDeps) *httpapi.Server {
 		MediaStore: d.Media.Store, MediaFiles: d.Media.Files, Uploader: d.Media.Uploader, ImageStudio: d.Media.Studio,
 		Outbox: d.Mail.Outbox, ContactRecipient: d.Mail.Recipient,
 		Bookings: d.Bookings,
-		// The confirmation mail is queued in the transaction that stores the request.
-		Subscribers: &newsletter.Service{Store: db.Subscribers, Mail: d.Mail.Outbox, Outbox: db.Outbox, SiteURL: cfg.SiteURL},
-		Auth:        d.Identity, Identity: d.Identity, CORSAllowedOrigins: cfg.CORSAllowedOrigins,
+		Auth:     d.Identity, Identity: d.Identity, CORSAllowedOrigins: cfg.CORSAllowedOrigins,
 		ExtBlog: d.Extblog.API,
 		// The publishing-options route cross-publishes through the same service (an unconfigured
 		// platform is reported there as skipped, naming the variables).
@@ -172,6 +170,10 @@ func newServer(d serverDeps) *httpapi.Server {
 		Analytics:        d.Analytics,
 		Collectors:       d.Analytics.Collectors(),
 		Audit:            d.Audit,
+
+		// The subscriber mails are queued in the transactions that store the changes.
+		Subscribers: &newsletter.Service{Store: db.Subscribers, Mail: d.Mail.Outbox, Outbox: db.Outbox, SiteURL: cfg.SiteURL,
+			ListMailto: d.Mail.Recipient},
 	}
 }
 

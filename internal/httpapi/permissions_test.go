@@ -148,6 +148,7 @@ var documentedRoutes = []documentedRoute{
 	// helper-limited like the contact form; the list is the owner's.
 	{"POST", "/api/subscribers", public, limitHelperIP},
 	{"POST", "/api/subscribers/confirm/{}", public, limitHelperIP},
+	{"POST", "/unsubscribe/{}", public, limitHelperIP}, // RFC 8058 one-click, no session
 	{"GET", "/api/subscribers", adminAccess, limitTier},
 	{"GET", "/api/subscribers/export", adminAccess, limitTier},
 	{"DELETE", "/api/subscribers/{}", adminAccess, limitTier},

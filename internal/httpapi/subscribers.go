@@ -13,7 +13,7 @@ import (
 
 type (
 	subscriberStatus struct {
-		Status string `json:"status" doc:"pending (subscribe: always, whatever the list holds) or active (confirm)"`
+		Status string `json:"status" doc:"pending (subscribe: always, whatever the list holds), active (confirm) or the subscriber's status after unsubscribe (unsubscribed, or bounced or complained as it was)"`
 	}
 	subscriberList struct {
 		Subscribers []folio.Subscriber `json:"subscribers"`
@@ -32,6 +32,11 @@ func (s subscriberAPI) routes() []route {
 		{Method: "POST", Pattern: "/api/subscribers/confirm/{token}", Handle: s.confirm, Needs: needSubscribers, Limit: limitHelperIP, Audit: "subscriber.confirm",
 			Tag: "Subscribers", Summary: "Confirm a subscription with the token of its confirmation link (single use, 7 days; unknown, used or expired → 404)",
 			Status: http.StatusOK, Resp: subscriberStatus{}, Errors: []int{404, 503}},
+		// RFC 8058 one-click: mail providers POST List-Unsubscribe=One-Click to the link of the
+		// List-Unsubscribe header, without cookies; the page at GET /unsubscribe/<token> posts the same.
+		{Method: "POST", Pattern: "/unsubscribe/{token}", Handle: s.unsubscribe, Needs: needSubscribers, Limit: limitHelperIP, Audit: "subscriber.unsubscribe",
+			Tag: "Subscribers", Summary: "Unsubscribe with the token of a mail's unsubscribe link (form body List-Unsubscribe=One-Click, or none; no session needed; repeating it gives the same answer)",
+			BodyType: "application/x-www-form-urlencoded", Status: http.StatusOK, Resp: subscriberStatus{}, Errors: []int{404, 503}},
 		{Method: "GET", Pattern: "/api/subscribers", Handle: s.list, Needs: needSubscribers, Level: folio.LevelAdmin,
 			Tag: "Subscribers", Summary: "Subscribers, newest first",
 			Query: []param{{Name: "status", Type: "string", Doc: "pending, active, unsubscribed, bounced or complained"},
@@ -108,4 +113,13 @@ func (s subscriberAPI) erase(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+func (s subscriberAPI) unsubscribe(w http.ResponseWriter, r *http.Request) error {
+	sub, err := s.Subscribers.Unsubscribe(r.Context(), r.PathValue("token"))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, subscriberStatus{Status: sub.Status})
 }

@@ -32,7 +32,8 @@ func newSubscriberServer(t *testing.T, db *sqldb.DB, smtp *smtptest.Server, twea
 	outbox := mail.NewOutbox(db.Outbox, mailer, from, nil)
 	ts := newTestServer(t, db, append([]func(*Server){func(s *Server) {
 		s.Limits.Helper = 1000
-		s.Subscribers = &newsletter.Service{Store: db.Subscribers, Mail: outbox, Outbox: db.Outbox, SiteURL: "https://site.test"}
+		s.Subscribers = &newsletter.Service{Store: db.Subscribers, Mail: outbox, Outbox: db.Outbox, SiteURL: "https://site.test",
+			ListMailto: folio.MailAddress{Email: "owner@example.org"}}
 	}}, tweak...)...)
 	return ts, outbox
 }
@@ -88,6 +89,37 @@ func TestSubscribeConfirm(t *testing.T) {
 			t.Fatalf("confirm: %d %s", res.Status, res.Body)
 		}
 		v.check("POST", "/api/subscribers/confirm/{token}", res)
+		// The welcome mail carries the unsubscribe headers (RFC 2369, RFC 8058) and a visible link.
+		msgs = deliver(t, outbox, smtp, &seen)
+		if len(msgs) != 1 || msgs[0].To[0] != "ada@example.com" {
+			t.Fatalf("welcome mails: %+v", msgs)
+		}
+		hdr := msgs[0].Parsed(t).Header
+		lu := regexp.MustCompile(`^<https://site\.test/unsubscribe/([A-Za-z0-9_-]{43})>, <mailto:owner@example\.org\?subject=unsubscribe\+ada%40example\.com>$`).FindStringSubmatch(hdr.Get("List-Unsubscribe"))
+		if lu == nil || hdr.Get("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" {
+			t.Fatalf("List-Unsubscribe %q, List-Unsubscribe-Post %q", hdr.Get("List-Unsubscribe"), hdr.Get("List-Unsubscribe-Post"))
+		}
+		unsubToken := lu[1]
+		if body := textBody(t, msgs[0]); !strings.Contains(body, "https://site.test/unsubscribe/"+unsubToken) {
+			t.Fatalf("no visible unsubscribe link:\n%s", body)
+		}
+		defer func() {
+			// One-click, as a mail provider sends it: a form body and no credentials; repeating it
+			// gives the same answer.
+			for range 2 {
+				res := ts.do("POST", "/unsubscribe/"+unsubToken, "", "List-Unsubscribe=One-Click", "Content-Type", "application/x-www-form-urlencoded")
+				if res.Status != http.StatusOK || strings.TrimSpace(string(res.Body)) != `{"status":"unsubscribed"}` {
+					t.Fatalf("one-click unsubscribe: %d %s", res.Status, res.Body)
+				}
+			}
+			if res := ts.do("POST", "/unsubscribe/unknown-token-aaaaaaaaaaaa", "", "List-Unsubscribe=One-Click", "Content-Type", "application/x-www-form-urlencoded"); res.Status != http.StatusNotFound {
+				t.Fatalf("unknown unsubscribe token: %d %s", res.Status, res.Body)
+			}
+			if got := ts.do("GET", "/api/subscribers?status=unsubscribed", "admin", nil).json(t); got["total"] != float64(1) {
+				t.Fatalf("after unsubscribe: %v", got)
+			}
+		}()
+
 		for _, tok := range []string{token, "unknown-token-aaaaaaaaaaaa", "x"} {
 			if res := ts.do("POST", "/api/subscribers/confirm/"+tok, "", nil); res.Status != http.StatusNotFound || res.errorCode(t) != folio.ENOTFOUND {
 				t.Fatalf("confirm %q: %d %s", tok, res.Status, res.Body)
@@ -180,7 +212,7 @@ func TestSubscriberExportErase(t *testing.T) {
 	})
 }
 
-// Ensure the confirm link's token reaches no log (CONTRACT §6): the API route and the page.
+// Ensure the tokens of confirm and unsubscribe links reach no log (CONTRACT §6): the routes and the pages.
 func TestSubscriberTokensReachNoLog(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
 	smtp := smtptest.Start(t)
@@ -193,6 +225,8 @@ func TestSubscriberTokensReachNoLog(t *testing.T) {
 	const token = "Qx7_d2VhbGx5LXNlY3JldA-f9"
 	ts.do("POST", "/api/subscribers/confirm/"+token, "", nil)
 	ts.do("GET", "/subscribe/confirm/"+token, "", nil)
+	ts.do("POST", "/unsubscribe/"+token, "", "List-Unsubscribe=One-Click", "Content-Type", "application/x-www-form-urlencoded")
+	ts.do("GET", "/unsubscribe/"+token, "", nil)
 	out := logs.String()
 	if strings.Contains(out, token) || strings.Contains(out, token[:12]) {
 		t.Errorf("the token reached the log:\n%s", out)
@@ -205,7 +239,8 @@ func TestSubscriberTokensReachNoLog(t *testing.T) {
 			routes[fmt.Sprint(line["route"])] = true
 		}
 	}
-	for _, r := range []string{"POST /api/subscribers/confirm/{token}", "GET /subscribe/confirm/{token}"} {
+	for _, r := range []string{"POST /api/subscribers/confirm/{token}", "GET /subscribe/confirm/{token}",
+		"POST /unsubscribe/{token}", "GET /unsubscribe/{token}"} {
 		if !routes[r] {
 			t.Errorf("no access-log line for route %s (routes %v)", r, routes)
 		}

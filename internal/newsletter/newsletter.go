@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"net/url"
 	"strings"
 	"time"
 
@@ -42,6 +43,9 @@ type Service struct {
 	SiteURL string
 	// SiteName names the site in mails (default: SiteURL's host).
 	SiteName string
+	// ListMailto is the mailto address of List-Unsubscribe (CONTACT_RECIPIENT: the owner reads
+	// those requests); empty leaves the mailto out.
+	ListMailto folio.MailAddress
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// ConfirmTTL is how long a confirm link works; ResendInterval is the least time between
@@ -84,7 +88,7 @@ func (s *Service) Subscribe(ctx context.Context, in folio.SubscribeInput) error 
 		return err
 	}
 	_, err = s.Store.Subscribe(ctx, folio.Subscriber{ID: folio.NewID(), Email: in.Email, Name: in.Name, Source: in.Source,
-		Status: folio.SubscriberPending, CreatedAt: now},
+		Status: folio.SubscriberPending, CreatedAt: now, UnsubscribeToken: NewToken()},
 		Confirmation{TokenHash: TokenHash(token), ExpiresAt: now.Add(orDefault(s.ConfirmTTL, DefaultConfirmTTL)),
 			MailedAt: now, ResendAfter: now.Add(-orDefault(s.ResendInterval, DefaultResendInterval))},
 		func(tx *sql.Tx) error { return s.Outbox.InsertOutboxTx(ctx, tx, item) })
@@ -96,11 +100,69 @@ func (s *Service) Confirm(ctx context.Context, token string) (*folio.Subscriber,
 	if !ValidToken(token) {
 		return nil, errNoToken
 	}
-	sub, err := s.Store.ConfirmSubscriber(ctx, TokenHash(token), s.now().UTC())
+	sub, err := s.Store.ConfirmSubscriber(ctx, TokenHash(token), s.now().UTC(), func(tx *sql.Tx, sub *folio.Subscriber) error {
+		item, err := s.Mail.NewItem(s.welcomeMail(sub))
+		if err != nil {
+			return err
+		}
+		return s.Outbox.InsertOutboxTx(ctx, tx, item)
+	})
 	if folio.IsNotFound(err) {
 		return nil, errNoToken
 	}
 	return sub, err
+}
+
+// Unsubscribe unsubscribes the subscriber of an unsubscribe link's token (the one-click POST of
+// RFC 8058 or the link's page); repeating it gives the same answer. Unknown: ENOTFOUND.
+func (s *Service) Unsubscribe(ctx context.Context, token string) (*folio.Subscriber, error) {
+	if !ValidToken(token) {
+		return nil, errNoUnsubscribeToken
+	}
+	sub, err := s.Store.Unsubscribe(ctx, token, s.now().UTC())
+	if folio.IsNotFound(err) {
+		return nil, errNoUnsubscribeToken
+	}
+	return sub, err
+}
+
+var errNoUnsubscribeToken = folio.Errorf(folio.ENOTFOUND, "This unsubscribe link is unknown.")
+
+// UnsubscribePath is where an unsubscribe link points under FOLIO_SITE_URL: a POST there
+// unsubscribes (RFC 8058 one-click), a GET shows the page that does it.
+const UnsubscribePath = "/unsubscribe/"
+
+// listHeaders are the headers of every mail to a confirmed subscriber: List-Unsubscribe with
+// the https link and a mailto (to ListMailto, the owner, who unsubscribes the sender by hand),
+// and List-Unsubscribe-Post, which makes the https link one-click (RFC 8058).
+func (s *Service) listHeaders(sub *folio.Subscriber) map[string]string {
+	v := "<" + s.unsubscribeURL(sub) + ">"
+	if s.ListMailto.Email != "" {
+		v += ", <mailto:" + s.ListMailto.Email + "?subject=" + url.QueryEscape("unsubscribe "+sub.Email) + ">"
+	}
+	return map[string]string{"List-Unsubscribe": v, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+}
+
+func (s *Service) unsubscribeURL(sub *folio.Subscriber) string {
+	return strings.TrimRight(s.SiteURL, "/") + UnsubscribePath + sub.UnsubscribeToken
+}
+
+// welcomeMail greets a subscriber who confirmed. Like every mail to a subscriber, it carries
+// the unsubscribe headers and a visible link.
+func (s *Service) welcomeMail(sub *folio.Subscriber) *folio.MailMessage {
+	site, link := s.siteName(), s.unsubscribeURL(sub)
+	text := fmt.Sprintf("Thank you: your subscription to %s is confirmed, and new posts will come to this address.\n\n"+
+		"-- \nUnsubscribe: %s\n", site, link)
+	body := fmt.Sprintf(`<p>Thank you: your subscription to %s is confirmed, and new posts will come to this address.</p>`+
+		`<p style="color:#555555;font-size:13px">You receive this because you subscribed to %s. <a href="%s" style="color:#555555">Unsubscribe</a></p>`,
+		html.EscapeString(site), html.EscapeString(site), html.EscapeString(link))
+	headers := s.listHeaders(sub)
+	headers["Auto-Submitted"] = "auto-generated"
+	return &folio.MailMessage{
+		To:      []folio.MailAddress{{Name: sub.Name, Email: sub.Email}},
+		Subject: "Welcome to " + site,
+		Text:    text, HTML: body, Headers: headers,
+	}
 }
 
 // errNoToken never echoes the token: messages of errors are logged.

@@ -12,7 +12,8 @@ import (
 // Store keeps subscribers (*sqldb.SubscriberStore does). newslettertest.TestStore checks an
 // implementation.
 type Store interface {
-	// Subscribe records a request to subscribe s (Email in lower case, Status pending). A new
+	// Subscribe records a request to subscribe s (Email in lower case, Status pending,
+	// UnsubscribeToken set). A new
 	// address is stored pending with c's token and subscriber.created is queued; a pending or
 	// unsubscribed one whose last confirmation mail went out before c.ResendAfter gets c's token
 	// instead (its name and source kept). In both cases also runs in the same transaction (it
@@ -21,9 +22,14 @@ type Store interface {
 	// Concurrent calls for one address mail at most once.
 	Subscribe(ctx context.Context, s folio.Subscriber, c Confirmation, also func(tx *sql.Tx) error) (mailed bool, err error)
 	// ConfirmSubscriber makes active the subscriber whose unexpired confirmation token hashes to
-	// tokenHash, stamps ConfirmedAt = now, drops the token (it confirms once) and queues
-	// subscriber.confirmed. No such token: ENOTFOUND.
-	ConfirmSubscriber(ctx context.Context, tokenHash string, now time.Time) (*folio.Subscriber, error)
+	// tokenHash, stamps ConfirmedAt = now, drops the token (it confirms once), queues
+	// subscriber.confirmed and runs also with the confirmed subscriber, all in one transaction.
+	// No such token: ENOTFOUND.
+	ConfirmSubscriber(ctx context.Context, tokenHash string, now time.Time, also func(tx *sql.Tx, s *folio.Subscriber) error) (*folio.Subscriber, error)
+	// Unsubscribe makes unsubscribed the pending or active subscriber whose UnsubscribeToken is
+	// token and returns it; a subscriber in another status is returned as it is. No such token:
+	// ENOTFOUND.
+	Unsubscribe(ctx context.Context, token string, now time.Time) (*folio.Subscriber, error)
 	// Subscribers lists the subscribers f selects, newest first, and how many there are.
 	Subscribers(ctx context.Context, f folio.SubscriberFilter, page, limit int) ([]folio.Subscriber, int, error)
 	// DeleteSubscriber erases the subscriber id (ENOTFOUND: none).

@@ -13,12 +13,12 @@ import (
 
 var _ newsletter.Store = (*SubscriberStore)(nil)
 
-const subscriberColumns = `id, email, name, status, source, created_at, confirmed_at`
+const subscriberColumns = `id, email, name, status, source, created_at, confirmed_at, unsubscribe_token`
 
 func scanSubscriber(row interface{ Scan(...any) error }) (*folio.Subscriber, error) {
 	var s folio.Subscriber
 	var created, confirmed Time
-	if err := row.Scan(&s.ID, &s.Email, &s.Name, &s.Status, &s.Source, &created, &confirmed); err != nil {
+	if err := row.Scan(&s.ID, &s.Email, &s.Name, &s.Status, &s.Source, &created, &confirmed, &s.UnsubscribeToken); err != nil {
 		return nil, err
 	}
 	s.CreatedAt, s.ConfirmedAt = created.Time, confirmed.Ptr()
@@ -32,9 +32,10 @@ func (s *SubscriberStore) Subscribe(ctx context.Context, sub folio.Subscriber, c
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		mailed = false
 		res, err := tx.ExecContext(ctx, `INSERT INTO subscribers (id, email, name, source, status, confirm_token_hash,
-				confirm_expires_at, confirm_mailed_at, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) ON CONFLICT (email) DO NOTHING`,
-			sub.ID, sub.Email, sub.Name, sub.Source, folio.SubscriberPending, c.TokenHash, s.ts(c.ExpiresAt), s.ts(c.MailedAt), s.ts(sub.CreatedAt))
+				confirm_expires_at, confirm_mailed_at, unsubscribe_token, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (email) DO NOTHING`,
+			sub.ID, sub.Email, sub.Name, sub.Source, folio.SubscriberPending, c.TokenHash, s.ts(c.ExpiresAt), s.ts(c.MailedAt),
+			sub.UnsubscribeToken, s.ts(sub.CreatedAt))
 		if err != nil {
 			return err
 		}
@@ -78,7 +79,7 @@ func affected(res sql.Result) int64 {
 }
 
 // ConfirmSubscriber implements newsletter.Store.
-func (s *SubscriberStore) ConfirmSubscriber(ctx context.Context, tokenHash string, now time.Time) (*folio.Subscriber, error) {
+func (s *SubscriberStore) ConfirmSubscriber(ctx context.Context, tokenHash string, now time.Time, also func(tx *sql.Tx, s *folio.Subscriber) error) (*folio.Subscriber, error) {
 	var sub *folio.Subscriber
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -90,6 +91,9 @@ func (s *SubscriberStore) ConfirmSubscriber(ctx context.Context, tokenHash strin
 			return folio.Errorf(folio.ENOTFOUND, "No such confirmation token.")
 		}
 		if err != nil {
+			return err
+		}
+		if err := also(tx, sub); err != nil {
 			return err
 		}
 		return s.Webhooks.EmitTx(ctx, tx, folio.Event{Type: folio.EventSubscriberConfirmed,
@@ -158,4 +162,28 @@ func (s *SubscriberStore) DeleteSubscriber(ctx context.Context, id string) error
 		return folio.Errorf(folio.ENOTFOUND, "No such subscriber.")
 	}
 	return nil
+}
+
+// Unsubscribe implements newsletter.Store.
+func (s *SubscriberStore) Unsubscribe(ctx context.Context, token string, now time.Time) (*folio.Subscriber, error) {
+	var sub *folio.Subscriber
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		sub, err = scanSubscriber(tx.QueryRowContext(ctx, `UPDATE subscribers SET status = 'unsubscribed', updated_at = $2
+			WHERE unsubscribe_token = $1 AND status IN ('pending', 'active') RETURNING `+subscriberColumns, token, s.ts(now)))
+		if errors.Is(err, sql.ErrNoRows) {
+			sub, err = scanSubscriber(tx.QueryRowContext(ctx, `SELECT `+subscriberColumns+` FROM subscribers WHERE unsubscribe_token = $1`, token))
+		}
+		if errors.Is(err, sql.ErrNoRows) {
+			return folio.Errorf(folio.ENOTFOUND, "No such unsubscribe token.")
+		}
+		return err
+	})
+	if folio.IsNotFound(err) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, wrap("Unsubscribe", err)
+	}
+	return sub, nil
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestSubscribePages: /subscribe and a confirmation link serve the subscribe page; only the form
-// itself may be framed, by the embed origins (as /book), never the confirmation view.
+// TestSubscribePages: /subscribe, a confirmation link and an unsubscribe link serve the subscribe
+// page; only the form itself may be framed, by the embed origins (as /book), never the link views.
 func TestSubscribePages(t *testing.T) {
 	t.Parallel()
 	h := mustHandler(t, Options{EmbedOrigins: []string{"https://owner.example"}})
@@ -23,9 +23,11 @@ func TestSubscribePages(t *testing.T) {
 	if code != 200 || !strings.HasSuffix(csp, "frame-ancestors https://owner.example") || xfo != "" || !strings.Contains(body, `src="/subscribe/subscribe.js"`) {
 		t.Errorf("/subscribe: %d, CSP %q, X-Frame-Options %q", code, csp, xfo)
 	}
-	code, csp, xfo, body = get(h, "/subscribe/confirm/abcdefghijklmnopqrstuv")
-	if code != 200 || !strings.HasSuffix(csp, "frame-ancestors 'none'") || xfo != "DENY" || !strings.Contains(body, `src="/subscribe/subscribe.js"`) {
-		t.Errorf("confirm view: %d, CSP %q, X-Frame-Options %q", code, csp, xfo)
+	for _, p := range []string{"/subscribe/confirm/abcdefghijklmnopqrstuv", "/unsubscribe/abcdefghijklmnopqrstuv"} {
+		code, csp, xfo, body = get(h, p)
+		if code != 200 || !strings.HasSuffix(csp, "frame-ancestors 'none'") || xfo != "DENY" || !strings.Contains(body, `src="/subscribe/subscribe.js"`) {
+			t.Errorf("%s: %d, CSP %q, X-Frame-Options %q", p, code, csp, xfo)
+		}
 	}
 	if _, csp, xfo, _ := get(plain, "/subscribe"); !strings.HasSuffix(csp, "frame-ancestors 'none'") || xfo != "DENY" {
 		t.Errorf("/subscribe without embed origins: CSP %q, X-Frame-Options %q", csp, xfo)
@@ -38,7 +40,7 @@ func TestSubscribePages(t *testing.T) {
 	if code, _, _, _ := get(h, "/subscribe/"); code != 301 {
 		t.Errorf("/subscribe/: %d, want 301", code)
 	}
-	for _, p := range []string{"/subscribe/confirm/", "/subscribe/confirm/a/b", "/subscribe/other"} {
+	for _, p := range []string{"/subscribe/confirm/", "/subscribe/confirm/a/b", "/subscribe/other", "/unsubscribe/", "/unsubscribe/a/b"} {
 		if code, _, _, _ := get(h, p); code != 404 {
 			t.Errorf("%s: %d, want 404", p, code)
 		}

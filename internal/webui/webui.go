@@ -56,8 +56,8 @@ type asset struct {
 }
 
 // Handler serves /admin/ (the dashboard), /book (the booking page), /subscribe (the subscribe
-// page) and /favicon.ico. Mount it at "/admin/", "/admin", "/book", "/book/", "/subscribe",
-// "/subscribe/" and "/favicon.ico".
+// page, also at confirmation and unsubscribe links) and /favicon.ico. Mount it at "/admin/",
+// "/admin", "/book", "/book/", "/subscribe", "/subscribe/", "/unsubscribe/" and "/favicon.ico".
 type Handler struct {
 	assets  map[string]asset // by URL path
 	csp     string
@@ -200,8 +200,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if token, ok := strings.CutPrefix(p, "/book/manage/"); ok && token != "" && !strings.Contains(token, "/") {
 		p = "/book/" // the page reads the token from its address
 	}
-	if token, ok := strings.CutPrefix(p, "/subscribe/confirm/"); ok && token != "" && !strings.Contains(token, "/") {
-		p = "/subscribe/" // the page reads the token from its address
+	for _, prefix := range []string{"/subscribe/confirm/", "/unsubscribe/"} {
+		if token, ok := strings.CutPrefix(p, prefix); ok && token != "" && !strings.Contains(token, "/") {
+			p = "/subscribe/" // the page reads the token from its address
+		}
 	}
 	a, ok := h.assets[p]
 	if !ok {

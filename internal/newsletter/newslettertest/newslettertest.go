@@ -17,9 +17,11 @@ import (
 // TestStore runs the conformance suite; open returns a fresh, empty store for each subtest.
 func TestStore(t *testing.T, open func(t *testing.T) newsletter.Store) {
 	ctx := context.Background()
+	noAlso := func(*sql.Tx, *folio.Subscriber) error { return nil }
 	now := time.Date(2030, 3, 4, 9, 0, 0, 0, time.UTC)
 	sub := func(email string, at time.Time) folio.Subscriber {
-		return folio.Subscriber{ID: folio.NewID(), Email: email, Name: "Ada", Source: "footer", Status: folio.SubscriberPending, CreatedAt: at}
+		return folio.Subscriber{ID: folio.NewID(), Email: email, Name: "Ada", Source: "footer", Status: folio.SubscriberPending, CreatedAt: at,
+			UnsubscribeToken: newsletter.NewToken()}
 	}
 	conf := func(token string, at time.Time) newsletter.Confirmation {
 		return newsletter.Confirmation{TokenHash: newsletter.TokenHash(token), ExpiresAt: at.Add(7 * 24 * time.Hour),
@@ -58,17 +60,17 @@ func TestStore(t *testing.T, open func(t *testing.T) newsletter.Store) {
 		if len(got) != 1 || got[0].Status != folio.SubscriberPending || got[0].ConfirmedAt != nil || got[0].Name != "Ada" || got[0].Source != "footer" {
 			t.Fatalf("after Subscribe: %+v", got)
 		}
-		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("another-token-aaaaaaa"), now); !folio.IsNotFound(err) {
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("another-token-aaaaaaa"), now, noAlso); !folio.IsNotFound(err) {
 			t.Fatalf("unknown token: %v, want ENOTFOUND", err)
 		}
-		c, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-aaaaaaaaaaaaaaaa"), now.Add(time.Hour))
+		c, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-aaaaaaaaaaaaaaaa"), now.Add(time.Hour), noAlso)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if c.Status != folio.SubscriberActive || c.ConfirmedAt == nil || !c.ConfirmedAt.Equal(now.Add(time.Hour)) || c.Email != "ada@example.com" {
 			t.Fatalf("confirmed: %+v", c)
 		}
-		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-aaaaaaaaaaaaaaaa"), now.Add(time.Hour)); !folio.IsNotFound(err) {
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-aaaaaaaaaaaaaaaa"), now.Add(time.Hour), noAlso); !folio.IsNotFound(err) {
 			t.Fatalf("a token confirms twice: %v", err)
 		}
 		// An active address is never mailed again, and stays active.
@@ -83,7 +85,7 @@ func TestStore(t *testing.T, open func(t *testing.T) newsletter.Store) {
 	t.Run("ExpiredToken", func(t *testing.T) {
 		s := open(t)
 		subscribe(t, s, "bo@example.com", "token-cccccccccccccccc", now)
-		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-cccccccccccccccc"), now.Add(7*24*time.Hour)); !folio.IsNotFound(err) {
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-cccccccccccccccc"), now.Add(7*24*time.Hour), noAlso); !folio.IsNotFound(err) {
 			t.Fatalf("an expired token: %v, want ENOTFOUND", err)
 		}
 	})
@@ -95,17 +97,17 @@ func TestStore(t *testing.T, open func(t *testing.T) newsletter.Store) {
 			t.Fatal("a second mail within the interval")
 		}
 		// The held-back request did not replace the token.
-		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-eeeeeeeeeeeeeeee"), now.Add(6*time.Minute)); !folio.IsNotFound(err) {
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-eeeeeeeeeeeeeeee"), now.Add(6*time.Minute), noAlso); !folio.IsNotFound(err) {
 			t.Fatalf("the token of a request that sent no mail confirms: %v", err)
 		}
 		if !subscribe(t, s, "cy@example.com", "token-ffffffffffffffff", now.Add(20*time.Minute)) {
 			t.Fatal("no mail after the interval")
 		}
 		// The new token replaces the old one.
-		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-dddddddddddddddd"), now.Add(21*time.Minute)); !folio.IsNotFound(err) {
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-dddddddddddddddd"), now.Add(21*time.Minute), noAlso); !folio.IsNotFound(err) {
 			t.Fatalf("a replaced token confirms: %v", err)
 		}
-		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-ffffffffffffffff"), now.Add(21*time.Minute)); err != nil {
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-ffffffffffffffff"), now.Add(21*time.Minute), noAlso); err != nil {
 			t.Fatal(err)
 		}
 		if got := list(t, s, folio.SubscriberFilter{}); len(got) != 1 {
@@ -149,7 +151,7 @@ func TestStore(t *testing.T, open func(t *testing.T) newsletter.Store) {
 		for i, e := range []string{"fay@example.com", "gus@example.org", "hal_x@example.net"} {
 			subscribe(t, s, e, "token-list-"+string(rune('a'+i))+"aaaaaaaaaaaa", now.Add(time.Duration(i)*time.Minute))
 		}
-		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-list-baaaaaaaaaaaa"), now.Add(time.Hour)); err != nil {
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-list-baaaaaaaaaaaa"), now.Add(time.Hour), noAlso); err != nil {
 			t.Fatal(err)
 		}
 		all := list(t, s, folio.SubscriberFilter{})
@@ -189,11 +191,58 @@ func TestStore(t *testing.T, open func(t *testing.T) newsletter.Store) {
 		if err := s.DeleteSubscriber(ctx, got[0].ID); !folio.IsNotFound(err) {
 			t.Fatalf("deleting twice: %v, want ENOTFOUND", err)
 		}
-		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-delete-aaaaaaaaaa"), now); !folio.IsNotFound(err) {
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-delete-aaaaaaaaaa"), now, noAlso); !folio.IsNotFound(err) {
 			t.Fatalf("an erased subscriber's link confirms: %v", err)
 		}
 		if got := list(t, s, folio.SubscriberFilter{}); len(got) != 1 || got[0].Email != "jo@example.com" {
 			t.Fatalf("after delete: %+v", got)
+		}
+	})
+
+	t.Run("ConfirmAlso", func(t *testing.T) {
+		s := open(t)
+		subscribe(t, s, "kim@example.com", "token-also-aaaaaaaaaaaa", now)
+		boom := folio.Errorf(folio.EINTERNAL, "boom")
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-also-aaaaaaaaaaaa"), now, func(*sql.Tx, *folio.Subscriber) error { return boom }); err == nil {
+			t.Fatal("ConfirmSubscriber succeeded though also failed")
+		}
+		var seen *folio.Subscriber
+		c, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-also-aaaaaaaaaaaa"), now, func(_ *sql.Tx, sub *folio.Subscriber) error { seen = sub; return nil })
+		if err != nil {
+			t.Fatalf("the token did not survive the failed confirmation: %v", err)
+		}
+		if seen == nil || seen.Status != folio.SubscriberActive || seen.UnsubscribeToken == "" || seen.UnsubscribeToken != c.UnsubscribeToken {
+			t.Fatalf("also saw %+v", seen)
+		}
+	})
+
+	t.Run("Unsubscribe", func(t *testing.T) {
+		s := open(t)
+		in := sub("lou@example.com", now)
+		if _, err := s.Subscribe(ctx, in, conf("token-unsub-aaaaaaaaaaa", now), func(*sql.Tx) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-unsub-aaaaaaaaaaa"), now, noAlso); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Unsubscribe(ctx, "no-such-unsubscribe-token", now); !folio.IsNotFound(err) {
+			t.Fatalf("unknown token: %v, want ENOTFOUND", err)
+		}
+		for range 2 { // repeating it gives the same answer
+			got, err := s.Unsubscribe(ctx, in.UnsubscribeToken, now.Add(time.Hour))
+			if err != nil || got.Status != folio.SubscriberUnsubscribed || got.Email != "lou@example.com" {
+				t.Fatalf("Unsubscribe: %+v, %v", got, err)
+			}
+		}
+		if got := list(t, s, folio.SubscriberFilter{Status: folio.SubscriberUnsubscribed}); len(got) != 1 {
+			t.Fatalf("unsubscribed: %+v", got)
+		}
+		// Subscribing again takes a new confirmation; the old link still unsubscribes.
+		if !subscribe(t, s, "lou@example.com", "token-unsub-bbbbbbbbbbb", now.Add(2*time.Hour)) {
+			t.Fatal("an unsubscribed address asking again gets no confirmation mail")
+		}
+		if got := list(t, s, folio.SubscriberFilter{Status: folio.SubscriberUnsubscribed}); len(got) != 1 {
+			t.Fatalf("a request to subscribe again changed the status: %+v", got)
 		}
 	})
 }

@@ -2,7 +2,8 @@
 // the same whatever the list holds, so the page says only "check your inbox");
 // /subscribe/confirm/<token> is the confirmation link of the mail, which confirms on load
 // (POST /api/subscribers/confirm/{token}) — a POST from the page, so a mail scanner that
-// follows the link confirms nothing. Inside an iframe (BOOKING_EMBED_ORIGINS, via
+// follows the link confirms nothing. /unsubscribe/<token> is a mail's unsubscribe link: it
+// posts the same one-click request a mail provider would (RFC 8058). Inside an iframe (BOOKING_EMBED_ORIGINS, via
 // /subscribe/embed.js) it tells the host page its height.
 import { api, ApiError } from './shared/api.js';
 
@@ -15,7 +16,7 @@ function say(text, kind = '') {
 }
 
 function show(id) {
-  for (const s of ['step-form', 'step-sent', 'step-confirm']) $(s).hidden = s !== id;
+  for (const s of ['step-form', 'step-sent', 'step-confirm', 'step-unsubscribe']) $(s).hidden = s !== id;
 }
 
 async function confirm(token) {
@@ -35,6 +36,30 @@ async function confirm(token) {
     $('step-confirm').append(again);
   }
   $('h-confirm').focus();
+}
+
+async function unsubscribe(token) {
+  show('step-unsubscribe');
+  let res = null;
+  try {
+    res = await fetch(`/unsubscribe/${encodeURIComponent(token)}`, {
+      method: 'POST', credentials: 'omit',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+  } catch {
+    res = null;
+  }
+  if (res && res.ok) {
+    $('h-unsubscribe').textContent = 'You are unsubscribed';
+    $('unsubscribe-text').textContent = 'No more mail will come to this address. Changed your mind? Subscribe again at any time.';
+  } else {
+    $('h-unsubscribe').textContent = 'This link does not work';
+    $('unsubscribe-text').textContent = res && res.status === 404
+      ? 'The address may have been erased from the list already, or the link was cut short.'
+      : 'The server could not be reached. Try again in a moment.';
+  }
+  $('h-unsubscribe').focus();
 }
 
 function form() {
@@ -81,6 +106,8 @@ function reportHeight() {
 }
 
 const token = location.pathname.match(/^\/subscribe\/confirm\/([A-Za-z0-9_-]+)$/);
+const unsub = location.pathname.match(/^\/unsubscribe\/([A-Za-z0-9_-]+)$/);
 if (token) confirm(token[1]);
+else if (unsub) unsubscribe(unsub[1]);
 else form();
 reportHeight();
