@@ -151,6 +151,7 @@ var documentedRoutes = []documentedRoute{
 	{"POST", "/unsubscribe/{}", public, limitHelperIP}, // RFC 8058 one-click, no session
 	{"GET", "/api/subscribers", adminAccess, limitTier},
 	{"GET", "/api/subscribers/export", adminAccess, limitTier},
+	{"POST", "/api/subscribers/import", adminAccess, limitTier},
 	{"DELETE", "/api/subscribers/{}", adminAccess, limitTier},
 }
 

@@ -2,11 +2,16 @@ package httpapi
 
 import (
 	"encoding/csv"
+	"errors"
 	"net/http"
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/newsletter"
 )
+
+// maxImportBody bounds a CSV import's body.
+const maxImportBody = 16 << 20
 
 // The subscriber routes (docs/api.md, "Subscribers"; CONTRACT §12). The {token} segments are
 // bearer secrets, kept out of logs by their name (logPath).
@@ -42,6 +47,9 @@ func (s subscriberAPI) routes() []route {
 			Query: []param{{Name: "status", Type: "string", Doc: "pending, active, unsubscribed, bounced or complained"},
 				{Name: "q", Type: "string", Doc: "part of the address or name (case-insensitive)"}, pageParam, limitParam},
 			Status: http.StatusOK, Resp: subscriberList{}, Errors: []int{503}},
+		{Method: "POST", Pattern: "/api/subscribers/import", Handle: s.importCSV, Needs: needSubscribers, Level: folio.LevelAdmin, Audit: "subscriber.import",
+			Tag: "Subscribers", Summary: "Add subscribers from CSV (header row: email, and optionally name, source, consent); consent yes/true/1 makes a row active, else it stays pending and is never mailed; addresses already listed are left as they are",
+			BodyType: "text/csv", Status: http.StatusOK, Resp: newsletter.ImportResult{}, Errors: []int{413, 503}},
 		{Method: "GET", Pattern: "/api/subscribers/export", Handle: s.export, Needs: needSubscribers, Level: folio.LevelAdmin,
 			Tag: "Subscribers", Summary: "Every subscriber as CSV (email, name, status, source, createdAt, confirmedAt), newest first; cells a spreadsheet would run as a formula are prefixed with '",
 			Status: http.StatusOK, RespType: "text/csv", Errors: []int{503}},
@@ -122,4 +130,16 @@ func (s subscriberAPI) unsubscribe(w http.ResponseWriter, r *http.Request) error
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	return writeJSON(w, http.StatusOK, subscriberStatus{Status: sub.Status})
+}
+
+func (s subscriberAPI) importCSV(w http.ResponseWriter, r *http.Request) error {
+	res, err := s.Subscribers.Import(r.Context(), http.MaxBytesReader(w, r.Body, maxImportBody))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return folio.Errorf(folio.ETOOLARGE, "The CSV is larger than %d bytes.", mbe.Limit)
+	}
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
 }

@@ -212,6 +212,45 @@ func TestSubscriberExportErase(t *testing.T) {
 	})
 }
 
+// Ensure a CSV import adds new addresses (active only with consent), leaves listed ones as they
+// are and reports refused rows by line.
+func TestSubscriberImport(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		smtp := smtptest.Start(t)
+		ts, outbox := newSubscriberServer(t, db, smtp)
+		seen := 0
+		ts.do("POST", "/api/subscribers", "", map[string]any{"email": "old@example.com"})
+		deliver(t, outbox, smtp, &seen)
+		csvBody := "\ufeffEmail,Name,Consent\nnew@example.com,New One,yes\nOLD@example.com,Old,yes\nmaybe@example.com,,no\nnot-an-address,x,yes\nnew@example.com,Twice,yes\n"
+		if res := ts.do("POST", "/api/subscribers/import", "write", csvBody, "Content-Type", "text/csv"); res.Status != http.StatusForbidden {
+			t.Fatalf("import by a write key: %d", res.Status)
+		}
+		res := ts.do("POST", "/api/subscribers/import", "admin", csvBody, "Content-Type", "text/csv")
+		got := res.json(t)
+		inv, _ := got["invalid"].([]any)
+		if res.Status != 200 || got["imported"] != float64(2) || got["skipped"] != float64(2) || len(inv) != 1 || inv[0].(map[string]any)["line"] != float64(5) {
+			t.Fatalf("import: %d %s", res.Status, res.Body)
+		}
+		status := map[string]string{}
+		for _, s := range ts.do("GET", "/api/subscribers", "admin", nil).json(t)["subscribers"].([]any) {
+			m := s.(map[string]any)
+			status[m["email"].(string)] = m["status"].(string)
+		}
+		if status["new@example.com"] != "active" || status["maybe@example.com"] != "pending" || status["old@example.com"] != "pending" || len(status) != 3 {
+			t.Fatalf("after import: %v", status)
+		}
+		// An import sends nothing.
+		if msgs := deliver(t, outbox, smtp, &seen); len(msgs) != 0 {
+			t.Fatalf("the import sent %d mails", len(msgs))
+		}
+		for _, bad := range []string{"", "name\nx\n", "email\n\"unterminated\n"} {
+			if res := ts.do("POST", "/api/subscribers/import", "admin", bad, "Content-Type", "text/csv"); res.Status != http.StatusBadRequest {
+				t.Fatalf("import %q: %d %s", bad, res.Status, res.Body)
+			}
+		}
+	})
+}
+
 // Ensure the tokens of confirm and unsubscribe links reach no log (CONTRACT §6): the routes and the pages.
 func TestSubscriberTokensReachNoLog(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)

@@ -8,10 +8,12 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
+	"encoding/csv"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"net/url"
 	"strings"
 	"time"
@@ -175,6 +177,103 @@ func (s *Service) List(ctx context.Context, f folio.SubscriberFilter, page, limi
 		return nil, 0, folio.BadRequest("status", "must be pending, active, unsubscribed, bounced or complained")
 	}
 	return s.Store.Subscribers(ctx, f, page, limit)
+}
+
+// MaxImportRows bounds one CSV import.
+const MaxImportRows = 100_000
+
+// ImportResult is the outcome of an import: rows inserted, rows whose address was already on the
+// list (left as they were), and the rows refused with why.
+type ImportResult struct {
+	Imported int           `json:"imported"`
+	Skipped  int           `json:"skipped"`
+	Invalid  []ImportError `json:"invalid"`
+}
+
+// ImportError names a refused CSV row (line 1 is the header).
+type ImportError struct {
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+// Import adds the subscribers of a CSV file with a header row naming the columns: email
+// (required), name, source and consent. A row whose consent is yes, true or 1 is active at once
+// (the owner vouches the reader agreed); any other row is pending, which is never mailed until
+// the reader subscribes and confirms. Addresses already on the list are left as they are.
+func (s *Service) Import(ctx context.Context, r io.Reader) (*ImportResult, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, csvError(err, folio.BadRequest("", "The body must be CSV with a header row naming an email column."))
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	}
+	if _, ok := col["email"]; !ok {
+		return nil, folio.BadRequest("", "The header row names no email column.")
+	}
+	field := func(rec []string, name string) string {
+		if i, ok := col[name]; ok && i < len(rec) {
+			return rec[i]
+		}
+		return ""
+	}
+	now := s.now().UTC()
+	res := &ImportResult{Invalid: []ImportError{}}
+	seen := map[string]bool{}
+	var subs []folio.Subscriber
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(err, folio.BadRequest("", "Line %d is not valid CSV.", line))
+		}
+		if len(subs)+len(res.Invalid) >= MaxImportRows {
+			return nil, folio.Errorf(folio.ETOOLARGE, "At most %d rows per import.", MaxImportRows)
+		}
+		in := folio.SubscribeInput{Email: field(rec, "email"), Name: field(rec, "name"), Source: field(rec, "source")}
+		if err := in.Normalize(); err != nil {
+			msg := err.Error()
+			if fe, ok := err.(*folio.Error); ok && len(fe.Details) > 0 {
+				msg = fe.Details[0].Field + " " + fe.Details[0].Message
+			}
+			res.Invalid = append(res.Invalid, ImportError{Line: line, Message: msg})
+			continue
+		}
+		if seen[in.Email] {
+			res.Skipped++
+			continue
+		}
+		seen[in.Email] = true
+		sub := folio.Subscriber{ID: folio.NewID(), Email: in.Email, Name: in.Name, Source: in.Source, Status: folio.SubscriberPending,
+			CreatedAt: now, UnsubscribeToken: NewToken()}
+		switch strings.ToLower(strings.TrimSpace(field(rec, "consent"))) {
+		case "yes", "true", "1":
+			sub.Status, sub.ConfirmedAt = folio.SubscriberActive, &now
+		}
+		subs = append(subs, sub)
+	}
+	n, err := s.Store.ImportSubscribers(ctx, subs)
+	if err != nil {
+		return nil, err
+	}
+	res.Imported, res.Skipped = n, res.Skipped+len(subs)-n
+	return res, nil
+}
+
+// csvError is bad when err is the CSV's fault (a parse error, an empty body), else err: a
+// failed read (a body over its limit) is the caller's to report.
+func csvError(err error, bad error) error {
+	var pe *csv.ParseError
+	if err == io.EOF || errors.As(err, &pe) {
+		return bad
+	}
+	return err
 }
 
 // Erase deletes the subscriber id and everything kept of them.

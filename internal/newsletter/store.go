@@ -32,6 +32,10 @@ type Store interface {
 	Unsubscribe(ctx context.Context, token string, now time.Time) (*folio.Subscriber, error)
 	// Subscribers lists the subscribers f selects, newest first, and how many there are.
 	Subscribers(ctx context.Context, f folio.SubscriberFilter, page, limit int) ([]folio.Subscriber, int, error)
+	// ImportSubscribers inserts subs (Status pending or active, UnsubscribeToken set) whose
+	// addresses are not on the list yet, in one transaction, and returns how many it inserted:
+	// an address already there keeps its row (an unsubscribe stays honoured).
+	ImportSubscribers(ctx context.Context, subs []folio.Subscriber) (int, error)
 	// DeleteSubscriber erases the subscriber id (ENOTFOUND: none).
 	DeleteSubscriber(ctx context.Context, id string) error
 }

@@ -187,3 +187,26 @@ func (s *SubscriberStore) Unsubscribe(ctx context.Context, token string, now tim
 	}
 	return sub, nil
 }
+
+// ImportSubscribers implements newsletter.Store.
+func (s *SubscriberStore) ImportSubscribers(ctx context.Context, subs []folio.Subscriber) (int, error) {
+	n := 0
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		n = 0
+		for _, sub := range subs {
+			res, err := tx.ExecContext(ctx, `INSERT INTO subscribers (id, email, name, source, status, unsubscribe_token,
+					created_at, confirmed_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7) ON CONFLICT (email) DO NOTHING`,
+				sub.ID, sub.Email, sub.Name, sub.Source, sub.Status, sub.UnsubscribeToken, s.ts(sub.CreatedAt), s.nts(sub.ConfirmedAt))
+			if err != nil {
+				return err
+			}
+			n += int(affected(res))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, wrap("ImportSubscribers", err)
+	}
+	return n, nil
+}

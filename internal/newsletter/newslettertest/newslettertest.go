@@ -245,4 +245,23 @@ func TestStore(t *testing.T, open func(t *testing.T) newsletter.Store) {
 			t.Fatalf("a request to subscribe again changed the status: %+v", got)
 		}
 	})
+
+	t.Run("Import", func(t *testing.T) {
+		s := open(t)
+		subscribe(t, s, "mo@example.com", "token-import-aaaaaaaaaa", now)
+		active := sub("ned@example.com", now)
+		active.Status, active.ConfirmedAt = folio.SubscriberActive, &now
+		n, err := s.ImportSubscribers(ctx, []folio.Subscriber{active, sub("mo@example.com", now)})
+		if err != nil || n != 1 {
+			t.Fatalf("ImportSubscribers: %d, %v; want 1 (mo is listed)", n, err)
+		}
+		got := list(t, s, folio.SubscriberFilter{Status: folio.SubscriberActive})
+		if len(got) != 1 || got[0].Email != "ned@example.com" || got[0].ConfirmedAt == nil || !got[0].ConfirmedAt.Equal(now) {
+			t.Fatalf("imported: %+v", got)
+		}
+		// The listed address kept its confirmation token.
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-import-aaaaaaaaaa"), now, noAlso); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
