@@ -11,23 +11,25 @@ import (
 
 // Event types an outgoing webhook may subscribe to (docs/api.md, "Outgoing webhooks").
 const (
-	EventContactReceived    = "contact.received"
-	EventBookingCreated     = "booking.created"
-	EventBookingCancelled   = "booking.cancelled"
-	EventBookingRescheduled = "booking.rescheduled"
-	EventPostPublished      = "post.published"
-	EventPostUnpublished    = "post.unpublished"
-	EventProjectCreated     = "project.created"
-	EventProjectUpdated     = "project.updated"
-	EventProjectDeleted     = "project.deleted"
-	EventMediaUploaded      = "media.uploaded"
+	EventContactReceived     = "contact.received"
+	EventBookingCreated      = "booking.created"
+	EventBookingCancelled    = "booking.cancelled"
+	EventBookingRescheduled  = "booking.rescheduled"
+	EventPostPublished       = "post.published"
+	EventPostUnpublished     = "post.unpublished"
+	EventProjectCreated      = "project.created"
+	EventProjectUpdated      = "project.updated"
+	EventProjectDeleted      = "project.deleted"
+	EventMediaUploaded       = "media.uploaded"
+	EventSubscriberCreated   = "subscriber.created"
+	EventSubscriberConfirmed = "subscriber.confirmed"
 )
 
 // EventTypes lists every event type, in documentation order.
 var EventTypes = []string{
 	EventContactReceived, EventBookingCreated, EventBookingCancelled, EventBookingRescheduled,
 	EventPostPublished, EventPostUnpublished, EventProjectCreated, EventProjectUpdated,
-	EventProjectDeleted, EventMediaUploaded,
+	EventProjectDeleted, EventMediaUploaded, EventSubscriberCreated, EventSubscriberConfirmed,
 }
 
 // IsEventType reports whether t is one of EventTypes.

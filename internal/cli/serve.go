@@ -17,6 +17,7 @@ import (
 	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/fediverse"
 	"github.com/foliohq/folio/internal/httpapi"
+	"github.com/foliohq/folio/internal/newsletter"
 	"github.com/foliohq/folio/internal/settings"
 	"github.com/foliohq/folio/internal/sqldb"
 	"github.com/foliohq/folio/internal/webmention"
@@ -192,6 +193,9 @@ func newServer(d serverDeps) *httpapi.Server {
 		Fediverse:        d.Fediverse,
 		Comments:         d.DB.Fediverse,
 		Webmention:       d.Webmention,
+
+		// The subscriber mails are queued in the transactions that store the changes.
+		Subscribers: &newsletter.Service{Store: db.Subscribers, Mail: d.Mail.Outbox, Outbox: db.Outbox, Settings: d.Settings.Current},
 	}
 }
 

@@ -27,6 +27,7 @@ const (
 	needFediverse
 	needComments
 	needWebmention
+	needSubscribers
 )
 
 // needSpec says what a need is called in the OpenAPI document and how it is found missing.
@@ -100,6 +101,12 @@ var needs = [...]needSpec{
 	needSessions: {"the session secret", func(s *Server) error {
 		if s.Identity == nil {
 			return folio.Errorf(folio.EUNAVAILABLE, "Sessions are not configured on this server (NEXTAUTH_SECRET).")
+		}
+		return nil
+	}},
+	needSubscribers: {"subscribers (mail)", func(s *Server) error {
+		if s.Subscribers == nil {
+			return folio.Errorf(folio.EUNAVAILABLE, "Subscribers are not configured on this server.")
 		}
 		return nil
 	}},

@@ -164,6 +164,16 @@ var documentedRoutes = []documentedRoute{
 	{"POST", "/api/auth/totp/enable", sessionAccess, limitTier},
 	{"POST", "/api/auth/totp/disable", sessionAccess, limitSignIn},
 	{"GET", "/api/audit", adminAccess, limitTier},
+
+	// Subscribers (docs/api.md, "Subscribers"): subscribing and the confirm link are public and
+	// helper-limited like the contact form; the list is the owner's.
+	{"POST", "/api/subscribers", public, limitHelperIP},
+	{"POST", "/api/subscribers/confirm/{}", public, limitHelperIP},
+	{"POST", "/unsubscribe/{}", public, limitHelperIP}, // RFC 8058 one-click, no session
+	{"GET", "/api/subscribers", adminAccess, limitTier},
+	{"GET", "/api/subscribers/export", adminAccess, limitTier},
+	{"POST", "/api/subscribers/import", adminAccess, limitTier},
+	{"DELETE", "/api/subscribers/{}", adminAccess, limitTier},
 }
 
 // callers are the six kinds of caller the walk tries on every route.

@@ -25,6 +25,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, fediverseAPI{s}.routes()...)
 	rs = append(rs, commentsAPI{s}.routes()...)
 	rs = append(rs, webmentionAPI{s}.routes()...)
+	rs = append(rs, subscriberAPI{s}.routes()...)
 	return rs
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/foliohq/folio/internal/identity"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
+	"github.com/foliohq/folio/internal/newsletter"
 	"github.com/foliohq/folio/internal/settings"
 	"github.com/foliohq/folio/internal/webmention"
 	"github.com/prometheus/client_golang/prometheus"
@@ -139,6 +140,9 @@ type Server struct {
 	// BookingHost returns who the meetings are with, for the host card of /book (GET
 	// /api/schedule/types); nil names no host.
 	BookingHost func(context.Context) folio.BookingHost
+
+	// Subscribers serves the subscriber routes (subscribers.go); nil answers 503.
+	Subscribers *newsletter.Service
 
 	// ArticlePublisher sends articles to the external blog platform when publishing-options
 	// publishes one with crossPlatformPublishing.extblog on (blog.go); nil reports "skipped".
@@ -253,6 +257,10 @@ func (s *Server) Handler() http.Handler {
 	if s.UI != nil {
 		// The manage view has a pattern of its own so that its {token} is kept out of the logs.
 		for _, p := range []string{"GET /admin", "GET /admin/", "GET /book", "GET /book/", "GET /book/manage/{token}", "GET /favicon.ico"} {
+			mux.Handle(p, s.UI)
+		}
+		// The subscriber pages; the confirm link's {token} is kept out of the logs the same way.
+		for _, p := range []string{"GET /subscribe", "GET /subscribe/", "GET /subscribe/confirm/{token}", "GET /unsubscribe/{token}"} {
 			mux.Handle(p, s.UI)
 		}
 		// The bare site root has no page of its own: a person opening it wants the dashboard.

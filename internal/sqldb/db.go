@@ -69,6 +69,8 @@ type DB struct {
 	// Fediverse keeps the actor's key and followers; post events queue its deliveries.
 	Fediverse *FediverseStore
 
+	Subscribers *SubscriberStore // readers who follow the site by e-mail
+
 	group groupCommit
 	stmts stmtCache
 	hooks webhookTypes

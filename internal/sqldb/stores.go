@@ -62,6 +62,8 @@ type ArchiveStore struct{ *DB }
 
 // FediverseStore stores the site actor's key and its followers (internal/fediverse).
 type FediverseStore struct{ *DB }
+// SubscriberStore stores the readers who follow the site by e-mail.
+type SubscriberStore struct{ *DB }
 
 func (db *DB) openStores() {
 	db.Posts = &PostStore{db}
@@ -80,4 +82,5 @@ func (db *DB) openStores() {
 	db.Archive = &ArchiveStore{db}
 	db.Settings = &SettingsStore{db}
 	db.Fediverse = &FediverseStore{db}
+	db.Subscribers = &SubscriberStore{db}
 }

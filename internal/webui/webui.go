@@ -1,5 +1,5 @@
-// Package webui serves folio's two browser pages from files embedded in the binary: the admin
-// dashboard at /admin/ and the public booking page at /book. They are plain HTML, CSS and
+// Package webui serves folio's browser pages from files embedded in the binary: the admin
+// dashboard at /admin/, the public booking page at /book and the subscribe page at /subscribe. They are plain HTML, CSS and
 // JavaScript modules (no build step, nothing fetched from another origin) that talk to the
 // public /api routes only, with the session cookie set by POST /api/auth/login.
 package webui
@@ -56,8 +56,9 @@ type asset struct {
 	etag        string
 }
 
-// Handler serves /admin/ (the dashboard), /book (the booking page) and /favicon.ico. Mount it
-// at "/admin/", "/admin", "/book", "/book/" and "/favicon.ico".
+// Handler serves /admin/ (the dashboard), /book (the booking page), /subscribe (the subscribe
+// page, also at confirmation and unsubscribe links) and /favicon.ico. Mount it at "/admin/",
+// "/admin", "/book", "/book/", "/subscribe", "/subscribe/", "/unsubscribe/" and "/favicon.ico".
 type Handler struct {
 	assets  map[string]asset // by URL path
 	csp     string
@@ -100,6 +101,7 @@ func New(opt Options) (*Handler, error) {
 			// Shared modules are reachable under both pages so each page only needs its own mount.
 			h.assets["/admin/shared/"+name] = newAsset(name, p, body)
 			h.assets["/book/shared/"+name] = newAsset(name, p, body)
+			h.assets["/subscribe/shared/"+name] = newAsset(name, p, body)
 		default:
 			if name == "index.html" {
 				name = ""
@@ -181,11 +183,12 @@ func newAsset(name, file string, body []byte) asset {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	p := r.URL.Path
-	// Only the booking page itself (and its manage view) may be framed, by the embed origins.
-	// X-Frame-Options cannot name origins, so it is left out there (and the DENY the server sets
-	// on every answer removed: browsers that know it obey it over CSP): frame-ancestors rules.
+	// Only the booking page itself (and its manage view) and the subscribe form may be framed,
+	// by the embed origins. X-Frame-Options cannot name origins, so it is left out there (and the
+	// DENY the server sets on every answer removed: browsers that know it obey it over CSP):
+	// frame-ancestors rules.
 	booking := h.booking.Load()
-	if booking.bookCSP != "" && (p == "/book" || p == "/book/" || strings.HasPrefix(p, "/book/manage/")) {
+	if booking.bookCSP != "" && (p == "/book" || p == "/book/" || strings.HasPrefix(p, "/book/manage/") || p == "/subscribe") {
 		hd.Set("Content-Security-Policy", booking.bookCSP)
 		hd.Del("X-Frame-Options")
 	} else {
@@ -209,12 +212,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/book/":
 		http.Redirect(w, r, "/book", http.StatusMovedPermanently)
 		return
+	case "/subscribe":
+		p = "/subscribe/"
+	case "/subscribe/":
+		http.Redirect(w, r, "/subscribe", http.StatusMovedPermanently)
+		return
 	case "/favicon.ico":
 		// Browsers ask for /favicon.ico on every site; they all accept the SVG under that name.
 		p = "/admin/favicon.svg"
 	}
 	if token, ok := strings.CutPrefix(p, "/book/manage/"); ok && token != "" && !strings.Contains(token, "/") {
 		p = "/book/" // the page reads the token from its address
+	}
+	for _, prefix := range []string{"/subscribe/confirm/", "/unsubscribe/"} {
+		if token, ok := strings.CutPrefix(p, prefix); ok && token != "" && !strings.Contains(token, "/") {
+			p = "/subscribe/" // the page reads the token from its address
+		}
 	}
 	a, ok := h.assets[p]
 	if p == "/book/config.json" {

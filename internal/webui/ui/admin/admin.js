@@ -22,6 +22,7 @@ import * as webhooks from './webhooks.js';
 import * as profile from './profile.js';
 import * as security from './security.js';
 import * as auditLog from './audit.js';
+import * as subscribers from './subscribers.js';
 import { totpStep } from './signin.js';
 
 const app = document.getElementById('app');
@@ -38,6 +39,7 @@ const pages = [
   { path: 'bookings', title: 'Bookings', view: bookings, owner: true, icon: 'calendar', key: 'b' },
   { path: 'inbox', title: 'Inbox', view: inbox, owner: true, icon: 'inbox', key: 'i' },
   { path: 'comments', title: 'Comments', view: comments, owner: true, icon: 'inbox' },
+  { path: 'subscribers', title: 'Subscribers', view: subscribers, owner: true, icon: 'mail' },
   { path: 'schedule/bookings', title: 'All bookings', view: bookingList, owner: true, group: 'Schedule', icon: 'list-checks' },
   { path: 'schedule/types', title: 'Meeting types', view: meetingTypes, owner: true, group: 'Schedule', icon: 'clock' },
   { path: 'schedule/availability', title: 'Days off', view: availability, owner: true, group: 'Schedule', icon: 'calendar-x' },

@@ -15,6 +15,8 @@ const EVENTS = [
   ['project.updated', 'A project changes'],
   ['project.deleted', 'A project is deleted'],
   ['media.uploaded', 'A file is uploaded'],
+  ['subscriber.created', 'Someone asks to subscribe'],
+  ['subscriber.confirmed', 'A subscriber confirms'],
 ];
 
 export async function render({ announce }) {
