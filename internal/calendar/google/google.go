@@ -3,10 +3,11 @@
 // delegation). It asks for exactly two scopes: calendar.events (create events) and
 // calendar.freebusy (read busy time only, never event details).
 //
-// The four calls folio makes (freebusy.query, events.insert/get/patch/delete) are plain JSON over
-// HTTPS, sent through golang.org/x/oauth2's transport (JWT grant, token reuse and refresh).
-// google.golang.org/api is not used: for these calls it brought 414 MB of module source and 155
-// packages (gRPC, protobuf, OpenTelemetry) into every build; see docs/dependencies.md.
+// The calls folio makes (freebusy.query, events.insert/get/patch/delete) are plain JSON over HTTPS,
+// sent through golang.org/x/oauth2's transport (JWT grant, token reuse and refresh). Google's
+// generated client, google.golang.org/api, is not used: with what it needed (gRPC, OpenTelemetry,
+// cloud.google.com/go/auth) it brought 478 MB of module source and 187 packages into every build;
+// see docs/dependencies.md.
 package google
 
 import (
@@ -277,9 +278,9 @@ func (c *Calendar) eventsPath(id string) string {
 const maxResponse = 4 << 20
 
 // call sends one API request — path relative to the API URL, in (if not nil) as the JSON body —
-// and decodes a 2xx answer into out (if not nil). Any other status is an *apiError. There is no
-// retry here: a failed call is UPSTREAM_ERROR and the booking is retried by its caller, as with
-// Google's own client, which does not retry these calls either.
+// and decodes a 2xx answer into out (if not nil). Any other status is an *apiError. Nothing is
+// retried here, as Google's generated client retried none of these calls: the callers above turn
+// a failure into UPSTREAM_ERROR.
 func (c *Calendar) call(ctx context.Context, method, path string, query url.Values, in, out any) error {
 	if query == nil {
 		query = url.Values{}
@@ -310,7 +311,7 @@ func (c *Calendar) call(ctx context.Context, method, path string, query url.Valu
 		return err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return newapiError(resp.StatusCode, data)
+		return newAPIError(resp.StatusCode, data)
 	}
 	if out == nil {
 		return nil
@@ -336,7 +337,7 @@ func (e *apiError) Error() string {
 	return fmt.Sprintf("HTTP %d: %s (%s)", e.Status, e.Message, e.Reason)
 }
 
-func newapiError(status int, body []byte) *apiError {
+func newAPIError(status int, body []byte) *apiError {
 	var env struct {
 		Error struct {
 			Message string `json:"message"`

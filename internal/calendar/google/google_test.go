@@ -365,3 +365,24 @@ func TestAPIErrors(t *testing.T) {
 		t.Errorf("%d API calls, want the insert and one events.get", n)
 	}
 }
+
+// TestNewAPIError reads Google's error envelope, and falls back to the status text for what is
+// not one (a proxy's HTML page, an empty body).
+func TestNewAPIError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		status int
+		body   string
+		want   string
+	}{
+		{429, `{"error":{"code":429,"message":"Rate Limit Exceeded","errors":[{"domain":"usageLimits","reason":"rateLimitExceeded"}]}}`,
+			"HTTP 429: Rate Limit Exceeded (rateLimitExceeded)"},
+		{502, `<html><body>Bad Gateway</body></html>`, "HTTP 502: Bad Gateway"},
+		{412, ``, "HTTP 412: Precondition Failed"},
+	}
+	for _, tt := range tests {
+		if got := newAPIError(tt.status, []byte(tt.body)).Error(); got != tt.want {
+			t.Errorf("newAPIError(%d, %q) = %q, want %q", tt.status, tt.body, got, tt.want)
+		}
+	}
+}
