@@ -1,10 +1,17 @@
-// Package google is the folio.Calendar of a Google Calendar, reached with the official Calendar
-// API client and a service account that impersonates the calendar's owner (domain-wide
+// Package google is the folio.Calendar of a Google Calendar, reached over the Calendar API v3's
+// REST interface with a service account that impersonates the calendar's owner (domain-wide
 // delegation). It asks for exactly two scopes: calendar.events (create events) and
 // calendar.freebusy (read busy time only, never event details).
+//
+// The calls folio makes (freebusy.query, events.insert/get/patch/delete) are plain JSON over HTTPS,
+// sent through golang.org/x/oauth2's transport (JWT grant, token reuse and refresh). Google's
+// generated client, google.golang.org/api, is not used: with what it needed (gRPC, OpenTelemetry,
+// cloud.google.com/go/auth) it brought 478 MB of module source and 187 packages into every build;
+// see docs/dependencies.md.
 package google
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/hex"
@@ -12,16 +19,15 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/jwt"
-	calendar "google.golang.org/api/calendar/v3"
-	"google.golang.org/api/googleapi"
-	"google.golang.org/api/option"
 )
 
 // Scopes are the OAuth scopes folio requests, and the only ones.
@@ -53,7 +59,8 @@ type Config struct {
 
 // Calendar implements folio.Calendar on Google Calendar.
 type Calendar struct {
-	svc        *calendar.Service
+	client     *http.Client // adds the access token to each request
+	apiURL     string       // ends in "/"
 	calendarID string
 	// timeout bounds each call: the HTTPClient's own Timeout does not reach through the oauth2
 	// transport, so it is applied as a context deadline instead.
@@ -110,11 +117,7 @@ func New(ctx context.Context, cfg Config) (*Calendar, error) {
 	tctx := context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, cfg.HTTPClient)
 	client := oauth2.NewClient(tctx, jc.TokenSource(tctx))
 	client.Timeout = 0 // NB: a Timeout cannot cancel through oauth2.Transport; see withTimeout
-	svc, err := calendar.NewService(ctx, option.WithHTTPClient(client), option.WithEndpoint(cfg.APIURL))
-	if err != nil {
-		return nil, fmt.Errorf("google calendar: %w", err)
-	}
-	return &Calendar{svc: svc, calendarID: cfg.CalendarID, timeout: cfg.HTTPClient.Timeout}, nil
+	return &Calendar{client: client, apiURL: cfg.APIURL, calendarID: cfg.CalendarID, timeout: cfg.HTTPClient.Timeout}, nil
 }
 
 // checkRSAKey rejects a key the JWT signer could not use, at start rather than at the first
@@ -137,12 +140,26 @@ func checkRSAKey(pemBytes []byte) error {
 func (c *Calendar) FreeBusy(ctx context.Context, start, end time.Time) ([]folio.Interval, error) {
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	resp, err := c.svc.Freebusy.Query(&calendar.FreeBusyRequest{
-		TimeMin: start.UTC().Format(time.RFC3339),
-		TimeMax: end.UTC().Format(time.RFC3339),
-		Items:   []*calendar.FreeBusyRequestItem{{Id: c.calendarID}},
-	}).Context(ctx).Do()
-	if err != nil {
+	type item struct {
+		ID string `json:"id"`
+	}
+	in := struct {
+		TimeMin string `json:"timeMin"`
+		TimeMax string `json:"timeMax"`
+		Items   []item `json:"items"`
+	}{start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339), []item{{c.calendarID}}}
+	var resp struct {
+		Calendars map[string]struct {
+			Busy []struct {
+				Start string `json:"start"`
+				End   string `json:"end"`
+			} `json:"busy"`
+			Errors []struct {
+				Reason string `json:"reason"`
+			} `json:"errors"`
+		} `json:"calendars"`
+	}
+	if err := c.call(ctx, http.MethodPost, "freeBusy", nil, in, &resp); err != nil {
 		return nil, upstream("freebusy.query", err)
 	}
 	cal, ok := resp.Calendars[c.calendarID]
@@ -185,34 +202,32 @@ func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (fol
 		ev.ID = folio.NewID()
 	}
 	gid := EventID(ev.ID)
-	in := &calendar.Event{
-		Id:          gid,
+	in := event{
+		ID:          gid,
 		Summary:     ev.Summary,
 		Description: ev.Description,
-		Start:       &calendar.EventDateTime{DateTime: ev.Start.Format(time.RFC3339), TimeZone: ev.TimeZone},
-		End:         &calendar.EventDateTime{DateTime: ev.End.Format(time.RFC3339), TimeZone: ev.TimeZone},
-		ConferenceData: &calendar.ConferenceData{
-			CreateRequest: &calendar.CreateConferenceRequest{
-				RequestId:             gid,
-				ConferenceSolutionKey: &calendar.ConferenceSolutionKey{Type: "hangoutsMeet"},
-			},
-		},
+		Start:       &eventTime{DateTime: ev.Start.Format(time.RFC3339), TimeZone: ev.TimeZone},
+		End:         &eventTime{DateTime: ev.End.Format(time.RFC3339), TimeZone: ev.TimeZone},
+		ConferenceData: &conferenceData{CreateRequest: &createConferenceRequest{
+			RequestID:             gid,
+			ConferenceSolutionKey: conferenceSolutionKey{Type: "hangoutsMeet"},
+		}},
 	}
 	if ev.Attendee.Email != "" {
-		in.Attendees = []*calendar.EventAttendee{{Email: ev.Attendee.Email, DisplayName: ev.Attendee.Name}}
+		in.Attendees = []attendee{{Email: ev.Attendee.Email, DisplayName: ev.Attendee.Name}}
 	}
-	out, err := c.svc.Events.Insert(c.calendarID, in).ConferenceDataVersion(1).SendUpdates("none").Context(ctx).Do()
-	var gerr *googleapi.Error
-	if errors.As(err, &gerr) && gerr.Code == http.StatusConflict {
+	var out event
+	err := c.call(ctx, http.MethodPost, c.eventsPath(""), url.Values{"conferenceDataVersion": {"1"}, "sendUpdates": {"none"}}, in, &out)
+	if status(err) == http.StatusConflict {
 		// An earlier attempt with this id got through: answer with that event.
-		out, err = c.svc.Events.Get(c.calendarID, gid).Context(ctx).Do()
+		err = c.call(ctx, http.MethodGet, c.eventsPath(gid), nil, nil, &out)
 	}
 	if err != nil {
 		return folio.CalendarEvent{}, upstream("events.insert", err)
 	}
-	ev.ID = out.Id
-	ev.EventLink = out.HtmlLink
-	ev.MeetLink = meetLink(out)
+	ev.ID = out.ID
+	ev.EventLink = out.HTMLLink
+	ev.MeetLink = out.meetLink()
 	return ev, nil
 }
 
@@ -222,17 +237,16 @@ func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (fol
 func (c *Calendar) MoveEvent(ctx context.Context, ev folio.CalendarEvent) (folio.CalendarEvent, error) {
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	gid := EventID(ev.ID)
-	patch := &calendar.Event{
-		Start: &calendar.EventDateTime{DateTime: ev.Start.Format(time.RFC3339), TimeZone: ev.TimeZone},
-		End:   &calendar.EventDateTime{DateTime: ev.End.Format(time.RFC3339), TimeZone: ev.TimeZone},
+	patch := event{
+		Start: &eventTime{DateTime: ev.Start.Format(time.RFC3339), TimeZone: ev.TimeZone},
+		End:   &eventTime{DateTime: ev.End.Format(time.RFC3339), TimeZone: ev.TimeZone},
 	}
-	out, err := c.svc.Events.Patch(c.calendarID, gid, patch).SendUpdates("none").Context(ctx).Do()
-	if err != nil {
+	var out event
+	if err := c.call(ctx, http.MethodPatch, c.eventsPath(EventID(ev.ID)), url.Values{"sendUpdates": {"none"}}, patch, &out); err != nil {
 		return folio.CalendarEvent{}, upstream("events.patch", err)
 	}
-	ev.EventLink = out.HtmlLink
-	ev.MeetLink = meetLink(out)
+	ev.EventLink = out.HTMLLink
+	ev.MeetLink = out.meetLink()
 	return ev, nil
 }
 
@@ -241,9 +255,8 @@ func (c *Calendar) MoveEvent(ctx context.Context, ev folio.CalendarEvent) (folio
 func (c *Calendar) DeleteEvent(ctx context.Context, ev folio.CalendarEvent) error {
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	err := c.svc.Events.Delete(c.calendarID, EventID(ev.ID)).SendUpdates("none").Context(ctx).Do()
-	var gerr *googleapi.Error
-	if errors.As(err, &gerr) && (gerr.Code == http.StatusGone || gerr.Code == http.StatusNotFound) {
+	err := c.call(ctx, http.MethodDelete, c.eventsPath(EventID(ev.ID)), url.Values{"sendUpdates": {"none"}}, nil, nil)
+	if st := status(err); st == http.StatusGone || st == http.StatusNotFound {
 		return nil
 	}
 	if err != nil {
@@ -252,16 +265,158 @@ func (c *Calendar) DeleteEvent(ctx context.Context, ev folio.CalendarEvent) erro
 	return nil
 }
 
+// eventsPath is the events collection of the calendar, or one event of it when id is set.
+func (c *Calendar) eventsPath(id string) string {
+	p := "calendars/" + url.PathEscape(c.calendarID) + "/events"
+	if id != "" {
+		p += "/" + url.PathEscape(id)
+	}
+	return p
+}
+
+// maxResponse bounds what is read of an answer; folio's events and busy lists are far smaller.
+const maxResponse = 4 << 20
+
+// call sends one API request — path relative to the API URL, in (if not nil) as the JSON body —
+// and decodes a 2xx answer into out (if not nil). Any other status is an *apiError. Nothing is
+// retried here, as Google's generated client retried none of these calls: the callers above turn
+// a failure into UPSTREAM_ERROR.
+func (c *Calendar) call(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	if query == nil {
+		query = url.Values{}
+	}
+	query.Set("prettyPrint", "false")
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.apiURL+path+"?"+query.Encode(), body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return newAPIError(resp.StatusCode, data)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("decoding the answer: %w", err)
+	}
+	return nil
+}
+
+// apiError is a non-2xx answer of the Calendar API, with what Google's error envelope
+// ({"error":{"code","message","errors":[{"reason"}]}}) says about it.
+type apiError struct {
+	Status  int
+	Reason  string // the first error's reason: notFound, rateLimitExceeded, backendError, …
+	Message string
+}
+
+func (e *apiError) Error() string {
+	if e.Reason == "" {
+		return fmt.Sprintf("HTTP %d: %s", e.Status, e.Message)
+	}
+	return fmt.Sprintf("HTTP %d: %s (%s)", e.Status, e.Message, e.Reason)
+}
+
+func newAPIError(status int, body []byte) *apiError {
+	var env struct {
+		Error struct {
+			Message string `json:"message"`
+			Errors  []struct {
+				Reason string `json:"reason"`
+			} `json:"errors"`
+		} `json:"error"`
+	}
+	e := &apiError{Status: status, Message: http.StatusText(status)}
+	if json.Unmarshal(body, &env) == nil {
+		if env.Error.Message != "" {
+			e.Message = env.Error.Message
+		}
+		if len(env.Error.Errors) > 0 {
+			e.Reason = env.Error.Errors[0].Reason
+		}
+	}
+	return e
+}
+
+// status is the HTTP status of an API error in err's chain, or 0.
+func status(err error) int {
+	var aerr *apiError
+	if errors.As(err, &aerr) {
+		return aerr.Status
+	}
+	return 0
+}
+
+// event is the part of the API's Event resource that folio writes and reads.
+type event struct {
+	ID             string          `json:"id,omitempty"`
+	Summary        string          `json:"summary,omitempty"`
+	Description    string          `json:"description,omitempty"`
+	Start          *eventTime      `json:"start,omitempty"`
+	End            *eventTime      `json:"end,omitempty"`
+	Attendees      []attendee      `json:"attendees,omitempty"`
+	ConferenceData *conferenceData `json:"conferenceData,omitempty"`
+	HangoutLink    string          `json:"hangoutLink,omitempty"`
+	HTMLLink       string          `json:"htmlLink,omitempty"`
+}
+
+type eventTime struct {
+	DateTime string `json:"dateTime,omitempty"`
+	TimeZone string `json:"timeZone,omitempty"`
+}
+
+type attendee struct {
+	Email       string `json:"email"`
+	DisplayName string `json:"displayName,omitempty"`
+}
+
+type conferenceData struct {
+	CreateRequest *createConferenceRequest `json:"createRequest,omitempty"`
+	EntryPoints   []struct {
+		EntryPointType string `json:"entryPointType"`
+		URI            string `json:"uri"`
+	} `json:"entryPoints,omitempty"`
+}
+
+type createConferenceRequest struct {
+	RequestID             string                `json:"requestId"`
+	ConferenceSolutionKey conferenceSolutionKey `json:"conferenceSolutionKey"`
+}
+
+type conferenceSolutionKey struct {
+	Type string `json:"type"`
+}
+
 // meetLink returns the hangoutLink, or the conference's video entry point. NB: Google may
 // create the conference asynchronously (status "pending"); the link is then empty.
-func meetLink(e *calendar.Event) string {
+func (e *event) meetLink() string {
 	if e.HangoutLink != "" {
 		return e.HangoutLink
 	}
 	if e.ConferenceData != nil {
 		for _, ep := range e.ConferenceData.EntryPoints {
 			if ep.EntryPointType == "video" {
-				return ep.Uri
+				return ep.URI
 			}
 		}
 	}

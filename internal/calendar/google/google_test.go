@@ -6,11 +6,10 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
-	calendar "google.golang.org/api/calendar/v3"
-	"google.golang.org/api/googleapi"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -265,50 +264,125 @@ func TestEventID(t *testing.T) {
 	}
 }
 
-// TestFakeRejectsWhatGoogleRejects drives the fake with the raw client to show that the shapes
+// TestFakeRejectsWhatGoogleRejects drives the fake with raw API calls to show that the shapes
 // the provider relies on are checked: a conference request needs conferenceDataVersion=1,
-// start/end need dateTime, and free/busy needs an RFC 3339 range.
+// start/end need dateTime, free/busy needs an RFC 3339 range, a body must be JSON declared as
+// such, and every call needs the bearer token.
 func TestFakeRejectsWhatGoogleRejects(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c := e.calendar(t)
 	ctx := context.Background()
-	meet := &calendar.ConferenceData{CreateRequest: &calendar.CreateConferenceRequest{
-		RequestId: "r1", ConferenceSolutionKey: &calendar.ConferenceSolutionKey{Type: "hangoutsMeet"}}}
-	when := &calendar.EventDateTime{DateTime: "2026-03-10T13:00:00Z"}
+	meet := &conferenceData{CreateRequest: &createConferenceRequest{
+		RequestID: "r1", ConferenceSolutionKey: conferenceSolutionKey{Type: "hangoutsMeet"}}}
+	when := &eventTime{DateTime: "2026-03-10T13:00:00Z"}
+	insert := func(in any, query url.Values) func() error {
+		return func() error { return c.call(ctx, http.MethodPost, c.eventsPath(""), query, in, nil) }
+	}
+	freeBusy := func(in any) func() error {
+		return func() error { return c.call(ctx, http.MethodPost, "freeBusy", nil, in, nil) }
+	}
+	// raw sends a body with the given Content-Type through the authorized client, or without a
+	// token at all when client is http.DefaultClient.
+	raw := func(client *http.Client, contentType, body string) func() error {
+		return func() error {
+			resp, err := client.Post(e.url+"/calendar/v3/freeBusy", contentType, strings.NewReader(body))
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode/100 != 2 {
+				return &apiError{Status: resp.StatusCode}
+			}
+			return nil
+		}
+	}
+	goodRange := `{"timeMin":"2026-03-10T00:00:00Z","timeMax":"2026-03-11T00:00:00Z","items":[{"id":"` + calendarID + `"}]}`
 	tests := []struct {
-		name string
-		call func() error
+		name   string
+		call   func() error
+		status int
 	}{
-		{"conference without conferenceDataVersion", func() error {
-			_, err := c.svc.Events.Insert(calendarID, &calendar.Event{Start: when, End: when, ConferenceData: meet}).Context(ctx).Do()
-			return err
-		}},
-		{"all-day start", func() error {
-			_, err := c.svc.Events.Insert(calendarID, &calendar.Event{Start: &calendar.EventDateTime{Date: "2026-03-10"}, End: when}).Context(ctx).Do()
-			return err
-		}},
-		{"id outside base32hex", func() error {
-			_, err := c.svc.Events.Insert(calendarID, &calendar.Event{Id: "not-valid", Start: when, End: when}).Context(ctx).Do()
-			return err
-		}},
-		{"free/busy without a range", func() error {
-			_, err := c.svc.Freebusy.Query(&calendar.FreeBusyRequest{Items: []*calendar.FreeBusyRequestItem{{Id: calendarID}}}).Context(ctx).Do()
-			return err
-		}},
-		{"free/busy with a local time", func() error {
-			_, err := c.svc.Freebusy.Query(&calendar.FreeBusyRequest{TimeMin: "2026-03-10T00:00:00", TimeMax: "2026-03-11T00:00:00Z",
-				Items: []*calendar.FreeBusyRequestItem{{Id: calendarID}}}).Context(ctx).Do()
-			return err
-		}},
+		{"conference without conferenceDataVersion", insert(event{Start: when, End: when, ConferenceData: meet}, nil), 400},
+		{"all-day start", insert(map[string]any{"start": map[string]string{"date": "2026-03-10"}, "end": when}, nil), 400},
+		{"id outside base32hex", insert(event{ID: "not-valid", Start: when, End: when}, nil), 400},
+		{"start of the wrong JSON type", insert(map[string]any{"start": "2026-03-10T13:00:00Z", "end": when}, nil), 400},
+		{"unknown sendUpdates", insert(event{Start: when, End: when}, url.Values{"sendUpdates": {"nobody"}}), 400},
+		{"free/busy without a range", freeBusy(map[string]any{"items": []map[string]string{{"id": calendarID}}}), 400},
+		{"free/busy with a local time", freeBusy(map[string]any{"timeMin": "2026-03-10T00:00:00", "timeMax": "2026-03-11T00:00:00Z",
+			"items": []map[string]string{{"id": calendarID}}}), 400},
+		{"JSON body sent as a form", raw(c.client, "application/x-www-form-urlencoded", goodRange), 400},
+		{"JSON body without a Content-Type", raw(c.client, "", goodRange), 400},
+		{"no access token", raw(http.DefaultClient, "application/json", goodRange), 401},
 	}
 	for _, tt := range tests {
-		var gerr *googleapi.Error
-		if err := tt.call(); !errors.As(err, &gerr) || gerr.Code != http.StatusBadRequest {
-			t.Errorf("%s: error = %v, want 400", tt.name, err)
+		if err := tt.call(); status(err) != tt.status {
+			t.Errorf("%s: error = %v, want HTTP %d", tt.name, err, tt.status)
 		}
+	}
+	if err := raw(c.client, "application/json; charset=utf-8", goodRange)(); err != nil {
+		t.Errorf("the same free/busy body declared as JSON: %v", err)
 	}
 	if n := len(e.fake.Events(calendarID)); n != 0 {
 		t.Errorf("%d events stored by rejected requests", n)
+	}
+}
+
+// TestAPIErrors checks how each failing status of the API reaches folio: every one is
+// UPSTREAM_ERROR with the status and Google's reason in the error for the log, except that a
+// delete answered 404 or 410 (gone already) is done, and a create answered 409 reads the event
+// an earlier attempt created.
+func TestAPIErrors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, st := range []int{401, 403, 404, 409, 410, 412, 429, 500, 502, 503} {
+		t.Run(http.StatusText(st), func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			c := e.calendar(t)
+			e.fake.FailAPI(st, 1)
+			_, err := c.FreeBusy(ctx, at(t, "2026-03-10T00:00:00Z"), at(t, "2026-03-11T00:00:00Z"))
+			if folio.ErrorCode(err) != folio.EUPSTREAM || !strings.Contains(err.Error(), fmt.Sprintf("HTTP %d: ", st)) ||
+				!strings.Contains(err.Error(), "(backendError)") {
+				t.Errorf("FreeBusy on HTTP %d: %v", st, err)
+			}
+			e.fake.FailAPI(st, 1)
+			err = c.DeleteEvent(ctx, folio.CalendarEvent{ID: "0195d6f2-7c1a-7b7e-9d3c-2f4a1b6c8e90"})
+			if gone := st == http.StatusNotFound || st == http.StatusGone; gone != (err == nil) {
+				t.Errorf("DeleteEvent on HTTP %d: %v", st, err)
+			}
+		})
+	}
+	// A conflicting insert is read back; if that read fails too, it is the read's failure.
+	e := newEnv(t)
+	c := e.calendar(t)
+	ev := folio.CalendarEvent{ID: folio.NewID(), Start: at(t, "2026-03-10T13:00:00Z"), End: at(t, "2026-03-10T13:30:00Z")}
+	e.fake.FailAPI(http.StatusConflict, 2)
+	if _, err := c.CreateEvent(ctx, ev); folio.ErrorCode(err) != folio.EUPSTREAM || !strings.Contains(err.Error(), "HTTP 409") {
+		t.Errorf("CreateEvent on 409 then 409: %v", err)
+	}
+	if n := e.fake.APICalls(); n != 2 {
+		t.Errorf("%d API calls, want the insert and one events.get", n)
+	}
+}
+
+// TestNewAPIError reads Google's error envelope, and falls back to the status text for what is
+// not one (a proxy's HTML page, an empty body).
+func TestNewAPIError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		status int
+		body   string
+		want   string
+	}{
+		{429, `{"error":{"code":429,"message":"Rate Limit Exceeded","errors":[{"domain":"usageLimits","reason":"rateLimitExceeded"}]}}`,
+			"HTTP 429: Rate Limit Exceeded (rateLimitExceeded)"},
+		{502, `<html><body>Bad Gateway</body></html>`, "HTTP 502: Bad Gateway"},
+		{412, ``, "HTTP 412: Precondition Failed"},
+	}
+	for _, tt := range tests {
+		if got := newAPIError(tt.status, []byte(tt.body)).Error(); got != tt.want {
+			t.Errorf("newAPIError(%d, %q) = %q, want %q", tt.status, tt.body, got, tt.want)
+		}
 	}
 }

@@ -1,8 +1,8 @@
 // Package googlefake is a fake of the two Google endpoints folio's google calendar provider
 // talks to: the OAuth 2.0 token endpoint (JWT bearer grant of a service account, RFC 7523)
 // and the Calendar v3 API (freebusy.query, events.insert, events.get, events.patch, events.delete). It checks what Google
-// checks — the assertion's RS256 signature and claims, the bearer token, the request shapes —
-// and answers in Google's JSON, so the real client library runs unmodified against it.
+// checks — the assertion's RS256 signature and claims, the bearer token, the request shapes and
+// their JSON Content-Type — and answers in Google's JSON and status codes.
 //
 // Mount it on an httptest.Server; the provider's TokenURL is URL+"/token" and its APIURL is
 // URL+"/calendar/v3/".
@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -289,8 +290,7 @@ func (s *Server) freeBusy(w http.ResponseWriter, r *http.Request) {
 			ID string `json:"id"`
 		} `json:"items"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		googleError(w, http.StatusBadRequest, "parseError", "Parse Error")
+	if !decodeBody(w, r, &req) {
 		return
 	}
 	tmin, err1 := time.Parse(time.RFC3339, req.TimeMin)
@@ -348,8 +348,7 @@ var base32hexID = regexp.MustCompile(`^[a-v0-9]{5,}$`) // and at most 1024, chec
 
 func (s *Server) insert(w http.ResponseWriter, r *http.Request, cal string) {
 	var ev Event
-	if err := json.NewDecoder(r.Body).Decode(&ev); err != nil {
-		googleError(w, http.StatusBadRequest, "parseError", "Parse Error")
+	if !decodeBody(w, r, &ev) {
 		return
 	}
 	q := r.URL.Query()
@@ -412,8 +411,7 @@ func (s *Server) get(w http.ResponseWriter, cal, id string) {
 // range; a deleted (cancelled) event answers 410 like the real API does for most changes.
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, cal, id string) {
 	var in Event
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		googleError(w, http.StatusBadRequest, "parseError", "Parse Error")
+	if !decodeBody(w, r, &in) {
 		return
 	}
 	if su := r.URL.Query().Get("sendUpdates"); su != "" && su != "all" && su != "externalOnly" && su != "none" {
@@ -495,6 +493,23 @@ func (s *Server) Changes() (patches, deletes int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.patches, s.deletes
+}
+
+// decodeBody reads the request's JSON body into v, or answers 400 and reports false. The body
+// must be declared application/json: Google reads a body only as what its Content-Type says, so
+// the same JSON sent as a form or untyped does not reach the call's fields (the call then fails
+// for lack of them, or a patch changes nothing); the fake fails loudly instead, as it does for a
+// conference request without conferenceDataVersion. A value of the wrong JSON type is 400 too.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		googleError(w, http.StatusBadRequest, "parseError", "This API does not support parsing form-encoded input.")
+		return false
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(v); err != nil {
+		googleError(w, http.StatusBadRequest, "parseError", "Parse Error")
+		return false
+	}
+	return true
 }
 
 func validTime(s string) bool {
