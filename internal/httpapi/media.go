@@ -43,7 +43,8 @@ func (s mediaAPI) routes() []route {
 			BodyType: "multipart/form-data", Status: http.StatusCreated, Resp: folio.MediaObject{}, Errors: []int{413, 415, 422, 503}},
 		{Method: "GET", Pattern: "/api/media", Handle: s.listMedia, Level: folio.LevelWrite,
 			Tag: "Media", Summary: "List stored media, newest first (the dashboard's media library)",
-			Query: []param{pageParam, limitParam}, Status: http.StatusOK, Resp: mediaList{}},
+			Query:  []param{pageParam, limitParam, {Name: "q", Type: "string", Doc: "only files whose name or generation prompt contains this text (any case)"}},
+			Status: http.StatusOK, Resp: mediaList{}},
 		{Method: "POST", Pattern: "/api/ai/generate-image", Handle: s.generateImage, Level: folio.LevelWrite, Limit: limitHelperKey, Needs: needImageGeneration,
 			Tag: "Media", Summary: "Generate an image from a prompt and store it in media storage",
 			Body: generateImageInput{}, Status: http.StatusOK, Resp: folio.GeneratedImage{}, Errors: []int{413, 422, 502, 503}},
@@ -67,7 +68,7 @@ func (s mediaAPI) listMedia(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	items, total, err := s.MediaLibrary.Media(r.Context(), page, limit)
+	items, total, err := s.MediaLibrary.Media(r.Context(), folio.MediaFilter{Query: r.URL.Query().Get("q"), Page: page, Limit: limit})
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ type Server struct {
 	MediaLibrary MediaLibrary
 	Webhooks     WebhookStore
 	AuditLog     AuditLog
-	Users        UserCounter
+	Users        UserDirectory
 	Archive      Exporter
 	OutboxLog    OutboxLog
 	Sitemap      SitemapSource

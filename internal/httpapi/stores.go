@@ -20,10 +20,12 @@ type Notifier interface {
 	Notify(ctx context.Context, scope string) error
 }
 
-// MediaLibrary records stored media and lists them (mediaAPI).
+// MediaLibrary records stored media and lists them (mediaAPI); MediaByURL finds the images a
+// post shows, for their srcset (blog.go).
 type MediaLibrary interface {
 	RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error
-	Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error)
+	Media(ctx context.Context, f folio.MediaFilter) ([]folio.MediaRecord, int, error)
+	MediaByURL(ctx context.Context, urls []string) ([]folio.MediaRecord, error)
 }
 
 // WebhookStore keeps the outgoing webhooks and their delivery logs (webhookAPI).
@@ -48,9 +50,11 @@ type Exporter interface {
 	Export(ctx context.Context, media folio.BlobStore, w io.Writer) error
 }
 
-// UserCounter counts the users, for whether the instance still needs its first (dashboardAPI).
-type UserCounter interface {
+// UserDirectory counts the users, for whether the instance still needs its first (dashboardAPI),
+// and lists them, so the audit log can name the people in it (auditAPI).
+type UserDirectory interface {
 	CountUsers(ctx context.Context) (int, error)
+	Users(ctx context.Context) ([]*folio.User, error)
 }
 
 // OutboxLog lists the mail outbox's items with their delivery status (GET /api/mail/outbox).

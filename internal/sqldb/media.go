@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/foliohq/folio"
 )
@@ -39,16 +40,40 @@ func (s *MediaStore) RecordMedia(ctx context.Context, obj folio.MediaObject, sou
 	return nil
 }
 
-// Media lists stored objects, newest first, with the total count.
-func (s *MediaStore) Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error) {
+// Media lists stored objects, newest first, with the total count; f.Query keeps those whose
+// file name or prompt contains it.
+func (s *MediaStore) Media(ctx context.Context, f folio.MediaFilter) ([]folio.MediaRecord, int, error) {
+	var args Args
+	where := ""
+	if q := strings.TrimSpace(f.Query); q != "" {
+		p := args.Add("%" + escapeLike(strings.ToLower(q)) + "%")
+		where = ` WHERE LOWER(filename) LIKE ` + p + ` ESCAPE '\' OR LOWER(prompt) LIKE ` + p + ` ESCAPE '\'`
+	}
 	var total int
-	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM media`).Scan(&total); err != nil {
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM media`+where, args...).Scan(&total); err != nil {
 		return nil, 0, wrap("Media", err)
 	}
-	rows, err := s.R.QueryContext(ctx, `SELECT key, url, filename, size, content_type, width, height, source, prompt, created_at, variants, blurhash
-		FROM media ORDER BY created_at DESC, key LIMIT $1 OFFSET $2`, limit, (page-1)*limit)
+	page := `SELECT ` + mediaColumns + ` FROM media` + where + ` ORDER BY created_at DESC, key LIMIT ` + args.Add(f.Limit) + ` OFFSET ` + args.Add((f.Page-1)*f.Limit)
+	out, err := s.scanMedia(ctx, "Media", page, args...)
+	return out, total, err
+}
+
+// MediaByURL returns the stored objects whose URL is one of urls (the images a post shows), in
+// no particular order; unknown URLs are left out.
+func (s *MediaStore) MediaByURL(ctx context.Context, urls []string) ([]folio.MediaRecord, error) {
+	if len(urls) == 0 {
+		return []folio.MediaRecord{}, nil
+	}
+	var args Args
+	return s.scanMedia(ctx, "MediaByURL", `SELECT `+mediaColumns+` FROM media WHERE url IN (`+args.AddList(urls)+`)`, args...)
+}
+
+const mediaColumns = `key, url, filename, size, content_type, width, height, source, prompt, created_at, variants, blurhash`
+
+func (s *MediaStore) scanMedia(ctx context.Context, op, q string, args ...any) ([]folio.MediaRecord, error) {
+	rows, err := s.R.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, 0, wrap("Media", err)
+		return nil, wrap(op, err)
 	}
 	defer rows.Close()
 	out := []folio.MediaRecord{}
@@ -57,11 +82,11 @@ func (s *MediaStore) Media(ctx context.Context, page, limit int) ([]folio.MediaR
 		var created Time
 		var vj string
 		if err := rows.Scan(&m.Key, &m.URL, &m.Filename, &m.Size, &m.ContentType, &m.Width, &m.Height, &m.Source, &m.Prompt, &created, &vj, &m.Blurhash); err != nil {
-			return nil, 0, wrap("Media", err)
+			return nil, wrap(op, err)
 		}
 		var sv []storedVariant
 		if err := json.Unmarshal([]byte(vj), &sv); err != nil {
-			return nil, 0, fmt.Errorf("sqldb.Media %s variants: %w", m.Key, err)
+			return nil, fmt.Errorf("sqldb.%s %s variants: %w", op, m.Key, err)
 		}
 		m.Variants = make([]folio.MediaVariant, len(sv))
 		for i, v := range sv {
@@ -70,7 +95,7 @@ func (s *MediaStore) Media(ctx context.Context, page, limit int) ([]folio.MediaR
 		m.CreatedAt = created.Time
 		out = append(out, m)
 	}
-	return out, total, rows.Err()
+	return out, rows.Err()
 }
 
 // storedVariant is a variant as the media row keeps it: with its storage key (which the API
