@@ -1,0 +1,68 @@
+package webui_test
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestLighthouse runs Lighthouse (testdata/lighthouse/run.sh) against a folio seeded with the
+// demo content: the booking page and the signed-in Overview, Posts, Analytics and Settings
+// pages must score at least 0.98 for accessibility and 1 for best practices. It skips when
+// Lighthouse (npm ci --prefix internal/webui/testdata/lighthouse) or Chromium is not installed.
+func TestLighthouse(t *testing.T) {
+	chromium := findChromium(t)
+	if _, err := os.Stat("testdata/lighthouse/node_modules/.bin/lighthouse"); err != nil {
+		t.Skip("Lighthouse scores skipped: Lighthouse is not installed (npm ci --prefix internal/webui/testdata/lighthouse)")
+	}
+	for _, tool := range []string{"bash", "curl", "node"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("Lighthouse scores skipped: %s is not installed", tool)
+		}
+	}
+	f := startFresh(t, map[string]string{"FOLIO_ADMIN_EMAIL": adminEmail, "FOLIO_ADMIN_PASSWORD": adminPassword,
+		"RATE_LIMIT_HELPER_PER_HOUR": "1000", "RATE_LIMIT_PUBLIC_PER_HOUR": "100000"})
+	f.command(t, "", "seed", "--demo")
+
+	reports := t.TempDir()
+	if dir := os.Getenv("FOLIO_SCREENSHOTS"); dir != "" {
+		reports = dir
+	}
+	cmd := exec.Command("bash", "testdata/lighthouse/run.sh", f.base, adminEmail, adminPassword, reports)
+	cmd.Env = append(os.Environ(), "CHROME_PATH="+chromium)
+	out, err := cmd.Output()
+	t.Logf("Lighthouse (reports in %s):\n%s", reports, out)
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("run.sh: %v\n%s", err, stderr)
+	}
+	pages := 0
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 3 || strings.HasPrefix(fields[0], "-") {
+			continue
+		}
+		a11y, err1 := strconv.ParseFloat(fields[1], 64)
+		bp, err2 := strconv.ParseFloat(fields[2], 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("unreadable score line %q", sc.Text())
+		}
+		pages++
+		if a11y < 0.98 {
+			t.Errorf("%s: accessibility %.2f, want at least 0.98", fields[0], a11y)
+		}
+		if bp < 1 {
+			t.Errorf("%s: best practices %.2f, want 1", fields[0], bp)
+		}
+	}
+	if pages != 5 {
+		t.Errorf("scores for %d pages, want 5", pages)
+	}
+}
