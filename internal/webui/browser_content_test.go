@@ -12,8 +12,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// TestBrowserContent drives the dashboard's search boxes and the media library's uploads
-// (several files at once with progress, drag and drop, paste) and its variants/srcset.
+// TestBrowserContent drives the dashboard's search boxes, the media library's uploads (several
+// files at once with progress, drag and drop, paste) and its variants/srcset, and images in the
+// post editor (the library picker, paste, drop; the preview's srcset).
 func TestBrowserContent(t *testing.T) {
 	chromium := findChromium(t)
 	s := startFolio(t)
@@ -114,6 +115,50 @@ func TestBrowserContent(t *testing.T) {
 			fig.querySelector('[data-copy=srcset]').click();
 		})()`))
 		desk.waitFor(t, "the srcset on the clipboard", `/ 320w, .* 640w, .* 700w$/.test(window.__copied)`)
+	})
+
+	t.Run("images in the post editor", func(t *testing.T) {
+		desk.do(t, "new post", chromedp.Navigate(s.base+"/admin/#/posts/new"), chromedp.WaitVisible(css("#post-content")),
+			chromedp.SendKeys(css("#post-form input[name=title]"), "Pictures"),
+			chromedp.SendKeys(css("#post-content"), "Before.\n"))
+		// The Image button opens the library; choosing an image writes its Markdown.
+		desk.do(t, "insert from the library", chromedp.Click(css("#insert-image")), chromedp.WaitVisible(css("#media-picker")))
+		desk.waitFor(t, "the library in the picker", `[...document.querySelectorAll('#picker-grid button')].some((b) => b.title === 'wide.png')`)
+		desk.do(t, "search the picker", chromedp.SendKeys(css("#picker-search"), "wide"))
+		desk.waitFor(t, "only the match", `document.querySelectorAll('#picker-grid button').length === 1`)
+		desk.screenshot(t, s, "content-03-media-picker")
+		desk.do(t, "choose it", chromedp.Click(css(`#picker-grid button[title="wide.png"]`)))
+		desk.waitFor(t, "the image's Markdown", `/!\[wide\]\(http[^)]+\.png\)/.test(document.querySelector('#post-content').value)`)
+		// Pasting and dropping an image upload it and write its Markdown where the text is.
+		file := func(name, color string) string {
+			return `(async () => {
+				const c = document.createElement('canvas'); c.width = 420; c.height = 280;
+				const g = c.getContext('2d'); g.fillStyle = '` + color + `'; g.fillRect(0, 0, 420, 280);
+				const blob = await new Promise((r) => c.toBlob(r, 'image/png'));
+				const dt = new DataTransfer(); dt.items.add(new File([blob], '` + name + `', { type: 'image/png' }));
+				return dt; })()`
+		}
+		desk.do(t, "paste an image", chromedp.Evaluate[chromedp.Void](`(async () => {
+			const dt = await `+file("pasted-shot.png", "#2a2")+`;
+			const area = document.querySelector('#post-content');
+			area.focus(); area.setSelectionRange(area.value.length, area.value.length);
+			area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+		})()`))
+		desk.waitFor(t, "the pasted image's Markdown", `/!\[pasted shot\]\(http[^)]+\)/.test(document.querySelector('#post-content').value)`)
+		desk.do(t, "drop an image", chromedp.Evaluate[chromedp.Void](`(async () => {
+			const dt = await `+file("dropped-photo.png", "#a2a")+`;
+			document.querySelector('#post-content').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+		})()`))
+		desk.waitFor(t, "the dropped image's Markdown", `/!\[dropped photo\]\(http[^)]+\)/.test(document.querySelector('#post-content').value)`)
+		if eval[bool](t, desk, `document.querySelector('#post-content').value.includes('Uploading')`) {
+			t.Error("an upload's placeholder is left in the text")
+		}
+		// The preview (the server's renderer) gives the library image its srcset, as published.
+		desk.do(t, "preview", chromedp.Click(css(`#editor-view [data-value="preview"]`)))
+		desk.waitFor(t, "the responsive image in the preview", `[...document.querySelectorAll('#post-preview img')].some((i) =>
+			/ 320w, .* 640w, .* 700w$/.test(i.getAttribute('srcset') || '') && i.getAttribute('width') === '700' && i.complete && i.naturalWidth > 0)`)
+		desk.screenshot(t, s, "content-04-editor-images")
+		desk.do(t, "back to writing", chromedp.Click(css(`#editor-view [data-value="write"]`)))
 	})
 }
 
