@@ -95,5 +95,5 @@ export async function render() {
   });
   await load();
   return h('div', {}, pageHead('Meeting types', h('a', { class: 'button secondary', href: '/book', target: '_blank' }, icon('external-link'), 'Booking page')),
-    status, h('div', { class: 'grid-2' }, h('section', { class: 'panel flush' }, list), form));
+    status, h('section', { class: 'panel flush' }, list), form);
 }
