@@ -112,7 +112,7 @@ func (in *UserInput) Validate() error {
 	switch {
 	case in.Email == "":
 		v.Missing("email")
-	case !isPlainEmail(in.Email):
+	case !ValidEmail(in.Email):
 		v.Invalid("email", "must be a plain email address such as ada@example.com")
 	}
 	switch {
@@ -142,9 +142,9 @@ func (in *UserInput) Validate() error {
 // so callers can warn.
 func (in *UserInput) WeakPassword() bool { return utf8.RuneCountInString(in.Password) < MinPasswordLen }
 
-// isPlainEmail accepts "local@domain" with nothing else (no display name, no angle brackets,
+// ValidEmail accepts "local@domain" with nothing else (no display name, no angle brackets,
 // no line breaks), at most MaxEmailLen bytes (RFC 5321).
-func isPlainEmail(s string) bool {
+func ValidEmail(s string) bool {
 	if len(s) > MaxEmailLen || strings.ContainsAny(s, "\r\n<> ") {
 		return false
 	}

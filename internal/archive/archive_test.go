@@ -5,6 +5,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
 	"strings"
 	"testing"
@@ -15,6 +18,7 @@ import (
 	"github.com/foliohq/folio/internal/blob"
 	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/foliotest"
+	"github.com/foliohq/folio/internal/media"
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
@@ -62,24 +66,60 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 			t.Fatal(err)
 		}
 	}
-	for i, body := range []string{"\x89PNG fake image bytes", "%PDF-1.4 fake"} {
-		key := []string{"aa11.png", "bb22.pdf"}[i]
-		if err := store.Put(ctx, key, strings.NewReader(body), int64(len(body)), folio.BlobMeta{ContentType: "image/png"}); err != nil {
+	// An image (with the variants and blurhash upload gives it) and a PDF, uploaded as the API does.
+	for _, f := range []struct{ name, body string }{{"photo.png", pngImage(t, 400, 200)}, {"cv.pdf", "%PDF-1.4 fake"}} {
+		obj, err := uploader(t, store).FromReader(ctx, strings.NewReader(f.body), f.name, folio.BlobMeta{})
+		if err != nil {
 			t.Fatal(err)
-		}
-		obj := folio.MediaObject{Key: key, URL: store.URL(key), Filename: key, Size: int64(len(body)), ContentType: "image/png"}
-		if i == 0 { // an image with a responsive variant stored beside it, and its blurhash
-			const vkey = "aa11-w320.png"
-			if err := store.Put(ctx, vkey, strings.NewReader("\x89PNG variant"), 12, folio.BlobMeta{ContentType: "image/png"}); err != nil {
-				t.Fatal(err)
-			}
-			obj.Variants = []folio.MediaVariant{{Width: 320, Height: 160, URL: store.URL(vkey), Key: vkey}}
-			obj.Blurhash = "LEHV6nWB2yk8pyo0adR*.7kCMdnj"
 		}
 		if err := db.Media.RecordMedia(ctx, obj, "upload", "", owner.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// pngImage is an opaque w×h PNG with a gradient.
+func pngImage(t testing.TB, w, h int) string {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			img.Set(x, y, color.NRGBA{R: uint8(x), G: uint8(y), B: 200, A: 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func uploader(t testing.TB, store folio.BlobStore) *media.Uploader {
+	return &media.Uploader{Store: store, TempDir: t.TempDir()}
+}
+
+// mediaKeys returns the keys of the media library: the PNG's, its variant's and the PDF's.
+func mediaKeys(t *testing.T, db *sqldb.DB) (png, variant, pdf string) {
+	t.Helper()
+	all, err := db.Archive.AllMedia(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		switch m.ContentType {
+		case "image/png":
+			png = m.Key
+			if len(m.Variants) != 1 {
+				t.Fatalf("variants of %s: %+v", m.Key, m.Variants)
+			}
+			variant = m.Variants[0].Key
+		case "application/pdf":
+			pdf = m.Key
+		}
+	}
+	if png == "" || pdf == "" {
+		t.Fatalf("media: %+v", all)
+	}
+	return png, variant, pdf
 }
 
 func export(t *testing.T, db *sqldb.DB, store folio.BlobStore) []byte {
@@ -93,11 +133,11 @@ func export(t *testing.T, db *sqldb.DB, store folio.BlobStore) []byte {
 
 func importInto(t *testing.T, data []byte, db *sqldb.DB, store folio.BlobStore) archive.Summary {
 	t.Helper()
-	a, err := archive.Read(bytes.NewReader(data), int64(len(data)))
+	a, err := archive.Read(bytes.NewReader(data), int64(len(data)), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := a.Apply(context.Background(), db.Archive, store, 1<<20)
+	sum, err := a.Apply(context.Background(), db.Archive, uploader(t, store))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +178,8 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 	first := export(t, src, srcStore)
 
 	got := entries(t, first)
-	for _, name := range []string{"projects.json", "profile.json", "media.json", "media/aa11.png", "media/aa11-w320.png", "media/bb22.pdf", "posts/draft.md"} {
+	pngKey, variantKey, pdfKey := mediaKeys(t, src)
+	for _, name := range []string{"projects.json", "profile.json", "media.json", "media/" + pngKey, "media/" + variantKey, "media/" + pdfKey, "posts/draft.md"} {
 		if _, ok := got[name]; !ok {
 			t.Fatalf("the archive lacks %s: %v", name, keys(got))
 		}
@@ -187,13 +228,13 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range media {
-		if m.Key != "aa11.png" {
+		if m.Key != pngKey {
 			continue
 		}
-		if len(m.Variants) != 1 || m.Variants[0].URL != backStore.URL("aa11-w320.png") || m.Blurhash == "" {
+		if len(m.Variants) != 1 || m.Variants[0].URL != backStore.URL(variantKey) || m.Blurhash == "" {
 			t.Errorf("imported variants: %+v", m)
 		}
-		if ok, err := backStore.Exists(context.Background(), "aa11-w320.png"); !ok || err != nil {
+		if ok, err := backStore.Exists(context.Background(), variantKey); !ok || err != nil {
 			t.Errorf("variant file not imported: %v", err)
 		}
 	}
@@ -250,7 +291,7 @@ func zipOf(t testing.TB, files ...string) []byte {
 const okPost = "---\nid: p1\nslug: a\ntitle: A\nstatus: draft\ncreatedAt: 2026-01-01T00:00:00Z\nupdatedAt: 2026-01-01T00:00:00Z\n---\nbody"
 
 func TestReadRefusesPathTricks(t *testing.T) {
-	if _, err := archive.Read(bytes.NewReader(zipOf(t, "posts/a.md", okPost)), int64(len(zipOf(t, "posts/a.md", okPost)))); err != nil {
+	if _, err := archive.Read(bytes.NewReader(zipOf(t, "posts/a.md", okPost)), int64(len(zipOf(t, "posts/a.md", okPost))), 0); err != nil {
 		t.Fatalf("a good archive: %v", err)
 	}
 	for name, files := range map[string][]string{
@@ -272,17 +313,19 @@ func TestReadRefusesPathTricks(t *testing.T) {
 		"bad json":         {"projects.json", `{`},
 		"project no id":    {"projects.json", `[{"title":"x"}]`},
 		"profile no email": {"profile.json", `{"id":"u"}`},
+		"unlisted media":   {"media/backups/folio-29990101T000000Z.db", "SQLite format 3\x00"},
+		"post over limits": {"posts/a.md", strings.Replace(okPost, "title: A", "title: "+strings.Repeat("t", folio.MaxPostTitleLen+1), 1)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			data := zipOf(t, files...)
-			_, err := archive.Read(bytes.NewReader(data), int64(len(data)))
+			_, err := archive.Read(bytes.NewReader(data), int64(len(data)), 0)
 			var fe *folio.Error
 			if !errors.As(err, &fe) || fe.RuleBroken || fe.Code != folio.EINVALID {
 				t.Fatalf("Read = %v, want a 400 VALIDATION_ERROR", err)
 			}
 		})
 	}
-	if _, err := archive.Read(strings.NewReader("not a zip"), 9); err == nil {
+	if _, err := archive.Read(strings.NewReader("not a zip"), 9, 0); err == nil {
 		t.Fatal("a non-zip was read")
 	}
 }
@@ -293,13 +336,13 @@ func FuzzRead(f *testing.F) {
 	f.Add(zipOf(f, "media.json", `[{"key":"aa.png"}]`, "media/aa.png", "x"))
 	f.Add([]byte("PK\x03\x04"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, err := archive.Read(bytes.NewReader(data), int64(len(data)))
+		a, err := archive.Read(bytes.NewReader(data), int64(len(data)), 1<<20)
 		if err != nil {
 			return
 		}
-		for _, p := range a.Posts {
-			if !folio.ValidSlug(p.Slug) || p.ID == "" {
-				t.Fatalf("accepted post %q/%q", p.ID, p.Slug)
+		for _, p := range a.Projects {
+			if p.ID == "" || (&folio.ProjectInput{Title: &p.Title, Description: &p.Description}).Validate() != nil {
+				t.Fatalf("accepted project %+v", p)
 			}
 		}
 		for _, m := range a.Media {

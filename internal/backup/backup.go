@@ -1,6 +1,8 @@
 // Package backup takes scheduled snapshots of the embedded SQLite database into the media
 // storage (local directory or S3) under backups/, keeps the newest BACKUP_KEEP of them, and
-// restores one (folio restore). PostgreSQL is backed up with pg_dump (docs/operations.md).
+// restores one (folio restore). PostgreSQL is backed up with pg_dump (docs/operations.md). Each
+// snapshot has a signed manifest (manifest.go); restore takes only snapshots whose manifest
+// this instance's secret signed, unless told to trust one by name.
 //
 // A snapshot is VACUUM INTO on a read connection: one consistent read of everything committed
 // when it starts, taken while the service keeps writing. Scheduling goes through the durable job
@@ -9,6 +11,7 @@
 package backup
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -53,6 +56,8 @@ type Service struct {
 	// Queue takes the job of the next snapshot.
 	Queue jobs.Enqueuer
 	Store folio.BlobStore
+	// Signer signs each snapshot's manifest (and checks them for Latest and Manifest).
+	Signer *Signer
 	// TempDir holds the snapshot file between VACUUM INTO and the upload.
 	TempDir string
 	// Keep is how many snapshots to keep (BACKUP_KEEP); at least 1.
@@ -92,15 +97,23 @@ func (s *Service) Snapshot(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	now := s.now().UTC()
+	m, err := manifestOf(f, now)
 	if err != nil {
 		return "", err
 	}
-	key := Prefix + "folio-" + s.now().UTC().Format("20060102T150405.000Z") + ".db"
-	if err := s.Store.Put(ctx, key, f, st.Size(), folio.BlobMeta{ContentType: "application/vnd.sqlite3"}); err != nil {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	key := Prefix + "folio-" + now.Format("20060102T150405.000Z") + ".db"
+	if err := s.Store.Put(ctx, key, f, m.Size, folio.BlobMeta{ContentType: "application/vnd.sqlite3"}); err != nil {
 		return "", fmt.Errorf("backup: store %s: %w", key, err)
 	}
-	s.log().Info("database snapshot stored", "key", key, "bytes", st.Size())
+	sig := s.Signer.Sign(m)
+	if err := s.Store.Put(ctx, key+ManifestSuffix, bytes.NewReader(sig), int64(len(sig)), folio.BlobMeta{ContentType: "application/json"}); err != nil {
+		return "", fmt.Errorf("backup: store %s: %w", key+ManifestSuffix, err)
+	}
+	s.log().Info("database snapshot stored", "key", key, "bytes", m.Size)
 	if err := s.Prune(ctx); err != nil {
 		s.log().Warn("old snapshots not pruned", "error", err.Error())
 	}
@@ -135,12 +148,54 @@ func (s *Service) Prune(ctx context.Context) error {
 	}
 	keep := max(s.Keep, 1)
 	for len(keys) > keep {
-		if err := s.Store.Delete(ctx, keys[0]); err != nil {
-			return err
+		for _, k := range []string{keys[0], keys[0] + ManifestSuffix} {
+			if err := s.Store.Delete(ctx, k); err != nil {
+				return err
+			}
 		}
 		keys = keys[1:]
 	}
 	return nil
+}
+
+// Manifest returns the checked manifest of the snapshot under key (ErrUnsigned when it has
+// none that this instance's secret signed).
+func (s *Service) Manifest(ctx context.Context, key string) (Manifest, error) {
+	rc, _, err := s.Store.Get(ctx, key+ManifestSuffix)
+	if folio.IsNotFound(err) {
+		return Manifest{}, ErrUnsigned
+	}
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer rc.Close()
+	return s.Signer.readManifest(rc)
+}
+
+// Latest returns the signed snapshot taken last (by its signed time) and the stored snapshots
+// it passed over for want of a valid manifest; ENOTFOUND when no snapshot is signed.
+func (s *Service) Latest(ctx context.Context) (key string, m Manifest, unsigned []string, err error) {
+	keys, err := s.List(ctx)
+	if err != nil {
+		return "", Manifest{}, nil, err
+	}
+	for _, k := range keys {
+		km, err := s.Manifest(ctx, k)
+		if errors.Is(err, ErrUnsigned) {
+			unsigned = append(unsigned, k)
+			continue
+		}
+		if err != nil {
+			return "", Manifest{}, nil, err
+		}
+		if key == "" || !km.TakenAt.Before(m.TakenAt) {
+			key, m = k, km
+		}
+	}
+	if key == "" {
+		return "", Manifest{}, unsigned, folio.Errorf(folio.ENOTFOUND, "There is no signed snapshot under %s.", Prefix)
+	}
+	return key, m, unsigned, nil
 }
 
 type jobPayload struct {
@@ -169,10 +224,11 @@ func (s *Service) Handle(ctx context.Context, _ folio.Job) error {
 }
 
 // Restore replaces the SQLite database file dbPath by the snapshot read from r. It checks that
-// the snapshot is an intact SQLite database first, writes it beside the target and renames it
-// into place, and removes the old write-ahead log, so nothing of the replaced database mixes in.
-// The service must be stopped.
-func Restore(ctx context.Context, r io.Reader, dbPath string) error {
+// the snapshot is the one want describes (its signed manifest; nil when the operator chose to
+// trust an unsigned snapshot) and an intact folio database first, writes it beside the target
+// and renames it into place, and removes the old write-ahead log, so nothing of the replaced
+// database mixes in. The service must be stopped.
+func Restore(ctx context.Context, r io.Reader, dbPath string, want *Manifest) error {
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o750); err != nil {
 		return err
 	}
@@ -182,7 +238,8 @@ func Restore(ctx context.Context, r io.Reader, dbPath string) error {
 		return err
 	}
 	defer os.Remove(tmp)
-	if _, err := io.Copy(f, r); err != nil {
+	got, err := manifestOf(io.TeeReader(r, f), time.Time{})
+	if err != nil {
 		f.Close()
 		return err
 	}
@@ -192,6 +249,9 @@ func Restore(ctx context.Context, r io.Reader, dbPath string) error {
 	}
 	if err := f.Close(); err != nil {
 		return err
+	}
+	if want != nil && (got.SHA256 != want.SHA256 || got.Size != want.Size) {
+		return errors.New("backup: the snapshot is not the one its signed manifest describes (changed or truncated)")
 	}
 	if err := check(ctx, tmp); err != nil {
 		return err

@@ -69,7 +69,7 @@ func TestRestoreSnapshotTakenDuringWrites(t *testing.T) {
 	stores(t, func(t *testing.T, st store) {
 		ctx := context.Background()
 		db := foliotest.MustOpenSQLite(t)
-		svc := &backup.Service{DB: db, Queue: db.Jobs, Store: st, TempDir: t.TempDir(), Keep: 3}
+		svc := &backup.Service{DB: db, Queue: db.Jobs, Store: st, Signer: signer(t, testSecret), TempDir: t.TempDir(), Keep: 3}
 
 		var mu sync.Mutex
 		var acked []string
@@ -116,12 +116,16 @@ func TestRestoreSnapshotTakenDuringWrites(t *testing.T) {
 			t.Fatalf("key %q", key)
 		}
 
+		m, err := svc.Manifest(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
 		r, _, err := st.Get(ctx, key)
 		if err != nil {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
-		err = backup.Restore(ctx, r, filepath.Join(dir, "folio.db"))
+		err = backup.Restore(ctx, r, filepath.Join(dir, "folio.db"), &m)
 		r.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -156,7 +160,7 @@ func TestPruneKeepsTheNewest(t *testing.T) {
 		ctx := context.Background()
 		db := foliotest.MustOpenSQLite(t)
 		now := time.Date(2026, 4, 1, 3, 0, 0, 0, time.UTC)
-		svc := &backup.Service{DB: db, Queue: db.Jobs, Store: st, TempDir: t.TempDir(), Keep: 2, Now: func() time.Time { return now }}
+		svc := &backup.Service{DB: db, Queue: db.Jobs, Store: st, Signer: signer(t, testSecret), TempDir: t.TempDir(), Keep: 2, Now: func() time.Time { return now }}
 		var made []string
 		for i := 0; i < 4; i++ {
 			k, err := svc.Snapshot(ctx)
@@ -172,6 +176,11 @@ func TestPruneKeepsTheNewest(t *testing.T) {
 		}
 		if len(left) != 2 || left[0] != made[2] || left[1] != made[3] {
 			t.Fatalf("left %v, want the newest two of %v", left, made)
+		}
+		// Manifests go with their snapshots.
+		all, _ := st.List(ctx, backup.Prefix)
+		if len(all) != 4 || all[0] != made[2] || all[1] != made[2]+backup.ManifestSuffix {
+			t.Fatalf("stored %v", all)
 		}
 	})
 }
@@ -191,7 +200,7 @@ func TestScheduledOnceAcrossInstances(t *testing.T) {
 	clock := func() time.Time { return now }
 	var scheds []*jobs.Scheduler
 	for i := 0; i < 2; i++ {
-		svc := &backup.Service{DB: db, Queue: db.Jobs, Store: l, TempDir: t.TempDir(), Keep: 7, Interval: 24 * time.Hour, Now: clock}
+		svc := &backup.Service{DB: db, Queue: db.Jobs, Store: l, Signer: signer(t, testSecret), TempDir: t.TempDir(), Keep: 7, Interval: 24 * time.Hour, Now: clock}
 		if err := svc.Schedule(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +223,7 @@ func TestScheduledOnceAcrossInstances(t *testing.T) {
 		t.Fatalf("jobs %+v", js)
 	}
 	keys, _ := l.List(ctx, backup.Prefix)
-	if len(keys) != 1 {
+	if len(keys) != 2 || keys[1] != keys[0]+backup.ManifestSuffix {
 		t.Fatalf("snapshots %v", keys)
 	}
 	// Snapshots hold password hashes and secrets: only the service's user may read the file.
@@ -232,7 +241,7 @@ func TestRestoreRefusesNonSnapshots(t *testing.T) {
 	if err := os.WriteFile(path, []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := backup.Restore(context.Background(), strings.NewReader("not sqlite at all"), path); err == nil {
+	if err := backup.Restore(context.Background(), strings.NewReader("not sqlite at all"), path, nil); err == nil {
 		t.Fatal("restored garbage")
 	}
 	if b, _ := os.ReadFile(path); string(b) != "keep me" {

@@ -66,10 +66,14 @@ func runExport(ctx context.Context, args []string, env Env) error {
 }
 
 // runImport restores an archive made by export (or GET /api/export) into the configured
-// database and media storage; importing it again changes nothing.
+// database and media storage; importing it again changes nothing. Media files go through the
+// upload pipeline (MEDIA_*), as uploads do.
 func runImport(ctx context.Context, args []string, env Env) error {
 	file, args := positional(args)
-	cfg, err := loadConfig("import FILE.zip", args, env, nil)
+	var maxBytes int64
+	cfg, err := loadConfig("import FILE.zip", args, env, func(fs *flag.FlagSet) {
+		fs.Int64Var(&maxBytes, "max-bytes", archive.DefaultMaxBytes, "refuse an archive that inflates to more than this many bytes")
+	})
 	if err != nil {
 		return helpOK(err)
 	}
@@ -86,7 +90,7 @@ func runImport(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	a, err := archive.Read(f, st.Size())
+	a, err := archive.Read(f, st.Size(), maxBytes)
 	if err != nil {
 		return err
 	}
@@ -99,10 +103,17 @@ func runImport(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	sum, err := a.Apply(ctx, db.Archive, store, cfg.MediaMaxBytes)
+	up, err := newUploader(cfg, store)
+	if err != nil {
+		return err
+	}
+	sum, err := a.Apply(ctx, db.Archive, up)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "imported %d posts, %d projects, %d media files, profile: %v\n", sum.Posts, sum.Projects, sum.Media, sum.Profile)
+	if sum.Renamed > 0 {
+		fmt.Fprintf(env.Stdout, "%d media files were stored under new keys (their content address); posts and projects now refer to those\n", sum.Renamed)
+	}
 	return nil
 }

@@ -1,16 +1,21 @@
 package cli
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/backup"
+	"github.com/foliohq/folio/internal/blob"
 	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/extblog/extblogfake"
 	"github.com/foliohq/folio/internal/foliotest"
@@ -89,8 +94,9 @@ func TestExportImportCommands(t *testing.T) {
 	}
 }
 
-// TestRestoreCommand: a snapshot stored by the backup job under backups/ in the media storage
-// ("latest") replaces the database.
+// TestRestoreCommand: folio backup writes a snapshot with its signed manifest; folio restore
+// takes it from the file, or from backups/ in the media storage ("latest", as the backup job
+// stores them), and replaces the database.
 func TestRestoreCommand(t *testing.T) {
 	dir := t.TempDir()
 	db := openData(t, dir)
@@ -98,34 +104,195 @@ func TestRestoreCommand(t *testing.T) {
 	if _, err := content.New(db.Content).CreateProject(context.Background(), &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
 		t.Fatal(err)
 	}
+	db.Close()
 	snap := filepath.Join(t.TempDir(), "snap.db")
-	if err := db.Backup(context.Background(), snap); err != nil {
-		t.Fatal(err)
-	}
+	run(t, restoreVars(dir), "backup", "--out", snap)
+	db = openData(t, dir)
 	title2 := "After the snapshot"
 	if _, err := content.New(db.Content).CreateProject(context.Background(), &folio.ProjectInput{Title: &title2, Description: &desc}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
-	// Put the snapshot where the scheduled job puts them.
+	projects := func() []string {
+		db := openData(t, dir)
+		defer db.Close()
+		all, _ := db.Archive.AllProjects(context.Background())
+		var titles []string
+		for _, p := range all {
+			titles = append(titles, p.Title)
+		}
+		return titles
+	}
+	if got := run(t, restoreVars(dir), "restore", snap); !strings.Contains(got, "restoring "+snap+" (signed, taken ") {
+		t.Fatalf("restore: %s", got)
+	}
+	if got := projects(); len(got) != 1 || got[0] != "Before the snapshot" {
+		t.Fatalf("after restore: %v", got)
+	}
+	// The manifest vouches for the bytes, whatever the name: copied into backups/ as the job
+	// stores them, it is the latest.
 	if err := os.MkdirAll(filepath.Join(dir, "media", "backups"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(snap)
-	os.WriteFile(filepath.Join(dir, "media", "backups", "folio-20260101T000000.000Z.db"), b, 0o600)
-
-	if got := run(t, map[string]string{"FOLIO_DATA_DIR": dir}, "restore", "latest"); !strings.Contains(got, "backups/folio-20260101T000000.000Z.db") {
-		t.Fatalf("restore: %s", got)
+	for _, suffix := range []string{"", ".sig"} {
+		b, _ := os.ReadFile(snap + suffix)
+		os.WriteFile(filepath.Join(dir, "media", "backups", "folio-20260101T000000.000Z.db"+suffix), b, 0o600)
 	}
-	db = openData(t, dir)
-	defer db.Close()
-	all, _ := db.Archive.AllProjects(context.Background())
-	if len(all) != 1 || all[0].Title != "Before the snapshot" {
-		t.Fatalf("after restore: %+v", all)
+	if got := run(t, restoreVars(dir), "restore", "latest"); !strings.Contains(got, "restoring backups/folio-20260101T000000.000Z.db (signed") {
+		t.Fatalf("restore: %s", got)
 	}
 	env, _, _ := envWith(t, map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1:1/x"})
 	if err := Run(context.Background(), []string{"restore", "latest"}, env); err == nil || !strings.Contains(err.Error(), "pg_restore") {
 		t.Fatalf("restore on PostgreSQL: %v", err)
+	}
+}
+
+const restoreSecret = "the instance secret of the restore tests, 32+ bytes"
+
+// restoreVars configures a site in dir with restoreSecret as its instance secret.
+func restoreVars(dir string) map[string]string {
+	return map[string]string{"FOLIO_DATA_DIR": dir, "NEXTAUTH_SECRET": restoreSecret}
+}
+
+// TestImportCannotPlantSnapshot: an archive carrying media/backups/folio-29990101T000000Z.db
+// (a folio database of the attacker's) writes nothing under backups/, and folio restore latest
+// restores the snapshot the backup job took. A database put there by other means (a shared
+// bucket) is passed over by latest and refused by name unless --trust-unsigned.
+func TestImportCannotPlantSnapshot(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openData(t, dir)
+	title, desc := "Genuine", "d"
+	if _, err := content.New(db.Content).CreateProject(ctx, &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
+		t.Fatal(err)
+	}
+	store, err := blob.NewLocal(filepath.Join(dir, "media"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, _ := backup.NewSigner(restoreSecret)
+	svc := &backup.Service{DB: db, Queue: db.Jobs, Store: store, Signer: signer, TempDir: t.TempDir(), Keep: 7, Now: time.Now}
+	genuine, err := svc.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	db.Close()
+
+	other := t.TempDir()
+	odb := openData(t, other)
+	mark := "Planted"
+	if _, err := content.New(odb.Content).CreateProject(ctx, &folio.ProjectInput{Title: &mark, Description: &desc}); err != nil {
+		t.Fatal(err)
+	}
+	plantedFile := filepath.Join(t.TempDir(), "planted.db")
+	if err := odb.Backup(ctx, plantedFile); err != nil {
+		t.Fatal(err)
+	}
+	odb.Close()
+	planted, _ := os.ReadFile(plantedFile)
+	const key = "backups/folio-29990101T000000Z.db"
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for name, body := range map[string]string{
+		"media.json":   `[{"key":"` + key + `","url":"/media/` + key + `","filename":"x.db","size":1,"contentType":"image/png","source":"upload","createdAt":"2026-01-01T00:00:00Z"}]`,
+		"media/" + key: string(planted),
+	} {
+		w, _ := zw.Create(name)
+		io.WriteString(w, body)
+	}
+	zw.Close()
+	archivePath := filepath.Join(t.TempDir(), "evil.zip")
+	os.WriteFile(archivePath, zb.Bytes(), 0o600)
+
+	env, out, errb := envWith(t, restoreVars(dir))
+	err = Run(ctx, []string{"import", archivePath}, env)
+	if _, serr := os.Stat(filepath.Join(dir, "media", key)); serr == nil {
+		t.Errorf("the import planted %s (import: %v %s)", key, err, out)
+	}
+	if err == nil || !strings.Contains(err.Error(), "media/"+key) {
+		t.Errorf("import = %v, want a refusal naming the entry", err)
+	}
+
+	restored := func() string {
+		db := openData(t, dir)
+		defer db.Close()
+		all, _ := db.Archive.AllProjects(ctx)
+		if len(all) != 1 {
+			t.Fatalf("projects %+v", all)
+		}
+		return all[0].Title
+	}
+	// Planted by other means: passed over by latest, refused by name.
+	os.WriteFile(filepath.Join(dir, "media", key), planted, 0o600)
+	env, out, errb = envWith(t, restoreVars(dir))
+	if err := Run(ctx, []string{"restore", "latest"}, env); err != nil {
+		t.Fatalf("restore latest: %v %s", err, errb)
+	}
+	if !strings.Contains(out.String(), "restoring "+genuine+" (signed") || !strings.Contains(errb.String(), "passing over "+key) {
+		t.Fatalf("restore latest said:\n%s\n%s", out, errb)
+	}
+	if got := restored(); got != "Genuine" {
+		t.Fatalf("restore latest restored %q", got)
+	}
+	env, _, _ = envWith(t, restoreVars(dir))
+	if err := Run(ctx, []string{"restore", key}, env); err == nil || !strings.Contains(err.Error(), "--trust-unsigned") {
+		t.Fatalf("restore of an unsigned snapshot: %v", err)
+	}
+	env, _, _ = envWith(t, restoreVars(dir))
+	if err := Run(ctx, []string{"restore", "backups/folio-missing.db"}, env); err == nil || strings.Contains(err.Error(), "--trust-unsigned") {
+		t.Fatalf("restore of a missing snapshot: %v", err)
+	}
+	env, _, _ = envWith(t, restoreVars(dir))
+	if err := Run(ctx, []string{"restore", "latest", "--trust-unsigned"}, env); err != ErrUsage {
+		t.Fatalf("--trust-unsigned with latest: %v", err)
+	}
+	// Under another secret (rotated), the genuine snapshot is unsigned too.
+	env, _, _ = envWith(t, map[string]string{"FOLIO_DATA_DIR": dir, "NEXTAUTH_SECRET": "a rotated secret of at least 32 bytes"})
+	if err := Run(ctx, []string{"restore", "latest"}, env); err == nil || !strings.Contains(err.Error(), "no signed snapshot") {
+		t.Fatalf("restore latest under another secret: %v", err)
+	}
+	// Named and trusted, it is restored.
+	if got := run(t, restoreVars(dir), "restore", key, "--trust-unsigned"); !strings.Contains(got, "without checking its signature") {
+		t.Fatalf("restore --trust-unsigned: %s", got)
+	}
+	if got := restored(); got != "Planted" {
+		t.Fatalf("restore --trust-unsigned restored %q", got)
+	}
+}
+
+// TestImportCommandBounds: folio import refuses media that upload refuses (naming the entry,
+// storing nothing under the archive's key) and a zip bomb of posts, at its first post.
+func TestImportCommandBounds(t *testing.T) {
+	dir := t.TempDir()
+	archiveOf := func(files map[string]string) string {
+		var b bytes.Buffer
+		zw := zip.NewWriter(&b)
+		for name, body := range files {
+			w, _ := zw.Create(name)
+			io.WriteString(w, body)
+		}
+		zw.Close()
+		path := filepath.Join(t.TempDir(), "a.zip")
+		os.WriteFile(path, b.Bytes(), 0o600)
+		return path
+	}
+	html := archiveOf(map[string]string{
+		"media.json":      `[{"key":"evil.html","url":"/media/evil.html","filename":"evil.html","size":1,"contentType":"text/html","source":"upload","createdAt":"2026-01-01T00:00:00Z"}]`,
+		"media/evil.html": "<!DOCTYPE html><script>alert(document.cookie)</script>",
+	})
+	env, _, _ := envWith(t, map[string]string{"FOLIO_DATA_DIR": dir})
+	if err := Run(context.Background(), []string{"import", html}, env); err == nil || !strings.Contains(err.Error(), "media/evil.html: The file type text/html") {
+		t.Errorf("import of an HTML file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "media", "evil.html")); err == nil {
+		t.Error("media/evil.html was stored")
+	}
+	const front = "---\nid: p\nslug: p\ntitle: T\nstatus: draft\ncreatedAt: 2026-01-01T00:00:00Z\nupdatedAt: 2026-01-01T00:00:00Z\n---\n"
+	bomb := archiveOf(map[string]string{"posts/p.md": front + strings.Repeat("a", 16<<20-200)})
+	env, _, _ = envWith(t, map[string]string{"FOLIO_DATA_DIR": dir})
+	if err := Run(context.Background(), []string{"import", bomb}, env); err == nil || !strings.Contains(err.Error(), "posts/p.md: larger than") {
+		t.Errorf("import of a 16 MiB post: %v", err)
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
-// runBackup copies the SQLite database to a new file while the service may keep running.
+// runBackup copies the SQLite database to a new file while the service may keep running, with
+// its signed manifest beside it (FILE.sig), so folio restore takes it.
 func runBackup(ctx context.Context, args []string, env Env) error {
 	var out string
 	cfg, err := loadConfig("backup", args, env, func(fs *flag.FlagSet) {
@@ -36,11 +37,28 @@ func runBackup(ctx context.Context, args []string, env Env) error {
 	if err := ensureDir(out); err != nil {
 		return err
 	}
+	signer, err := newSigner(cfg)
+	if err != nil {
+		return err
+	}
+	takenAt := time.Now()
 	if err := db.Backup(ctx, out); err != nil {
 		return err
 	}
+	if err := signer.SignFile(out, takenAt); err != nil {
+		return fmt.Errorf("backup: signing %s: %w", out, err)
+	}
 	fmt.Fprintln(env.Stdout, out)
 	return nil
+}
+
+// newSigner signs and checks snapshot manifests with the instance secret.
+func newSigner(cfg *config.Config) (*backup.Signer, error) {
+	secret, err := instanceSecret(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return backup.NewSigner(secret)
 }
 
 func ensureDir(file string) error {
@@ -59,6 +77,10 @@ func newBackups(cfg *config.Config, db *sqldb.DB, store folio.BlobStore, log *sl
 	if _, ok := store.(backup.Lister); !ok {
 		return nil, errors.New("BACKUP_INTERVAL: the media storage cannot list objects to prune old snapshots")
 	}
-	return &backup.Service{DB: db, Queue: db.Jobs, Store: store, TempDir: filepath.Join(cfg.DataDir, "tmp"), Keep: cfg.BackupKeep,
-		Interval: cfg.BackupInterval, Now: time.Now, Log: log}, nil
+	signer, err := newSigner(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &backup.Service{DB: db, Queue: db.Jobs, Store: store, Signer: signer, TempDir: filepath.Join(cfg.DataDir, "tmp"),
+		Keep: cfg.BackupKeep, Interval: cfg.BackupInterval, Now: time.Now, Log: log}, nil
 }

@@ -39,10 +39,12 @@ Usage:
   folio migrate                         apply database migrations and exit
   folio seed --demo                     fill an empty database with demo content and a few
                                         weeks of sample analytics
-  folio backup [--out FILE]             copy the SQLite database safely while serving
+  folio backup [--out FILE]             copy the SQLite database safely while serving, with
+                                        its signed manifest (FILE.sig)
   folio export --out FILE.zip           write posts, projects, profile and media into one zip
   folio import FILE.zip                 restore such a zip into this database (idempotent)
-  folio restore SNAPSHOT                replace the SQLite database by a snapshot (backups/…)
+  folio restore SNAPSHOT                replace the SQLite database by a snapshot this
+                                        instance signed (backups/…, latest, or a file)
   folio extblog import                  copy every post of the external blog into local posts
   folio user create --email E --name N --role owner|editor [--password P]
                                         add a user (password from stdin or a prompt)

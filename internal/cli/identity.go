@@ -27,16 +27,13 @@ import (
 // and FOLIO_ADMIN_PASSWORD, and the Identity that serves sessions and API keys (the server's
 // Authenticator too). Its Run flushes API keys' last-use times.
 func newIdentity(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *slog.Logger) (*httpapi.Identity, error) {
-	secret := cfg.NextAuthSecret
-	if secret == "" {
-		// config refuses production without NEXTAUTH_SECRET, so this is development.
-		path := filepath.Join(cfg.DataDir, "nextauth.secret")
-		var err error
-		if secret, err = loadOrCreateSecret(path); err != nil {
-			return nil, err
-		}
+	secret, err := instanceSecret(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.NextAuthSecret == "" {
 		log.Warn("NEXTAUTH_SECRET is not set: using a generated secret kept in the data directory; "+
-			"set NEXTAUTH_SECRET to share sessions with a Next.js front end or other instances", "path", path)
+			"set NEXTAUTH_SECRET to share sessions with a Next.js front end or other instances", "path", secretPath(cfg))
 	}
 	if err := bootstrapOwner(ctx, cfg, db, log); err != nil {
 		return nil, err
@@ -54,6 +51,18 @@ func newLimiter(cfg *config.Config, rdb *redis.Client, log *slog.Logger) folio.L
 	}
 	return ratelimit.NewMemoryBounded(time.Now, cfg.RateLimitMaxIDs)
 }
+
+// instanceSecret is NEXTAUTH_SECRET, the key material of sessions, sign-in tickets and backup
+// manifests; without it (development: config refuses production without it) the secret
+// generated into the data directory on first use.
+func instanceSecret(cfg *config.Config) (string, error) {
+	if cfg.NextAuthSecret != "" {
+		return cfg.NextAuthSecret, nil
+	}
+	return loadOrCreateSecret(secretPath(cfg))
+}
+
+func secretPath(cfg *config.Config) string { return filepath.Join(cfg.DataDir, "nextauth.secret") }
 
 // loadOrCreateSecret reads the secret kept at path, or creates it (256 random bits, mode 0600).
 // Two instances starting at once on one data directory end up with the same secret.

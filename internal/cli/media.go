@@ -38,6 +38,16 @@ func openMediaStore(ctx context.Context, cfg *config.Config) (folio.BlobStore, h
 	return local, local.Handler(), nil
 }
 
+// newUploader is the upload pipeline into store (MEDIA_*), which import uses too.
+func newUploader(cfg *config.Config, store folio.BlobStore) (*media.Uploader, error) {
+	tmp := filepath.Join(cfg.DataDir, "tmp")
+	if err := os.MkdirAll(tmp, 0o750); err != nil {
+		return nil, fmt.Errorf("media temp directory (FOLIO_DATA_DIR): %w", err)
+	}
+	return &media.Uploader{Store: store, MaxBytes: cfg.MediaMaxBytes, Allowed: media.AllowedTypes(cfg.MediaAllowSVG),
+		TempDir: tmp, MaxPixels: cfg.MediaMaxPixels}, nil
+}
+
 // mediaPart is serve's media: the storage, the upload pipeline and image generation.
 type mediaPart struct {
 	Store folio.BlobStore
@@ -54,12 +64,10 @@ func newMedia(ctx context.Context, cfg *config.Config) (*mediaPart, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp := filepath.Join(cfg.DataDir, "tmp")
-	if err := os.MkdirAll(tmp, 0o750); err != nil {
-		return nil, fmt.Errorf("media temp directory (FOLIO_DATA_DIR): %w", err)
+	up, err := newUploader(cfg, store)
+	if err != nil {
+		return nil, err
 	}
-	up := &media.Uploader{Store: store, MaxBytes: cfg.MediaMaxBytes, Allowed: media.AllowedTypes(cfg.MediaAllowSVG),
-		TempDir: tmp, MaxPixels: cfg.MediaMaxPixels}
 	var gen folio.ImageGenerator
 	if cfg.ImageAPIKey != "" {
 		g, err := imagegen.New(imagegen.Config{BaseURL: cfg.ImageAPIBaseURL, APIKey: cfg.ImageAPIKey, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout,

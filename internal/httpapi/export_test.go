@@ -31,7 +31,7 @@ func TestExportRoute(t *testing.T) {
 		if res.Status != 200 || res.Header.Get("Content-Type") != "application/zip" || res.Header.Get("Content-Disposition") == "" {
 			t.Fatalf("export: %d %v", res.Status, res.Header)
 		}
-		a, err := archive.Read(bytes.NewReader(res.Body), int64(len(res.Body)))
+		a, err := archive.Read(bytes.NewReader(res.Body), int64(len(res.Body)), 0)
 		if err != nil || len(a.Projects) != 1 || a.Projects[0].Title != "Exported" {
 			t.Fatalf("archive: %+v %v", a, err)
 		}

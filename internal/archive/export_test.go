@@ -1,0 +1,4 @@
+package archive
+
+// RenameRefs exposes renameRefs to the fuzz target.
+var RenameRefs = renameRefs
