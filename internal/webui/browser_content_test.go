@@ -75,10 +75,10 @@ func TestBrowserContent(t *testing.T) {
 		wide, square := filepath.Join(dir, "wide.png"), filepath.Join(dir, "square.png")
 		writeSizedPNG(t, wide, 700, 350)
 		writeSizedPNG(t, square, 500, 500)
+		// Choosing files uploads them at once (no second button to press).
 		desk.do(t, "upload two files at once",
 			chromedp.Navigate(s.base+"/admin/#/media"), chromedp.WaitVisible(css("#upload-form")),
-			chromedp.SetUploadFiles(css("#upload-file"), []string{wide, square}),
-			chromedp.Click(css("#upload-form button[type=submit]")))
+			chromedp.SetUploadFiles(css("#upload-file"), []string{wide, square}))
 		desk.waitFor(t, "both uploads done", `document.querySelectorAll('#upload-queue li.ok').length === 2`)
 		if n := eval[int](t, desk, `[...document.querySelectorAll('#upload-queue progress')].filter((p) => p.value === 1).length`); n != 2 {
 			t.Errorf("%d full progress bars, want 2", n)
@@ -107,13 +107,13 @@ func TestBrowserContent(t *testing.T) {
 		desk.waitFor(t, "the pasted image uploaded", `document.querySelectorAll('#upload-queue li.ok').length === 4`)
 		desk.waitFor(t, "four images in the library", `document.querySelectorAll('#media-grid figure').length >= 4`)
 
-		// Copy srcset copies the variants and the original at their widths.
+		// Copy srcset (in the tile's menu) copies the variants and the original at their widths.
 		desk.do(t, "copy a srcset", chromedp.Evaluate[chromedp.Void](`(() => {
 			const fig = [...document.querySelectorAll('#media-grid figure')].find((f) => f.textContent.includes('700×350'));
 			window.__copied = '';
 			navigator.clipboard.writeText = async (t) => { window.__copied = t; };
-			fig.querySelector('[data-copy=srcset]').click();
-		})()`))
+			fig.querySelector('.menu-button').click();
+		})()`), chromedp.Click(css(`.menu:popover-open [id^="copy-srcset-"]`)))
 		desk.waitFor(t, "the srcset on the clipboard", `/ 320w, .* 640w, .* 700w$/.test(window.__copied)`)
 	})
 

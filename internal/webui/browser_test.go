@@ -551,8 +551,7 @@ func TestBrowser(t *testing.T) {
 		writePNG(t, img)
 		desk.do(t, "upload",
 			chromedp.Navigate(s.base+"/admin/#/media"), chromedp.WaitVisible(css("#upload-form")),
-			chromedp.SetUploadFiles(css("#upload-file"), []string{img}),
-			chromedp.Click(css("#upload-form button[type=submit]")))
+			chromedp.SetUploadFiles(css("#upload-file"), []string{img}))
 		desk.waitText(t, "#toasts", "Uploaded")
 		desk.waitFor(t, "the uploaded image to load", `[...document.querySelectorAll('#media-grid img')].some((i) => i.complete && i.naturalWidth === 64)`)
 		desk.do(t, "generate", chromedp.SendKeys(css("#ai-prompt"), "a lighthouse at dusk"), chromedp.Click(css("#ai-form button[type=submit]")))
