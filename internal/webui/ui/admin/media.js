@@ -79,7 +79,8 @@ function tile(m, onDeleted, status) {
   return h('figure', { 'data-key': m.url, title: m.createdAt ? `${m.filename}, ${formatDateTime(m.createdAt)}` : m.filename },
     h('div', { class: 'thumb' }, img || h('span', { class: 'mono' }, m.contentType === 'application/pdf' ? 'PDF' : m.contentType)),
     h('figcaption', {},
-      h('div', {}, h('div', { class: 'name truncate' }, m.filename), h('div', { class: 'muted small truncate' }, meta)),
+      // A generated image is named by its prompt (its file name is made up).
+      h('div', {}, h('div', { class: 'name truncate' }, m.prompt ? `“${m.prompt}”` : m.filename), h('div', { class: 'muted small truncate' }, meta)),
       rowMenu(`Actions for ${m.filename}`, [
         { label: 'Copy URL', iconName: 'copy', onSelect: () => copy(m.url, 'URL'), id: `copy-url-${mediaKey(m)}` },
         isImage(m) ? { label: 'Copy Markdown', iconName: 'file-text', onSelect: () => copy(markdownImage(m), 'Markdown') } : null,
