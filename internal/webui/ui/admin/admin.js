@@ -343,7 +343,7 @@ function settingsLayout(current, content) {
       .map((p) => h('option', { value: p.path, selected: p === current }, p.title)))));
   jump.addEventListener('change', () => navigate(`#/${jump.value}`));
   return h('div', { class: 'settings-layout' },
-    h('aside', { class: 'settings-nav' }, h('h2', {}, 'Settings'), h('div', { class: 'settings-jump' }, jump),
+    h('aside', { class: 'settings-nav' }, h('p', { class: 'settings-title' }, 'Settings'), h('div', { class: 'settings-jump' }, jump),
       h('nav', { 'aria-label': 'Settings' }, sections.map((sec) => [h('div', { class: 'group', 'aria-hidden': 'true' }, sec),
         h('ul', {}, avail.filter((p) => p.section === sec).map((p) => h('li', {}, h('a', { href: `#/${p.path}`, 'aria-current': p === current ? 'page' : null }, p.title))))]))),
     h('div', { class: 'settings-page' }, content));
