@@ -235,7 +235,7 @@ function showShortcuts() {
     h('dt', {}, h('kbd', {}, 'g'), ' ', h('kbd', {}, p.key)),
     h('dd', {}, `Go to ${p.section ? `${p.title} (Settings)` : p.title}`)]);
   openDialog({
-    id: 'shortcuts-dialog', title: 'Keyboard shortcuts',
+    id: 'shortcuts-dialog', title: 'Keyboard shortcuts', className: 'shortcuts-dialog',
     body: [h('dl', { class: 'shortcuts' }, h('div', { class: 'shortcuts-group' }, 'Pages: press g, then'), goTo,
       h('div', { class: 'shortcuts-group' }, 'Anywhere'), otherShortcuts.flatMap(([k, what]) => [h('dt', {}, h('kbd', {}, k)), h('dd', {}, what)]))],
     actions: [{ label: 'Close', value: 'close', kind: 'secondary', id: 'shortcuts-close' }],
