@@ -24,10 +24,14 @@ const (
 	EPRECONDITION = "PRECONDITION_FAILED"     // 412
 )
 
-// FieldError names one offending input field.
+// FieldError names one offending input field. ID and Title are set when the detail is about
+// another resource: the posts and projects that still use a media object (409 of
+// DELETE /api/media/{key}).
 type FieldError struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
+	ID      string `json:"id,omitempty"`
+	Title   string `json:"title,omitempty"`
 }
 
 // Error is the one application error type. Anything else that reaches the HTTP layer is an

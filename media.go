@@ -50,8 +50,8 @@ type MediaObject struct {
 	Variants []MediaVariant `json:"variants"`
 	// Blurhash is a short placeholder of a raster image (https://blurha.sh), 4×3 components.
 	Blurhash string `json:"blurhash,omitempty"`
-	// Key is the storage key of the object; not part of the response.
-	Key string `json:"-"`
+	// Key is the storage key of the object: what DELETE /api/media/{key} takes.
+	Key string `json:"key"`
 }
 
 // MediaVariant is a resized copy of an uploaded image, stored beside it.
@@ -91,4 +91,12 @@ type MediaRecord struct {
 	Source    string    `json:"source"` // upload or ai
 	Prompt    string    `json:"prompt,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
+}
+
+// MediaUse is a post or project that shows a media object: its content, social image (posts) or
+// images (projects) mention the object's key or URL, or a variant's.
+type MediaUse struct {
+	Type  string // "post" or "project"
+	ID    string
+	Title string
 }

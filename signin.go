@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // AuditActor names who did something: the user, and the API key when a key was used.
@@ -57,21 +56,8 @@ func (in *PasswordChange) Validate() error {
 	if in.CurrentPassword == "" {
 		v.Missing("currentPassword")
 	}
-	switch {
-	case in.NewPassword == "":
-		v.Missing("newPassword")
-	case utf8.RuneCountInString(in.NewPassword) < MinPasswordLen:
-		v.Invalid("newPassword", "must be at least %d characters", MinPasswordLen)
-	case len(in.NewPassword) > MaxPasswordLen:
-		v.Invalid("newPassword", "must be at most %d bytes", MaxPasswordLen)
-	}
+	checkPassword(&v, "newPassword", in.NewPassword)
 	return v.Err()
-}
-
-// ValidatePassword checks a new password alone (the CLI's passwd).
-func ValidatePassword(p string) error {
-	in := PasswordChange{CurrentPassword: "-", NewPassword: p}
-	return in.Validate()
 }
 
 // TOTPCodeInput is the body of POST /api/auth/totp/enable.

@@ -82,14 +82,11 @@ const (
 	MaxUserNameLen = 100
 	MaxBioLen      = 2000
 	MaxLocationLen = 100
-	// MinPasswordLen applies to every password set from now on through a password change (the
-	// route and `folio user passwd`). Creating a user still accepts
-	// MinLegacyPasswordLen, so existing setups (FOLIO_ADMIN_PASSWORD, scripts) keep starting;
-	// the CLI and the server warn below MinPasswordLen.
-	MinPasswordLen       = 12   // characters
-	MinLegacyPasswordLen = 8    // characters (NIST SP 800-63B minimum for user-chosen secrets)
-	MaxPasswordLen       = 1024 // bytes; hashing cost does not depend on it, but bodies should stay small
-	MaxAPIKeyNameLen     = 100
+	// MinPasswordLen is folio's one password rule, for every password set anywhere: `folio user
+	// create` and `passwd`, POST /api/auth/password, FOLIO_ADMIN_PASSWORD (see checkPassword).
+	MinPasswordLen   = 12   // characters
+	MaxPasswordLen   = 1024 // bytes; hashing cost does not depend on it, but bodies should stay small
+	MaxAPIKeyNameLen = 100
 )
 
 // EmailKey is the form an email address is compared and kept unique in: trimmed and lower-cased,
@@ -105,7 +102,7 @@ type UserInput struct {
 }
 
 // Validate checks every field: all are required; the email must be a plain address, the role
-// owner or editor, the password MinLegacyPasswordLen characters or more (see MinPasswordLen).
+// owner or editor, the password as ValidatePassword says.
 func (in *UserInput) Validate() error {
 	var v Validation
 	in.Email, in.Name = strings.TrimSpace(in.Email), strings.TrimSpace(in.Name)
@@ -127,20 +124,30 @@ func (in *UserInput) Validate() error {
 	case !in.Role.Valid():
 		v.Invalid("role", "must be owner or editor")
 	}
-	switch {
-	case in.Password == "":
-		v.Missing("password")
-	case utf8.RuneCountInString(in.Password) < MinLegacyPasswordLen:
-		v.Invalid("password", "must be at least %d characters", MinLegacyPasswordLen)
-	case len(in.Password) > MaxPasswordLen:
-		v.Invalid("password", "must be at most %d bytes", MaxPasswordLen)
-	}
+	checkPassword(&v, "password", in.Password)
 	return v.Err()
 }
 
-// WeakPassword reports whether a password accepted at creation is shorter than MinPasswordLen,
-// so callers can warn.
-func (in *UserInput) WeakPassword() bool { return utf8.RuneCountInString(in.Password) < MinPasswordLen }
+// ValidatePassword checks a new password alone (FOLIO_ADMIN_PASSWORD, `folio user passwd`): the
+// error's one detail names the field "password".
+func ValidatePassword(p string) error {
+	var v Validation
+	checkPassword(&v, "password", p)
+	return v.Err()
+}
+
+// checkPassword applies the password rule to a new password in field: at least MinPasswordLen
+// characters (what a person counts, not bytes), at most MaxPasswordLen bytes.
+func checkPassword(v *Validation, field, p string) {
+	switch {
+	case p == "":
+		v.Missing(field)
+	case utf8.RuneCountInString(p) < MinPasswordLen:
+		v.Invalid(field, "must be at least %d characters", MinPasswordLen)
+	case len(p) > MaxPasswordLen:
+		v.Invalid(field, "must be at most %d bytes", MaxPasswordLen)
+	}
+}
 
 // ValidEmail accepts "local@domain" with nothing else (no display name, no angle brackets,
 // no line breaks), at most MaxEmailLen bytes (RFC 5321).

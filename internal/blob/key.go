@@ -43,3 +43,31 @@ func ValidateKey(key string) error {
 	}
 	return nil
 }
+
+// MediaCSP is the Content-Security-Policy of every media answer: a file opened directly loads
+// nothing and runs in a sandbox (no scripts, a unique origin), whatever it is.
+const MediaCSP = "default-src 'none'; sandbox"
+
+// Inline reports whether a file of contentType may be shown in the browser (images, audio,
+// video and PDF); anything else is served as an attachment, so it is downloaded, never rendered
+// as a page of the site.
+func Inline(contentType string) bool {
+	t, _, _ := strings.Cut(contentType, ";")
+	t = strings.ToLower(strings.TrimSpace(t))
+	for _, prefix := range []string{"image/", "audio/", "video/"} {
+		if strings.HasPrefix(t, prefix) {
+			return true
+		}
+	}
+	return t == "application/pdf"
+}
+
+// servedType is the Content-Type an object is served with: its stored type, or
+// application/octet-stream when none was stored (never left empty, which would let
+// http.ServeContent guess one from the bytes).
+func servedType(stored string) string {
+	if strings.TrimSpace(stored) == "" {
+		return "application/octet-stream"
+	}
+	return stored
+}

@@ -225,7 +225,8 @@ func (l *Local) Exists(ctx context.Context, key string) (bool, error) {
 }
 
 // Handler serves stored objects for GET and HEAD at MountPath + key, with the stored content
-// type, an ETag (the SHA-256 of the bytes), Range and conditional requests (http.ServeContent),
+// type (the one sniffed when the object was stored, never derived from the name or the bytes
+// here), the sandboxing MediaCSP, Content-Disposition: attachment for what is not Inline, an ETag (the SHA-256 of the bytes), Range and conditional requests (http.ServeContent),
 // and headers that let browsers and CDNs cache forever (keys are content-addressed, so the bytes
 // under a key never change). Directories, unknown keys and keys that try to leave the store are
 // 404. Mount it as mux.Handle("GET /media/", local.Handler()).
@@ -255,15 +256,18 @@ func (l *Local) Handler() http.Handler {
 			return
 		}
 		h := w.Header()
-		h.Set("Content-Type", m.ContentType)
+		contentType := servedType(m.ContentType)
+		h.Set("Content-Type", contentType)
 		h.Set("X-Content-Type-Options", "nosniff")
+		// A file opened directly (an SVG, an HTML file that came in some other way) must not run
+		// anything in the site's origin, nor load anything.
+		h.Set("Content-Security-Policy", MediaCSP)
+		if !Inline(contentType) {
+			h.Set("Content-Disposition", "attachment")
+		}
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 		if m.SHA256 != "" {
 			h.Set("ETag", `"`+m.SHA256+`"`)
-		}
-		if strings.HasPrefix(m.ContentType, "image/svg") {
-			// NB: an SVG opened directly runs its scripts in our origin; sandbox it.
-			h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
 		}
 		http.ServeContent(w, r, "", fi.ModTime(), f)
 	})

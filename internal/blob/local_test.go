@@ -68,6 +68,10 @@ func TestLocalHandler(t *testing.T) {
 	body := bytes.Repeat([]byte("0123456789"), 100)
 	mustPut(t, l, "abc.png", body, int64(len(body)), folio.BlobMeta{ContentType: "image/png"})
 	mustPut(t, l, "sub/pic.svg", []byte("<svg/>"), 6, folio.BlobMeta{ContentType: "image/svg+xml"})
+	mustPut(t, l, "doc.pdf", []byte("%PDF-1.4"), 8, folio.BlobMeta{ContentType: "application/pdf"})
+	mustPut(t, l, "clip.mp4", []byte("mp4"), 3, folio.BlobMeta{ContentType: "video/mp4"})
+	mustPut(t, l, "page.html", []byte("<script>alert(1)</script>"), 25, folio.BlobMeta{ContentType: "text/html; charset=utf-8"})
+	mustPut(t, l, "untyped", []byte("<html>"), 6, folio.BlobMeta{})
 
 	// A symlink planted inside the store pointing outside must not be followed.
 	outside := filepath.Join(t.TempDir(), "secret.txt")
@@ -93,17 +97,28 @@ func TestLocalHandler(t *testing.T) {
 	}{
 		{name: "object", target: "/media/abc.png", wantStatus: 200, wantBody: string(body),
 			wantHeader: map[string]string{
-				"Content-Type":           "image/png",
-				"Cache-Control":          "public, max-age=31536000, immutable",
-				"X-Content-Type-Options": "nosniff",
-				"Accept-Ranges":          "bytes",
+				"Content-Type":            "image/png",
+				"Cache-Control":           "public, max-age=31536000, immutable",
+				"X-Content-Type-Options":  "nosniff",
+				"Content-Security-Policy": "default-src 'none'; sandbox",
+				"Content-Disposition":     "",
+				"Accept-Ranges":           "bytes",
 			}},
+		{name: "pdf is shown inline", target: "/media/doc.pdf", wantStatus: 200,
+			wantHeader: map[string]string{"Content-Type": "application/pdf", "Content-Disposition": "", "Content-Security-Policy": "default-src 'none'; sandbox"}},
+		{name: "video is shown inline", target: "/media/clip.mp4", wantStatus: 200,
+			wantHeader: map[string]string{"Content-Type": "video/mp4", "Content-Disposition": ""}},
+		{name: "html is an attachment", target: "/media/page.html", wantStatus: 200,
+			wantHeader: map[string]string{"Content-Type": "text/html; charset=utf-8", "Content-Disposition": "attachment",
+				"Content-Security-Policy": "default-src 'none'; sandbox", "X-Content-Type-Options": "nosniff"}},
+		{name: "no stored type is an octet-stream attachment, never sniffed", target: "/media/untyped", wantStatus: 200,
+			wantHeader: map[string]string{"Content-Type": "application/octet-stream", "Content-Disposition": "attachment"}},
 		{name: "head", method: "HEAD", target: "/media/abc.png", wantStatus: 200,
 			wantHeader: map[string]string{"Content-Length": "1000"}},
 		{name: "range", target: "/media/abc.png", header: map[string]string{"Range": "bytes=10-14"},
 			wantStatus: 206, wantBody: "01234", wantHeader: map[string]string{"Content-Range": "bytes 10-14/1000"}},
 		{name: "svg is sandboxed", target: "/media/sub/pic.svg", wantStatus: 200,
-			wantHeader: map[string]string{"Content-Type": "image/svg+xml", "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox"}},
+			wantHeader: map[string]string{"Content-Type": "image/svg+xml", "Content-Security-Policy": "default-src 'none'; sandbox", "Content-Disposition": ""}},
 		{name: "missing", target: "/media/nope.png", wantStatus: 404},
 		{name: "directory", target: "/media/sub", wantStatus: 404},
 		{name: "directory slash", target: "/media/sub/", wantStatus: 404},

@@ -174,11 +174,8 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, meta 
 		// Caught here: a short body would otherwise stall the request until it times out.
 		return fmt.Errorf("blob.S3.Put: body has %d bytes, want %d", n, size)
 	}
-	contentType := meta.ContentType
-	if contentType == "" {
-		contentType = "application/octet-stream"
-	}
-	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
+	contentType := servedType(meta.ContentType)
+	in := &s3.PutObjectInput{
 		Bucket: aws.String(s.bucket),
 		Key:    aws.String(key),
 		// The anonymous struct hides Close: the transport must not close the caller's file.
@@ -187,7 +184,13 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64, meta 
 		ContentType:   aws.String(contentType),
 		CacheControl:  aws.String("public, max-age=31536000, immutable"),
 		Metadata:      encodeS3Meta(meta),
-	})
+	}
+	if !Inline(contentType) {
+		// S3 serves the object with the headers stored with it: what the local handler sends
+		// (docs/operations.md; the CSP and nosniff headers are the CDN's to add).
+		in.ContentDisposition = aws.String("attachment")
+	}
+	_, err := s.client.PutObject(ctx, in)
 	if err != nil {
 		return fmt.Errorf("blob.S3.Put: %w", err)
 	}

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
 	"github.com/foliohq/folio"
 )
 
@@ -43,6 +46,28 @@ func TestS3Conformance(t *testing.T) {
 	t.Parallel()
 	s := mustS3(t)
 	testStore(t, s, "test-"+folio.NewID()+"/")
+}
+
+// TestS3AttachmentDisposition checks that objects that are not images, audio, video or PDF are
+// stored with Content-Disposition: attachment, which S3 then sends to every reader.
+func TestS3AttachmentDisposition(t *testing.T) {
+	t.Parallel()
+	s := mustS3(t)
+	prefix := "test-" + folio.NewID() + "/"
+	for key, want := range map[string]string{"page.html": "attachment", "pic.png": "", "doc.pdf": ""} {
+		ct := map[string]string{"page.html": "text/html", "pic.png": "image/png", "doc.pdf": "application/pdf"}[key]
+		mustPut(t, s, prefix+key, []byte("x"), 1, folio.BlobMeta{ContentType: ct})
+		out, err := s.client.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(prefix + key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := aws.ToString(out.ContentDisposition); got != want {
+			t.Errorf("%s: Content-Disposition = %q, want %q", key, got, want)
+		}
+		if got := aws.ToString(out.ContentType); got != ct {
+			t.Errorf("%s: Content-Type = %q, want %q", key, got, ct)
+		}
+	}
 }
 
 func TestS3LongMetadataIsTruncatedNotRefused(t *testing.T) {

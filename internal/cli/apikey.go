@@ -14,33 +14,6 @@ import (
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
-const apikeyUsage = `Usage:
-  folio apikey create --name N --level read|write|admin [--user EMAIL] [--expires 720h]
-  folio apikey list [--all]
-  folio apikey revoke ID
-
-create prints the secret alone on the first line of standard output (KEY=$(folio apikey create …)),
-and the key's details on standard error. The secret is shown this once. --user defaults to the
-only owner when there is exactly one.
-`
-
-func runAPIKey(ctx context.Context, args []string, env Env) error {
-	if len(args) == 0 {
-		fmt.Fprint(env.Stderr, apikeyUsage)
-		return ErrUsage
-	}
-	switch args[0] {
-	case "create":
-		return apikeyCreate(ctx, args[1:], env)
-	case "list":
-		return apikeyList(ctx, args[1:], env)
-	case "revoke":
-		return apikeyRevoke(ctx, args[1:], env)
-	}
-	fmt.Fprint(env.Stderr, apikeyUsage)
-	return ErrUsage
-}
-
 func apikeyCreate(ctx context.Context, args []string, env Env) error {
 	var in folio.APIKeyInput
 	var email string
@@ -65,7 +38,7 @@ func apikeyCreate(ctx context.Context, args []string, env Env) error {
 	if err := in.Validate(now.Add(-time.Second)); err != nil {
 		return validationError("apikey create", err)
 	}
-	db, err := openDB(ctx, cfg, true, newLogger(cfg, env.Stderr))
+	db, err := openDB(ctx, cfg, env, true, newLogger(cfg, env.Stderr))
 	if err != nil {
 		return err
 	}
@@ -129,7 +102,7 @@ func apikeyList(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return helpOK(err)
 	}
-	db, err := openDB(ctx, cfg, true, newLogger(cfg, env.Stderr))
+	db, err := openDB(ctx, cfg, env, true, newLogger(cfg, env.Stderr))
 	if err != nil {
 		return err
 	}
@@ -163,16 +136,17 @@ func apikeyRevoke(ctx context.Context, args []string, env Env) error {
 		return helpOK(err)
 	}
 	if id == "" {
-		fmt.Fprint(env.Stderr, apikeyUsage)
+		fmt.Fprintln(env.Stderr, "folio apikey revoke: name the key: folio apikey revoke ID (the ID column of folio apikey list)")
 		return ErrUsage
 	}
 	log := newLogger(cfg, env.Stderr)
-	db, err := openDB(ctx, cfg, true, log)
+	db, err := openDB(ctx, cfg, env, true, log)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	// Tell running instances (PostgreSQL) to drop their cached copy of the key.
+	// Tell running instances to drop their cached copy of the key (PostgreSQL; on SQLite they see
+	// the commit itself).
 	db.Changed = func(scope string) {
 		if err := db.Notify(ctx, scope); err != nil {
 			log.Warn("could not notify running servers; they pick the revocation up within seconds", "error", err.Error())

@@ -32,7 +32,7 @@ func runExport(ctx context.Context, args []string, env Env) error {
 		fmt.Fprintln(env.Stderr, "folio export: --out FILE.zip is required")
 		return ErrUsage
 	}
-	db, err := openDB(ctx, cfg, false, newLogger(cfg, env.Stderr))
+	db, err := openDB(ctx, cfg, env, false, newLogger(cfg, env.Stderr))
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func runImport(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	db, err := openDB(ctx, cfg, true, newLogger(cfg, env.Stderr))
+	db, err := openDB(ctx, cfg, env, true, newLogger(cfg, env.Stderr))
 	if err != nil {
 		return err
 	}

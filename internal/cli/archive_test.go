@@ -357,6 +357,9 @@ func TestExtblogImportCommand(t *testing.T) {
 		}
 	}
 	env, _, _ := envWith(t, map[string]string{})
+	if err := Run(context.Background(), []string{"migrate"}, env); err != nil {
+		t.Fatal(err)
+	}
 	if err := Run(context.Background(), []string{"extblog", "import"}, env); err == nil || !strings.Contains(err.Error(), "EXTBLOG_") {
 		t.Fatalf("unconfigured: %v", err)
 	}

@@ -29,7 +29,7 @@ func runBackup(ctx context.Context, args []string, env Env) error {
 	if out == "" {
 		out = fmt.Sprintf("%s/backups/folio-%s.db", cfg.DataDir, time.Now().UTC().Format("20060102T150405Z"))
 	}
-	db, err := openDB(ctx, cfg, false, newLogger(cfg, env.Stderr))
+	db, err := openDB(ctx, cfg, env, false, newLogger(cfg, env.Stderr))
 	if err != nil {
 		return err
 	}

@@ -5,20 +5,15 @@ import (
 	"fmt"
 )
 
-// runExtblog runs "folio extblog import": every post of the configured publication copied into
-// local posts, idempotently.
-func runExtblog(ctx context.Context, args []string, env Env) error {
-	sub, args := positional(args)
-	if sub != "import" {
-		fmt.Fprintln(env.Stderr, "folio extblog: the subcommand is import")
-		return ErrUsage
-	}
+// runExtblogImport runs "folio extblog import": every post of the configured publication copied
+// into local posts, idempotently.
+func runExtblogImport(ctx context.Context, args []string, env Env) error {
 	cfg, err := loadConfig("extblog import", args, env, nil)
 	if err != nil {
 		return helpOK(err)
 	}
 	log := newLogger(cfg, env.Stderr)
-	db, err := openDB(ctx, cfg, true, log)
+	db, err := openDB(ctx, cfg, env, true, log)
 	if err != nil {
 		return err
 	}

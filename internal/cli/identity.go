@@ -126,9 +126,6 @@ func bootstrapOwner(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *
 	}
 	if u != nil {
 		log.Info("created the first owner from FOLIO_ADMIN_EMAIL", "email", u.Email, "user_id", u.ID)
-		if in.WeakPassword() {
-			log.Warn("FOLIO_ADMIN_PASSWORD is shorter than the 12 characters a password change requires; change it in the dashboard (Settings → Security)", "email", u.Email)
-		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foliohq/folio/internal/auth"
 	"github.com/foliohq/folio/internal/foliotest"
 )
 
@@ -153,5 +154,88 @@ func TestWebhookSubscribersAcrossInstances(t *testing.T) {
 	}
 	if n := deliveries(otherID); n != 0 {
 		t.Errorf("the contact.received webhook got %d deliveries of project writes", n)
+	}
+}
+
+// Ensure revocations made by folio commands on SQLite — another process's handle on the file —
+// reach a running server at once, not when its 5 s user and key caches expire: the server drops
+// every cache when it sees the commit. The test waits until the server has dropped a cached
+// public response (nothing else drops it here), then expects the revoked key and the ended
+// session to be refused on the very next request.
+func TestCLIRevocationsReachSQLiteServer(t *testing.T) {
+	dir := t.TempDir()
+	vars := map[string]string{"FOLIO_DATA_DIR": dir, "FOLIO_ADDR": "127.0.0.1:0", "METRICS_TOKEN": "metrics-test-token",
+		"FOLIO_ADMIN_EMAIL": "boss@example.com", "FOLIO_ADMIN_PASSWORD": cliTestPassword, "RATE_LIMIT_HELPER_PER_HOUR": "1000"}
+	base, _, stop := serveFor(t, vars)
+	defer stop()
+	env, _, _ := envWith(t, map[string]string{"FOLIO_DATA_DIR": dir})
+	cachedEntries := func() string {
+		t.Helper()
+		res, body := get(t, base+"/metrics", "Bearer metrics-test-token", nil)
+		if res.StatusCode != 200 {
+			t.Fatalf("/metrics: %d", res.StatusCode)
+		}
+		for _, line := range strings.Split(body, "\n") {
+			if n, ok := strings.CutPrefix(line, "folio_response_cache_entries "); ok {
+				return n
+			}
+		}
+		t.Fatal("/metrics has no folio_response_cache_entries")
+		return ""
+	}
+	// cacheThen caches a public response, runs the command, and waits until the server has
+	// dropped the response: it has processed the command's commit.
+	cacheThen := func(stdin string, args ...string) {
+		t.Helper()
+		for range 2 {
+			if res, _ := get(t, base+"/api/projects", "", nil); res.StatusCode != 200 {
+				t.Fatalf("GET /api/projects: %d", res.StatusCode)
+			}
+		}
+		if n := cachedEntries(); n == "0" {
+			t.Fatal("GET /api/projects was not cached")
+		}
+		e := env
+		e.Stdin = strings.NewReader(stdin)
+		if _, errs, err := runCmd(t, e, args...); err != nil {
+			t.Fatalf("folio %s: %v\n%s", strings.Join(args, " "), err, errs)
+		}
+		deadline := time.Now().Add(30 * time.Second) // only stops a broken build from hanging
+		for cachedEntries() != "0" {
+			if time.Now().After(deadline) {
+				t.Fatalf("folio %s: the server never noticed the commit", strings.Join(args, " "))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	key := mustAPIKey(t, env, "write")
+	list, _, err := runCmd(t, env, "apikey", "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	for _, line := range strings.Split(list, "\n") {
+		if strings.Contains(line, key[:auth.DisplayPrefixLen]) {
+			id = strings.Fields(line)[0]
+		}
+	}
+	for range 2 { // the second answer comes from the key cache
+		if st := keyStatus(t, base, key); st != 200 {
+			t.Fatalf("key before revocation: %d", st)
+		}
+	}
+	cacheThen("", "apikey", "revoke", id)
+	if st := keyStatus(t, base, key); st != 401 {
+		t.Errorf("the key revoked by folio apikey revoke: %d, want 401", st)
+	}
+
+	cookie := signIn(t, base, "boss@example.com", cliTestPassword)
+	if st := profileStatus(t, base, cookie); st != 200 { // cached from here on
+		t.Fatalf("session: %d", st)
+	}
+	cacheThen("an entirely new password\n", "user", "passwd", "--email", "boss@example.com")
+	if st := profileStatus(t, base, cookie); st != 401 {
+		t.Errorf("the session ended by folio user passwd: %d, want 401", st)
 	}
 }

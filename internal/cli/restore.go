@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/backup"
+	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // runRestore replaces the SQLite database by a snapshot: a key under backups/ in the media
@@ -36,13 +35,12 @@ func runRestore(ctx context.Context, args []string, env Env) error {
 		fmt.Fprintln(env.Stderr, "folio restore: --trust-unsigned restores one snapshot you name, never latest")
 		return ErrUsage
 	}
-	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "sqlite:") && !strings.HasPrefix(cfg.DatabaseURL, "file:") {
+	loc := sqldb.Locate(cfg.DatabaseURL, cfg.DataDir)
+	if loc.Dialect != sqldb.SQLite {
 		return errors.New("restore: snapshots are of the SQLite database; restore PostgreSQL with pg_restore (docs/operations.md)")
 	}
-	dbPath := strings.TrimPrefix(strings.TrimPrefix(cfg.DatabaseURL, "sqlite:"), "file:")
-	if dbPath == "" {
-		dbPath = filepath.Join(cfg.DataDir, "folio.db")
-	}
+	announceDB(env, nil, loc) // a new machine has no database yet: restore makes it
+	dbPath := loc.DSN
 	signer, err := newSigner(cfg)
 	if err != nil {
 		return err

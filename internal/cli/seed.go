@@ -24,7 +24,7 @@ func runSeed(ctx context.Context, args []string, env Env) error {
 		return ErrUsage
 	}
 	log := newLogger(cfg, env.Stderr)
-	db, err := openDB(ctx, cfg, true, log)
+	db, err := openDB(ctx, cfg, env, true, log)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	for _, w := range cfg.Warnings() {
 		log.Warn(w)
 	}
-	db, err := openDB(ctx, cfg, cfg.AutoMigrate, log)
+	db, err := openDB(ctx, cfg, env, cfg.AutoMigrate, log)
 	if err != nil {
 		return err
 	}

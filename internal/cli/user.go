@@ -17,34 +17,6 @@ import (
 	"github.com/foliohq/folio/internal/auth"
 )
 
-const userUsage = `Usage:
-  folio user create --email E --name N --role owner|editor [--password P]
-  folio user passwd --email E        set a new password (ends every session of the user)
-  folio user list                    list the users
-  folio user delete --email E        remove a user, their API keys and sessions
-  folio user role --email E --role owner|editor
-                                     change a user's role (ends their sessions)
-  folio user totp-reset --email E    turn two-factor sign-in off (a lost phone)
-
-Passwords are read from standard input (first line) when it is not a terminal, or asked for at
-a prompt; create's --password still works but shows up in ps and shell history.
-`
-
-func runUser(ctx context.Context, args []string, env Env) error {
-	if len(args) == 0 {
-		fmt.Fprint(env.Stderr, userUsage)
-		return ErrUsage
-	}
-	switch args[0] {
-	case "create":
-		return runUserCreate(ctx, args[1:], env)
-	case "passwd", "list", "delete", "role", "totp-reset":
-		return runUserAdmin(ctx, args[0], args[1:], env)
-	}
-	fmt.Fprint(env.Stderr, userUsage)
-	return ErrUsage
-}
-
 func runUserCreate(ctx context.Context, args []string, env Env) error {
 	var in folio.UserInput
 	var role string
@@ -71,7 +43,7 @@ func runUserCreate(ctx context.Context, args []string, env Env) error {
 		return validationError("user create", err)
 	}
 	log := newLogger(cfg, env.Stderr)
-	db, err := openDB(ctx, cfg, true, log)
+	db, err := openDB(ctx, cfg, env, true, log)
 	if err != nil {
 		return err
 	}
@@ -85,16 +57,17 @@ func runUserCreate(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "created %s %s (id %s)\n", u.Role, u.Email, u.ID)
-	if in.WeakPassword() {
-		fmt.Fprintf(env.Stderr, "warning: the password is shorter than %d characters; change it with `folio user passwd --email %s`\n",
-			folio.MinPasswordLen, u.Email)
-	}
 	return nil
 }
 
+// userAdmin is the command that runs passwd, list, delete, role or totp-reset (cmd).
+func userAdmin(cmd string) func(context.Context, []string, Env) error {
+	return func(ctx context.Context, args []string, env Env) error { return runUserAdmin(ctx, cmd, args, env) }
+}
+
 // runUserAdmin runs passwd, list, delete, role and totp-reset. Their changes reach running
-// servers at once on PostgreSQL (the change notification) and within the session cache's few
-// seconds on SQLite.
+// servers at once: on PostgreSQL through the change notification, on SQLite because servers watch
+// the file for other processes' commits (sqldb.DB.Listen).
 func runUserAdmin(ctx context.Context, cmd string, args []string, env Env) error {
 	var email, role string
 	cfg, err := loadConfig("user "+cmd, args, env, func(fs *flag.FlagSet) {
@@ -116,21 +89,21 @@ func runUserAdmin(ctx context.Context, cmd string, args []string, env Env) error
 		if password, err = readPassword(env); err != nil {
 			return err
 		}
-		var fe *folio.Error
-		if err := folio.ValidatePassword(password); errors.As(err, &fe) && len(fe.Details) > 0 {
-			return fmt.Errorf("user passwd: the password %s", fe.Details[0].Message)
+		if err := folio.ValidatePassword(password); err != nil {
+			return validationError("user passwd", err)
 		}
 	}
 	if cmd == "role" && !folio.Role(role).Valid() {
 		return errors.New("user role: --role must be owner or editor")
 	}
 	log := newLogger(cfg, env.Stderr)
-	db, err := openDB(ctx, cfg, true, log)
+	db, err := openDB(ctx, cfg, env, true, log)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	// Tell running instances (PostgreSQL) to drop their cached copy of the user.
+	// Tell running instances to drop their cached copy of the user (PostgreSQL; on SQLite they see
+	// the commit itself).
 	db.Changed = func(scope string) {
 		if err := db.Notify(ctx, scope); err != nil {
 			log.Warn("could not notify running servers; they pick the change up within seconds", "error", err.Error())
@@ -219,8 +192,9 @@ func readPassword(env Env) (string, error) {
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
-// validationError turns a *folio.Error from Validate into a message naming every field, the way
-// a command line reads best.
+// validationError turns a *folio.Error from Validate into a message naming every field the way a
+// command line reads best: a flag by its name (--email), the password as "the password" — it is
+// typed at a prompt or piped, so the reader may have used no flag.
 func validationError(cmd string, err error) error {
 	var fe *folio.Error
 	if !errors.As(err, &fe) || len(fe.Details) == 0 {
@@ -228,7 +202,14 @@ func validationError(cmd string, err error) error {
 	}
 	var parts []string
 	for _, d := range fe.Details {
-		parts = append(parts, "--"+d.Field+" "+d.Message)
+		switch {
+		case d.Field != "password":
+			parts = append(parts, "--"+d.Field+" "+d.Message)
+		case d.Message != "is required":
+			parts = append(parts, "the password "+d.Message)
+		default:
+			parts = append(parts, "the password is required: type it at the prompt, or give it as the first line of standard input")
+		}
 	}
 	return fmt.Errorf("%s: %s", cmd, strings.Join(parts, "; "))
 }

@@ -65,8 +65,10 @@ func TestUserCreate(t *testing.T) {
 		{"same email, other case", []string{"--email", "ADA@example.com", "--name", "Ada 2", "--role", "owner", "--password", cliTestPassword}, "", "already exists", true},
 		{"missing role", []string{"--email", "c@example.com", "--name", "C", "--password", cliTestPassword}, "", "--role is required", true},
 		{"bad role", []string{"--email", "c@example.com", "--name", "C", "--role", "admin", "--password", cliTestPassword}, "", "--role must be owner or editor", true},
-		{"short password", []string{"--email", "c@example.com", "--name", "C", "--role", "owner", "--password", "short"}, "", "--password must be at least", true},
-		{"empty stdin", []string{"--email", "c@example.com", "--name", "C", "--role", "owner"}, "", "--password is required", true},
+		{"short password", []string{"--email", "c@example.com", "--name", "C", "--role", "owner", "--password", "short"}, "", "the password must be at least 12 characters", true},
+		{"nine characters on stdin", []string{"--email", "c@example.com", "--name", "C", "--role", "owner"}, "ninechars\n", "the password must be at least 12 characters", true},
+		{"eleven characters", []string{"--email", "c@example.com", "--name", "C", "--role", "owner", "--password", "elevenchars"}, "", "the password must be at least 12 characters", true},
+		{"empty stdin", []string{"--email", "c@example.com", "--name", "C", "--role", "owner"}, "", "the password is required: type it at the prompt", true},
 		{"bad email", []string{"--email", "C <c@example.com>", "--name", "C", "--role", "owner", "--password", cliTestPassword}, "", "--email must be", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,6 +84,9 @@ func TestUserCreate(t *testing.T) {
 			if err != nil && strings.Contains(err.Error(), cliTestPassword) {
 				t.Errorf("the password is in the error: %v", err)
 			}
+			if err != nil && strings.Contains(err.Error(), "--password") {
+				t.Errorf("the error names a flag the reader may not have used: %v", err)
+			}
 		})
 	}
 	if _, _, err := runCmd(t, env, "user"); err != ErrUsage {
@@ -91,6 +96,12 @@ func TestUserCreate(t *testing.T) {
 
 func TestAPIKeyCommands(t *testing.T) {
 	env, _, _ := envWith(t, map[string]string{})
+	if _, _, err := runCmd(t, env, "apikey", "create", "--name", "x", "--level", "read"); err == nil || !strings.Contains(err.Error(), "no folio database") {
+		t.Errorf("key without a database: %v", err)
+	}
+	if _, _, err := runCmd(t, env, "migrate"); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := runCmd(t, env, "apikey", "create", "--name", "x", "--level", "read"); err == nil || !strings.Contains(err.Error(), "no owner") {
 		t.Errorf("key without any user: %v", err)
 	}

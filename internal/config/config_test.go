@@ -135,3 +135,24 @@ func TestProductionSecretLengths(t *testing.T) {
 		t.Errorf("FOLIO_PUBLIC_CACHE_BYTES default = %d, want 64 MiB", c.PublicCacheBytes)
 	}
 }
+
+// Ensure FOLIO_ADMIN_PASSWORD follows the one password rule in every environment: 11 characters
+// stop the start with an error naming the variable (never the value), 12 start.
+func TestAdminPasswordRule(t *testing.T) {
+	for _, env := range []string{"development", "production"} {
+		vars := map[string]string{"FOLIO_ENV": env, "NEXTAUTH_SECRET": strings.Repeat("k", 32), "FOLIO_ADMIN_EMAIL": "o@example.com"}
+		load := func(password string) error {
+			vars["FOLIO_ADMIN_PASSWORD"] = password
+			_, err := Load(func(k string) string { return vars[k] }, "")
+			return err
+		}
+		short := "elevenchars"
+		if err := load(short); err == nil || !strings.Contains(err.Error(), "FOLIO_ADMIN_PASSWORD must be at least 12 characters") ||
+			strings.Contains(err.Error(), short) {
+			t.Errorf("%s: an 11-character FOLIO_ADMIN_PASSWORD: %v", env, err)
+		}
+		if err := load("twelve chars"); err != nil {
+			t.Errorf("%s: a 12-character FOLIO_ADMIN_PASSWORD: %v", env, err)
+		}
+	}
+}

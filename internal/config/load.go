@@ -2,6 +2,7 @@ package config
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net/mail"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/foliohq/folio"
 )
 
 // Load builds a Config from getenv, falling back to the .env file at dotenvPath (if it exists) and
@@ -64,6 +67,12 @@ func (c *Config) validate() error {
 	}
 	if c.CalendarProvider == "caldav" && c.CalDAVURL == "" {
 		return fmt.Errorf("config: CALDAV_URL is required when CALENDAR_PROVIDER=caldav")
+	}
+	// The first-start owner's password follows the one password rule in every environment: the
+	// value is only ever named, never shown.
+	var fe *folio.Error
+	if c.AdminPassword != "" && errors.As(folio.ValidatePassword(c.AdminPassword), &fe) {
+		return fmt.Errorf("config: FOLIO_ADMIN_PASSWORD %s", fe.Details[0].Message)
 	}
 	if c.Production() {
 		if c.NextAuthSecret == "" {

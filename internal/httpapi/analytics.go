@@ -201,11 +201,9 @@ func (s analyticsAPI) analyticsBreakdown(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return err
 	}
-	exact := false
-	if q.Has("exact") {
-		if exact, err = strconv.ParseBool(q.Get("exact")); err != nil {
-			return folio.BadRequest("exact", "must be true or false")
-		}
+	exact, err := boolQuery(q, "exact")
+	if err != nil {
+		return err
 	}
 	b, err := a.Breakdown(r.Context(), analytics.BreakdownParams{Dimension: dim, Range: rg, Filters: filters, Page: page, Limit: limit, Compare: compare, Exact: exact})
 	if err != nil {

@@ -86,6 +86,19 @@ func jsonTypeName(kind string) string {
 	return kind
 }
 
+// boolQuery reads the boolean query parameter name: false when absent, a 400 naming it when not
+// a boolean (strconv.ParseBool: true, false, 1, 0…).
+func boolQuery(q url.Values, name string) (bool, error) {
+	if !q.Has(name) {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(q.Get(name))
+	if err != nil {
+		return false, folio.BadRequest(name, "must be true or false")
+	}
+	return b, nil
+}
+
 // pageParams reads page (≥ 1, default 1) and limit (1..100, default 10) from the query; anything
 // else is a 400 (docs/api.md, Conventions).
 func pageParams(r *http.Request) (page, limit int, err error) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/media"
 )
 
 // uploadReadTimeout replaces the server's read deadline for upload bodies, which may be large.
@@ -45,6 +46,10 @@ func (s mediaAPI) routes() []route {
 			Tag: "Media", Summary: "List stored media, newest first (the dashboard's media library)",
 			Query:  []param{pageParam, limitParam, {Name: "q", Type: "string", Doc: "only files whose name or generation prompt contains this text (any case)"}},
 			Status: http.StatusOK, Resp: mediaList{}},
+		{Method: "DELETE", Pattern: "/api/media/{key}", Handle: s.deleteMedia, Level: folio.LevelWrite, Needs: needMediaStorage,
+			Tag: "Media", Summary: "Delete a stored file (`key` from the upload answer or the list) with its variants; 409 listing the posts and projects that show it (details: field post or project, id, title), unless force=true",
+			Query:  []param{{Name: "force", Type: "boolean", Doc: "`true`: delete even while posts or projects show the file"}},
+			Status: http.StatusNoContent, Errors: []int{404, 409, 503}},
 		{Method: "POST", Pattern: "/api/ai/generate-image", Handle: s.generateImage, Level: folio.LevelWrite, Limit: limitHelperKey, Needs: needImageGeneration,
 			Tag: "Media", Summary: "Generate an image from a prompt and store it in media storage",
 			Body: generateImageInput{}, Status: http.StatusOK, Resp: folio.GeneratedImage{}, Errors: []int{413, 422, 502, 503}},
@@ -73,6 +78,19 @@ func (s mediaAPI) listMedia(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, mediaList{Media: items, Pagination: newPagination(page, limit, total)})
+}
+
+func (s mediaAPI) deleteMedia(w http.ResponseWriter, r *http.Request) error {
+	force, err := boolQuery(r.URL.Query(), "force")
+	if err != nil {
+		return err
+	}
+	lib := media.Library{Store: s.MediaLibrary, Blobs: s.Uploader.Store}
+	if err := lib.Delete(r.Context(), r.PathValue("key"), force); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 func (s mediaAPI) generateImage(w http.ResponseWriter, r *http.Request) error {

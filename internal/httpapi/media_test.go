@@ -89,7 +89,8 @@ func TestMediaUploadRoute(t *testing.T) {
 		// The object is served under /media/ with its type and immutable caching.
 		served := ts.do("GET", strings.TrimPrefix(obj.URL, "http://folio.test"), "", nil)
 		if served.Status != 200 || !bytes.Equal(served.Body, img) || served.Header.Get("Content-Type") != "image/png" ||
-			!strings.Contains(served.Header.Get("Cache-Control"), "immutable") || served.Header.Get("X-Content-Type-Options") != "nosniff" {
+			!strings.Contains(served.Header.Get("Cache-Control"), "immutable") || served.Header.Get("X-Content-Type-Options") != "nosniff" ||
+			served.Header.Get("Content-Security-Policy") != "default-src 'none'; sandbox" || served.Header.Get("Content-Disposition") != "" {
 			t.Errorf("serving: %d %v", served.Status, served.Header)
 		}
 		list := ts.do("GET", "/api/media", "write", nil)

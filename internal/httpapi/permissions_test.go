@@ -103,6 +103,7 @@ var documentedRoutes = []documentedRoute{
 	{"GET", "/api/openapi.json", public, limitTier},
 	{"GET", "/api/docs", public, limitTier},
 	{"GET", "/api/media", writeAccess, limitTier},       // the dashboard's media library, like upload
+	{"DELETE", "/api/media/{}", writeAccess, limitTier}, // docs/api.md, "Media and AI images"
 	{"GET", "/api/mail/outbox", adminAccess, limitTier}, // mail folio sent or failed to send, like the contact inbox
 
 	// Analytics routes beyond the report: the funnel is a report like GET /api/analytics;

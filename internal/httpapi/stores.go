@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/media"
 )
 
 // The stores the kernel and the resources of this file's neighbours use, each as narrow as its
@@ -20,13 +21,9 @@ type Notifier interface {
 	Notify(ctx context.Context, scope string) error
 }
 
-// MediaLibrary records stored media and lists them (mediaAPI); MediaByURL finds the images a
-// post shows, for their srcset (blog.go).
-type MediaLibrary interface {
-	RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error
-	Media(ctx context.Context, f folio.MediaFilter) ([]folio.MediaRecord, int, error)
-	MediaByURL(ctx context.Context, urls []string) ([]folio.MediaRecord, error)
-}
+// MediaLibrary records stored media, lists and searches them, finds the images a post shows (for
+// their srcset, blog.go) and what uses them (mediaAPI).
+type MediaLibrary = media.Store
 
 // WebhookStore keeps the outgoing webhooks and their delivery logs (webhookAPI).
 type WebhookStore interface {

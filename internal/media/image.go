@@ -22,10 +22,6 @@ const (
 	variantJPEGQuality  = 82
 )
 
-// decodeSlots lets one image at a time be decoded and resized per process, so that memory stays
-// bounded by one image (MEDIA_MAX_PIXELS) whatever the number of concurrent uploads.
-var decodeSlots = make(chan struct{}, 1)
-
 // encodedVariant is a variant ready to store.
 type encodedVariant struct {
 	width, height    int
@@ -46,19 +42,16 @@ type countWriter struct{ n int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
-// processImage checks the pixel limit, strips the metadata, applies the orientation and makes
-// the variants of the raster image in tmp. It sets obj.Width and obj.Height.
+// processImage checks the pixel limit, strips the metadata, reserves the decode's memory from
+// the budget (decodeCost), applies the orientation and makes the variants of the raster image
+// in tmp. It sets obj.Width and obj.Height.
 func (u *Uploader) processImage(ctx context.Context, tmp *os.File, contentType string, obj *folio.MediaObject) (*processedImage, error) {
-	unreadable := folio.Errorf(folio.EUNSUPPORTED, "The file starts like %s but is not a readable image.", contentType)
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("media: %w", err)
 	}
-	cfg, _, err := image.DecodeConfig(tmp)
-	if err != nil {
-		return nil, unreadable
-	}
-	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, unreadable
+	cfg, format, err := image.DecodeConfig(tmp)
+	if err != nil || cfg.Width <= 0 || cfg.Height <= 0 {
+		return nil, unreadable(contentType)
 	}
 	// The header decides, before any pixel is decoded: a small file may declare a huge canvas
 	// (a decompression bomb).
@@ -69,37 +62,22 @@ func (u *Uploader) processImage(ctx context.Context, tmp *os.File, contentType s
 	}
 	obj.Width, obj.Height = cfg.Width, cfg.Height
 
-	out := &processedImage{}
-	clean, err := os.CreateTemp(u.TempDir, "folio-clean-*")
+	out, st, err := u.stripToTemp(tmp, contentType)
 	if err != nil {
-		return nil, fmt.Errorf("media: temp file: %w", err)
-	}
-	out.file = clean
-	fail := func(err error) (*processedImage, error) {
-		clean.Close()
-		os.Remove(clean.Name())
 		return nil, err
 	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return fail(fmt.Errorf("media: %w", err))
+	clean := out.file
+	fail := func(err error) (*processedImage, error) {
+		out.remove()
+		return nil, err
 	}
-	h := sha256.New()
-	var cw countWriter
-	st, _, err := stripMetadata(contentType, io.MultiWriter(clean, h, &cw), tmp)
-	if errors.Is(err, errMalformed) {
-		return fail(unreadable)
-	}
+
+	turn := st.Orientation != 1 && (contentType == "image/jpeg" || contentType == "image/png")
+	release, err := u.decodeBudget().reserve(ctx, decodeCost(cfg, format, st, turn), cfg)
 	if err != nil {
 		return fail(err)
 	}
-	out.sum, out.size = h.Sum(nil), cw.n
-
-	select {
-	case decodeSlots <- struct{}{}:
-	case <-ctx.Done():
-		return fail(ctx.Err())
-	}
-	defer func() { <-decodeSlots }()
+	defer release()
 
 	if _, err := clean.Seek(0, io.SeekStart); err != nil {
 		return fail(fmt.Errorf("media: %w", err))
@@ -111,7 +89,7 @@ func (u *Uploader) processImage(ctx context.Context, tmp *os.File, contentType s
 		// cleaned, as the original only: no variants, no blurhash, orientation as stored.
 		return out, nil
 	}
-	if st.Orientation != 1 && (contentType == "image/jpeg" || contentType == "image/png") {
+	if turn {
 		// Apply the orientation to the pixels: JPEG is re-encoded once at quality 95 (Go has no
 		// lossless DCT-domain rotation), PNG is re-encoded losslessly. WebP keeps its pixels
 		// as stored (no WebP encoder in Go) — see docs/api.md.
@@ -122,8 +100,8 @@ func (u *Uploader) processImage(ctx context.Context, tmp *os.File, contentType s
 		if _, err := clean.Seek(0, io.SeekStart); err != nil {
 			return fail(fmt.Errorf("media: %w", err))
 		}
-		h.Reset()
-		cw.n = 0
+		h := sha256.New()
+		var cw countWriter
 		w := io.MultiWriter(clean, h, &cw)
 		if contentType == "image/jpeg" {
 			err = jpeg.Encode(w, img, &jpeg.Options{Quality: orientedJPEGQuality})
@@ -164,6 +142,42 @@ func (u *Uploader) processImage(ctx context.Context, tmp *os.File, contentType s
 		out.variants = append(out.variants, ev)
 	}
 	return out, nil
+}
+
+// stripToTemp copies tmp without its metadata (stripMetadata) to a new temporary file, which
+// the caller removes (processedImage.remove), with the SHA-256 and size of the cleaned bytes.
+func (u *Uploader) stripToTemp(tmp *os.File, contentType string) (*processedImage, stripped, error) {
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return nil, stripped{}, fmt.Errorf("media: %w", err)
+	}
+	clean, err := os.CreateTemp(u.TempDir, "folio-clean-*")
+	if err != nil {
+		return nil, stripped{}, fmt.Errorf("media: temp file: %w", err)
+	}
+	out := &processedImage{file: clean}
+	h := sha256.New()
+	var cw countWriter
+	st, _, err := stripMetadata(contentType, io.MultiWriter(clean, h, &cw), tmp)
+	if err != nil {
+		out.remove()
+		if errors.Is(err, errMalformed) {
+			return nil, st, unreadable(contentType)
+		}
+		return nil, st, err
+	}
+	out.sum, out.size = h.Sum(nil), cw.n
+	return out, st, nil
+}
+
+// remove closes and deletes the cleaned file.
+func (p *processedImage) remove() {
+	p.file.Close()
+	os.Remove(p.file.Name())
+}
+
+// unreadable is the answer to a file that sniffs as an image type but cannot be read as one.
+func unreadable(contentType string) error {
+	return folio.Errorf(folio.EUNSUPPORTED, "The file starts like %s but is not a readable image.", contentType)
 }
 
 // shrinkForHash returns img itself when it is already narrower than the smallest variant

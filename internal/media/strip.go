@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 )
 
@@ -24,6 +25,33 @@ type stripped struct {
 	Orientation int
 	// Frames counts the images of a GIF (more than one: animated).
 	Frames int
+	// What decoding will cost (decodeCost): the JPEG frame; whether a PNG is interlaced and
+	// has a tRNS chunk (grey then decodes to NRGBA); whether a WebP is lossless.
+	JPEG         jpegFrame
+	Interlaced   bool
+	Transparency bool
+	Lossless     bool
+}
+
+// jpegFrame is what a JPEG's SOF and APP segments say about how Go's decoder will hold it.
+type jpegFrame struct {
+	Components  int
+	Progressive bool
+	// Samples is the number of samples a pixel has with every component at its subsampling
+	// (3 for 4:4:4 colour, 1.5 for 4:2:0, 1 for grey); MCUWidth and MCUHeight are the size of
+	// a minimum coded unit, to which the decoder rounds its planes up.
+	Samples             float64
+	MCUWidth, MCUHeight int
+	// Ratio is the chroma subsampling of a 3-component image, as image/jpeg names it
+	// (ratioOK false: one it does not know, and will refuse).
+	Ratio   image.YCbCrSubsampleRatio
+	ratioOK bool
+	// RGB is set when the decoder turns the colour into an RGBA image (Adobe transform 0 or
+	// components named R, G, B, without JFIF), as it does for every 4-component image.
+	RGB bool
+	// names, jfif and adobe* are read to decide RGB.
+	names              string
+	jfif, adobeUnknown bool
 }
 
 // StripJPEG copies a JPEG without its metadata: APP1 (EXIF, XMP), APP13 (IPTC/Photoshop), COM,
@@ -113,6 +141,10 @@ func jpegMarker(bw *bufio.Writer, br *bufio.Reader, m byte, out *stripped, inSca
 	}
 	keep := true
 	switch {
+	case m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC: // SOFn
+		if out.JPEG.Components == 0 {
+			out.JPEG.readSOF(m, payload)
+		}
 	case m == 0xE1: // EXIF or XMP
 		if bytes.HasPrefix(payload, []byte("Exif\x00\x00")) {
 			if o := exifOrientation(payload[6:]); o != 0 {
@@ -122,9 +154,13 @@ func jpegMarker(bw *bufio.Writer, br *bufio.Reader, m byte, out *stripped, inSca
 		keep = false
 	case m == 0xE0:
 		keep = bytes.HasPrefix(payload, []byte("JFIF\x00"))
+		out.JPEG.jfif = out.JPEG.jfif || keep
 	case m == 0xE2:
 		keep = bytes.HasPrefix(payload, []byte("ICC_PROFILE\x00"))
 	case m == 0xEE: // Adobe: colour transform
+		if len(payload) >= 12 && bytes.HasPrefix(payload, []byte("Adobe")) {
+			out.JPEG.adobeUnknown = payload[11] == 0
+		}
 	case m >= 0xE3 && m <= 0xEF, m == 0xFE: // other APPn (APP13 IPTC included), COM
 		keep = false
 	}
@@ -135,8 +171,51 @@ func jpegMarker(bw *bufio.Writer, br *bufio.Reader, m byte, out *stripped, inSca
 	}
 	if m == 0xDA {
 		*inScan = true
+		out.JPEG.decideRGB()
 	}
 	return false, nil
+}
+
+// readSOF reads a start-of-frame segment (marker m): the components and their sampling.
+func (f *jpegFrame) readSOF(m byte, p []byte) {
+	if len(p) < 6 {
+		return
+	}
+	n := int(p[5])
+	if n == 0 || len(p) < 6+3*n {
+		return
+	}
+	hmax, vmax := 1, 1
+	for i := range n {
+		hv := p[6+3*i+1]
+		hmax, vmax = max(hmax, int(hv>>4)), max(vmax, int(hv&15))
+	}
+	var samples float64
+	var names []byte
+	for i := range n {
+		c := p[6+3*i:]
+		samples += float64(int(c[1]>>4)*int(c[1]&15)) / float64(hmax*vmax)
+		names = append(names, c[0])
+	}
+	*f = jpegFrame{Components: n, Progressive: m == 0xC2, Samples: samples, MCUWidth: 8 * hmax, MCUHeight: 8 * vmax,
+		names: string(names), jfif: f.jfif, adobeUnknown: f.adobeUnknown}
+	// image/jpeg's makeImg: the luma sampling factors over the first chroma component's.
+	if n == 3 && p[10]>>4 != 0 && p[10]&15 != 0 {
+		f.Ratio, f.ratioOK = jpegRatios[int(p[7]>>4/(p[10]>>4))<<4|int(p[7]&15/(p[10]&15))]
+	}
+}
+
+// jpegRatios are the chroma subsamplings image/jpeg decodes, by horizontal<<4 | vertical factor.
+var jpegRatios = map[int]image.YCbCrSubsampleRatio{
+	0x11: image.YCbCrSubsampleRatio444, 0x12: image.YCbCrSubsampleRatio440,
+	0x21: image.YCbCrSubsampleRatio422, 0x22: image.YCbCrSubsampleRatio420,
+	0x41: image.YCbCrSubsampleRatio411, 0x42: image.YCbCrSubsampleRatio410,
+}
+
+// decideRGB applies image/jpeg's rule (isRGB, applyBlack) once the APP segments before the
+// first scan are known.
+func (f *jpegFrame) decideRGB() {
+	f.RGB = f.Components == 4 || (f.Components == 3 && !f.jfif && (f.adobeUnknown || f.names == "RGB"))
 }
 
 // exifOrientation reads tag 0x0112 of IFD0 from a TIFF structure; 0 when absent or invalid.
@@ -198,6 +277,14 @@ func StripPNG(w io.Writer, r io.Reader) (stripped, error) {
 		}
 		typ := string(hdr[4:8])
 		switch {
+		case typ == "IHDR" && n == 13:
+			data := make([]byte, n+4)
+			if _, err := io.ReadFull(br, data); err != nil {
+				return out, errMalformed
+			}
+			out.Interlaced = data[12] != 0
+			bw.Write(hdr[:])
+			bw.Write(data)
 		case typ == "eXIf" && n <= 1<<20:
 			data := make([]byte, n+4)
 			if _, err := io.ReadFull(br, data); err != nil {
@@ -211,6 +298,7 @@ func StripPNG(w io.Writer, r io.Reader) (stripped, error) {
 				return out, errMalformed
 			}
 		default:
+			out.Transparency = out.Transparency || typ == "tRNS"
 			bw.Write(hdr[:])
 			if _, err := io.CopyN(bw, br, n+4); err != nil {
 				return out, errMalformed
@@ -272,6 +360,7 @@ func StripWebP(w io.Writer, r io.ReadSeeker) (stripped, error) {
 			}
 		case "XMP ":
 		default:
+			out.Lossless = out.Lossless || c.fourcc == "VP8L"
 			chunks = append(chunks, c)
 			newSize += 8 + padded
 		}
@@ -435,6 +524,8 @@ func stripMetadata(contentType string, w io.Writer, r io.ReadSeeker) (s stripped
 		s, err = StripWebP(w, r)
 	case "image/gif":
 		s, err = StripGIF(w, r)
+	case "image/avif":
+		s, err = StripAVIF(w, r)
 	default:
 		return stripped{Orientation: 1}, false, nil
 	}

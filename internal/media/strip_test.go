@@ -3,6 +3,7 @@ package media
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -435,6 +436,65 @@ func TestOrientPixelFormats(t *testing.T) {
 						t.Fatalf("%s o=%d: pixel %d,%d differs", name, o, x, y)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestOrientSubsampledAndOtherFormats: subsampled YCbCr (whose chroma planes turn with the
+// image, 4:2:2 becoming 4:4:0 and back), CMYK and 16-bit grey turn like the generic path, and
+// keep their pixel format where one holds the turned image (the memory estimate relies on it).
+func TestOrientSubsampledAndOtherFormats(t *testing.T) {
+	const w, h = 8, 6 // whole chroma blocks for every subsampling
+	imgs := map[string]image.Image{}
+	for name, r := range map[string]image.YCbCrSubsampleRatio{"422": image.YCbCrSubsampleRatio422, "440": image.YCbCrSubsampleRatio440,
+		"420": image.YCbCrSubsampleRatio420, "411": image.YCbCrSubsampleRatio411} {
+		m := image.NewYCbCr(image.Rect(0, 0, w, h), r)
+		for i := range m.Y {
+			m.Y[i] = uint8(i * 5)
+		}
+		for i := range m.Cb {
+			m.Cb[i], m.Cr[i] = uint8(40+i*9), uint8(200-i*7)
+		}
+		imgs["ycbcr"+name] = m
+	}
+	cmyk := image.NewCMYK(image.Rect(0, 0, w, h))
+	g16 := image.NewGray16(image.Rect(0, 0, w, h))
+	for i := range cmyk.Pix {
+		cmyk.Pix[i] = uint8(i * 3)
+	}
+	for i := range g16.Pix {
+		g16.Pix[i] = uint8(i * 11)
+	}
+	imgs["cmyk"], imgs["gray16"] = cmyk, g16
+	for o := 2; o <= 8; o++ {
+		for name, img := range imgs {
+			want := image.NewNRGBA64(img.Bounds())
+			for y := range h {
+				for x := range w {
+					want.Set(x, y, img.At(x, y))
+				}
+			}
+			got, ref := orient(img, o), orient(want, o)
+			if got.Bounds() != ref.Bounds() {
+				t.Fatalf("%s o=%d: bounds %v, want %v", name, o, got.Bounds(), ref.Bounds())
+			}
+			for y := range ref.Bounds().Dy() {
+				for x := range ref.Bounds().Dx() {
+					r1, g1, b1, a1 := got.At(x, y).RGBA()
+					r2, g2, b2, a2 := ref.At(x, y).RGBA()
+					if r1>>8 != r2>>8 || g1>>8 != g2>>8 || b1>>8 != b2>>8 || a1>>8 != a2>>8 {
+						t.Fatalf("%s o=%d: pixel %d,%d differs", name, o, x, y)
+					}
+				}
+			}
+			switch {
+			case name == "ycbcr411":
+				if _, ok := got.(*image.NRGBA); !ok {
+					t.Errorf("%s o=%d: %T, want *image.NRGBA (no YCbCr holds 4:1:1 turned)", name, o, got)
+				}
+			case fmt.Sprintf("%T", got) != fmt.Sprintf("%T", img):
+				t.Errorf("%s o=%d: turned into %T, want %T", name, o, got, img)
 			}
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/gabriel-vasile/mimetype"
 	_ "golang.org/x/image/webp" // DecodeConfig for WebP
@@ -63,6 +64,13 @@ type Uploader struct {
 	// MaxPixels caps width × height of raster images (MEDIA_MAX_PIXELS); 0 means
 	// DefaultMaxPixels. Checked from the header before any pixel is decoded.
 	MaxPixels int64
+	// DecodeBudget bounds, in bytes, the memory the image decodes of this Uploader hold at once
+	// (each reserves its estimate, decodeCost, and waits for room); an image whose estimate
+	// alone exceeds it is refused with 422. 0 means 6 bytes per pixel of MaxPixels.
+	DecodeBudget int64
+
+	budgetOnce sync.Once
+	budget     *decodeBudget
 }
 
 func (u *Uploader) maxPixels() int64 {
@@ -148,8 +156,9 @@ func (u *Uploader) FromReader(ctx context.Context, src io.Reader, name string, m
 }
 
 // store runs the pipeline: temp file + size cap → sniff → for raster images: dimensions and the
-// pixel limit (from the header, before any decoding), metadata stripped (lossless), EXIF
-// orientation applied, variants and blurhash → content address of the cleaned bytes → Put.
+// pixel limit (from the header, before any decoding), metadata stripped (lossless), the decode
+// budget, EXIF orientation applied, variants and blurhash; for AVIF: metadata stripped →
+// content address of the cleaned bytes → Put.
 func (u *Uploader) store(ctx context.Context, src io.Reader, name string, extra map[string]string) (folio.MediaObject, error) {
 	if u.Store == nil {
 		return folio.MediaObject{}, errors.New("media: Uploader.Store is nil")
@@ -178,17 +187,22 @@ func (u *Uploader) store(ctx context.Context, src io.Reader, name string, extra 
 	}
 	obj := folio.MediaObject{Size: n, ContentType: contentType, Filename: name, Variants: []folio.MediaVariant{}}
 	final, sum := tmp, h.Sum(nil)
+	var processed *processedImage
+	switch {
+	case isRasterImage(contentType):
+		processed, err = u.processImage(ctx, tmp, contentType, &obj)
+	case contentType == "image/avif":
+		processed, _, err = u.stripToTemp(tmp, contentType) // metadata only: Go has no AVIF decoder
+	}
+	if err != nil {
+		return folio.MediaObject{}, err
+	}
 	var variants []encodedVariant
-	if isRasterImage(contentType) {
-		img, err := u.processImage(ctx, tmp, contentType, &obj)
-		if err != nil {
-			return folio.MediaObject{}, err
-		}
-		defer os.Remove(img.file.Name())
-		defer img.file.Close()
-		final, sum, obj.Size = img.file, img.sum, img.size
-		variants = img.variants
-		obj.Blurhash = img.blurhash
+	if processed != nil {
+		defer processed.remove()
+		final, sum, obj.Size = processed.file, processed.sum, processed.size
+		variants = processed.variants
+		obj.Blurhash = processed.blurhash
 	}
 
 	hexSum := hex.EncodeToString(sum)

@@ -21,28 +21,26 @@ const DefaultMaxPixels = 50_000_000
 const kernelTempBudget = 64 << 20
 
 // orient returns img turned upright for EXIF orientation o (2–8), as a new image; 1 returns
-// img. YCbCr images with 4:4:4 or 4:2:0 sampling stay YCbCr (no RGBA copy of a big photo).
+// img. The copy keeps the decoder's pixel format, so it takes no more memory than the original
+// (decodeCost counts on it): YCbCr keeps its planes (a turn by 90° swaps 4:2:2 and 4:4:0);
+// only the YCbCr subsamplings without a turned counterpart (4:1:1, 4:1:0) become NRGBA, in
+// one pass.
 func orient(img image.Image, o int) image.Image {
 	if o < 2 || o > 8 {
 		return img
 	}
-	if y, ok := img.(*image.YCbCr); ok && (y.SubsampleRatio == image.YCbCrSubsampleRatio444 || y.SubsampleRatio == image.YCbCrSubsampleRatio420) {
-		b := y.Bounds()
-		w, h := b.Dx(), b.Dy()
-		dw, dh := w, h
-		if o >= 5 {
-			dw, dh = h, w
+	if y, ok := img.(*image.YCbCr); ok {
+		if ratio, ok := turnedRatio(y.SubsampleRatio, o); ok {
+			b := y.Bounds()
+			w, h := b.Dx(), b.Dy()
+			dst := image.NewYCbCr(orientedRect(b, o), ratio)
+			transformPixels(dst.Y, dst.YStride, y.Y[y.YOffset(b.Min.X, b.Min.Y):], y.YStride, w, h, 1, o)
+			cw, ch := chromaSize(y.SubsampleRatio, w, h)
+			co := y.COffset(b.Min.X, b.Min.Y)
+			transformPixels(dst.Cb, dst.CStride, y.Cb[co:], y.CStride, cw, ch, 1, o)
+			transformPixels(dst.Cr, dst.CStride, y.Cr[co:], y.CStride, cw, ch, 1, o)
+			return dst
 		}
-		dst := image.NewYCbCr(image.Rect(0, 0, dw, dh), y.SubsampleRatio)
-		transformPixels(dst.Y, dst.YStride, y.Y[y.YOffset(b.Min.X, b.Min.Y):], y.YStride, w, h, 1, o)
-		cw, ch := w, h
-		if y.SubsampleRatio == image.YCbCrSubsampleRatio420 {
-			cw, ch = (w+1)/2, (h+1)/2
-		}
-		co := y.COffset(b.Min.X, b.Min.Y)
-		transformPixels(dst.Cb, dst.CStride, y.Cb[co:], y.CStride, cw, ch, 1, o)
-		transformPixels(dst.Cr, dst.CStride, y.Cr[co:], y.CStride, cw, ch, 1, o)
-		return dst
 	}
 	// Pixel formats the decoders return are turned in place of a copy: a 50-megapixel PNG is
 	// 200 MB as NRGBA, and a conversion first would double that.
@@ -67,14 +65,62 @@ func orient(img image.Image, o int) image.Image {
 		d := image.NewGray(orientedRect(m.Rect, o))
 		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 1, o)
 		return d
+	case *image.Gray16:
+		d := image.NewGray16(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 2, o)
+		return d
+	case *image.CMYK:
+		d := image.NewCMYK(orientedRect(m.Rect, o))
+		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 4, o)
+		return d
 	case *image.Paletted:
 		d := image.NewPaletted(orientedRect(m.Rect, o), m.Palette)
 		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 1, o)
 		return d
 	}
-	src := image.NewNRGBA(img.Bounds().Sub(img.Bounds().Min))
-	draw.Draw(src, src.Bounds(), img, img.Bounds().Min, draw.Src)
-	return orient(src, o)
+	b := img.Bounds()
+	d := image.NewNRGBA(orientedRect(b, o))
+	for y := range d.Rect.Dy() {
+		for x := range d.Rect.Dx() {
+			sx, sy := orientSource(x, y, b.Dx(), b.Dy(), o)
+			d.Set(x, y, img.At(b.Min.X+sx, b.Min.Y+sy))
+		}
+	}
+	return d
+}
+
+// turnedRatio is the subsampling of a YCbCr image with ratio r once turned by orientation o;
+// ok is false when no YCbCr subsampling holds it.
+func turnedRatio(r image.YCbCrSubsampleRatio, o int) (image.YCbCrSubsampleRatio, bool) {
+	switch r {
+	case image.YCbCrSubsampleRatio444, image.YCbCrSubsampleRatio420:
+		return r, true
+	case image.YCbCrSubsampleRatio422:
+		if o >= 5 { // transposed: the halved direction turns with the image
+			return image.YCbCrSubsampleRatio440, true
+		}
+		return r, true
+	case image.YCbCrSubsampleRatio440:
+		if o >= 5 {
+			return image.YCbCrSubsampleRatio422, true
+		}
+		return r, true
+	}
+	return r, false
+}
+
+// chromaSize is the size of the chroma planes of a w×h YCbCr image with ratio r (one of those
+// turnedRatio keeps).
+func chromaSize(r image.YCbCrSubsampleRatio, w, h int) (int, int) {
+	switch r {
+	case image.YCbCrSubsampleRatio422:
+		return (w + 1) / 2, h
+	case image.YCbCrSubsampleRatio420:
+		return (w + 1) / 2, (h + 1) / 2
+	case image.YCbCrSubsampleRatio440:
+		return w, (h + 1) / 2
+	}
+	return w, h
 }
 
 // orientedRect is the bounds of r's image turned by orientation o, at the origin.
@@ -152,25 +198,71 @@ func boxReduce(img image.Image, k int) *image.RGBA {
 	return dst
 }
 
-// resizeWidth returns img scaled to width w (height keeping the aspect ratio, at least 1). Big
-// reductions first box-reduce by an integer factor (anti-aliasing and memory), then CatmullRom
-// finishes; when CatmullRom's temporary buffer would exceed kernelTempBudget, bilinear sampling
-// of the box-reduced image (less than 2× larger than the target) finishes instead.
+// resizePlan is how resizeWidth scales an image to a width: big reductions first box-reduce by
+// an integer factor (anti-aliasing and memory), then CatmullRom finishes; when CatmullRom's
+// temporary buffer would exceed kernelTempBudget, bilinear sampling of the box-reduced image
+// (less than 2× larger than the target) finishes instead.
+type resizePlan struct {
+	sw, sh, w, h int  // from sw×sh to w×h
+	box          int  // box-reduction factor, 1 for none
+	kernel       bool // CatmullRom, else bilinear
+}
+
+func planResize(sw, sh, w int) resizePlan {
+	p := resizePlan{sw: sw, sh: sh, w: w, h: max(1, int((int64(sh)*int64(w)+int64(sw)/2)/int64(sw))), box: 1}
+	if k := sw / w; k >= 2 {
+		p.box = k
+	}
+	p.kernel = int64(w)*int64(sh/p.box)*32 <= kernelTempBudget
+	return p
+}
+
+// bytes is the memory the step holds: its result, the box-reduced copy with its band of rows,
+// and the kernel's temporary buffer.
+func (p resizePlan) bytes() int64 {
+	n := int64(p.w) * int64(p.h) * 4
+	if p.box > 1 {
+		bw, bh := int64(p.sw/p.box), int64(p.sh/p.box)
+		n += bw*bh*4 + bw*int64(p.box)*int64(p.box)*4
+	}
+	if p.kernel {
+		n += int64(p.w) * int64(p.sh/p.box) * 32
+	}
+	return n
+}
+
+// resizeWidth returns img scaled to width w (height keeping the aspect ratio, at least 1), as
+// planResize decides.
 func resizeWidth(img image.Image, w int) *image.RGBA {
 	b := img.Bounds()
-	h := max(1, int((int64(b.Dy())*int64(w)+int64(b.Dx())/2)/int64(b.Dx())))
+	p := planResize(b.Dx(), b.Dy(), w)
 	src := img
-	if k := b.Dx() / w; k >= 2 {
-		src = boxReduce(img, k)
+	if p.box > 1 {
+		src = boxReduce(img, p.box)
 	}
-	sb := src.Bounds()
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	if int64(w)*int64(sb.Dy())*32 <= kernelTempBudget {
-		xdraw.CatmullRom.Scale(dst, dst.Rect, src, sb, xdraw.Src, nil)
+	dst := image.NewRGBA(image.Rect(0, 0, w, p.h))
+	if p.kernel {
+		xdraw.CatmullRom.Scale(dst, dst.Rect, src, src.Bounds(), xdraw.Src, nil)
 	} else {
-		xdraw.ApproxBiLinear.Scale(dst, dst.Rect, src, sb, xdraw.Src, nil)
+		xdraw.ApproxBiLinear.Scale(dst, dst.Rect, src, src.Bounds(), xdraw.Src, nil)
 	}
 	return dst
+}
+
+// variantBytes is the memory makeVariants allocates for a w×h image: every step's result and
+// working buffers, all counted, because the heap of a decode under way has usually not been
+// collected yet (the blurhash's 32-pixel copy is left out).
+func variantBytes(w, h int) int64 {
+	var n int64
+	for i := len(VariantWidths) - 1; i >= 0; i-- {
+		if VariantWidths[i] >= w {
+			continue
+		}
+		p := planResize(w, h, VariantWidths[i])
+		n += p.bytes()
+		w, h = p.w, p.h
+	}
+	return n
 }
 
 // makeVariants resizes img to every VariantWidths width smaller than its own, largest first,

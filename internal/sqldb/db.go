@@ -71,16 +71,90 @@ type DB struct {
 	hooks webhookTypes
 }
 
-// Open opens the database named by databaseURL: postgres://… (or postgresql://…) for
-// PostgreSQL; anything else is an SQLite file path (an optional "sqlite:" or "file:" prefix is
-// stripped). An empty URL means dataDir/folio.db.
+// Location is where a configuration's database is: an SQLite file or a PostgreSQL URL.
+type Location struct {
+	Dialect Dialect
+	// DSN is the SQLite file's path, or the PostgreSQL URL (which may hold a password: show
+	// String instead).
+	DSN string
+}
+
+// Locate resolves databaseURL as Open does: postgres://… (or postgresql://…) is PostgreSQL;
+// anything else is an SQLite file path (an optional "sqlite:" or "file:" prefix is stripped). An
+// empty URL means dataDir/folio.db.
+func Locate(databaseURL, dataDir string) Location {
+	if strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://") {
+		return Location{Postgres, databaseURL}
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(databaseURL, "sqlite:"), "file:")
+	if path == "" {
+		path = filepath.Join(dataDir, "folio.db")
+	}
+	return Location{SQLite, path}
+}
+
+// String names the database for people, never with credentials: the SQLite file's absolute path
+// (so a command run from the wrong folder shows it), or PostgreSQL's database and host.
+func (l Location) String() string {
+	if l.Dialect == SQLite {
+		path, err := filepath.Abs(l.DSN)
+		if err != nil {
+			path = l.DSN
+		}
+		return path + " (SQLite)"
+	}
+	u, err := url.Parse(l.DSN)
+	if err != nil {
+		return "(PostgreSQL)"
+	}
+	return strings.TrimPrefix(u.Path, "/") + " on " + u.Host + " (PostgreSQL)"
+}
+
+// ErrNoDatabase is OpenExisting's answer where no folio database is.
+var ErrNoDatabase = errors.New("sqldb: no folio database")
+
+// Open opens the database named by databaseURL and dataDir (see Locate), creating the SQLite file
+// (and its folder) when it is missing.
 func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
-	db := &DB{Now: func() time.Time { return time.Now().UTC() }}
+	return open(ctx, Locate(databaseURL, dataDir), true)
+}
+
+// OpenExisting opens the database at loc only if it is folio's: it never creates the SQLite
+// file, and it returns ErrNoDatabase when the file is missing or when either engine's database
+// has no migrations table (schema_migrations) — an empty PostgreSQL database, a stray file.
+func OpenExisting(ctx context.Context, loc Location) (*DB, error) {
+	if loc.Dialect == SQLite {
+		if _, err := os.Stat(loc.DSN); errors.Is(err, os.ErrNotExist) {
+			return nil, ErrNoDatabase
+		}
+	}
+	db, err := open(ctx, loc, false)
+	if err != nil {
+		return nil, err
+	}
+	q := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`
+	if db.Dialect == Postgres {
+		q = `SELECT CASE WHEN to_regclass('schema_migrations') IS NULL THEN 0 ELSE 1 END` // on the search_path
+	}
+	var n int
+	if err := db.W.QueryRowContext(ctx, q).Scan(&n); err != nil || n == 0 {
+		db.Close()
+		if err != nil {
+			return nil, fmt.Errorf("sqldb: %w", err)
+		}
+		return nil, ErrNoDatabase
+	}
+	return db, nil
+}
+
+// open opens the database at loc; create allows a new SQLite file (else the writer opens it in
+// mode=rw, which fails rather than create one).
+func open(ctx context.Context, loc Location, create bool) (*DB, error) {
+	db := &DB{Dialect: loc.Dialect, DSN: loc.DSN, Now: func() time.Time { return time.Now().UTC() }}
 	db.openStores()
-	switch {
-	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
-		db.Dialect, db.DSN = Postgres, databaseURL
-		pool, err := sql.Open("pgx", databaseURL)
+	switch loc.Dialect {
+	case Postgres:
+		pool, err := sql.Open("pgx", loc.DSN)
 		if err != nil {
 			return nil, fmt.Errorf("sqldb: open postgres: %w", err)
 		}
@@ -89,14 +163,15 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 		pool.SetConnMaxIdleTime(5 * time.Minute)
 		db.W, db.R = pool, pool
 	default:
-		path := strings.TrimPrefix(strings.TrimPrefix(databaseURL, "sqlite:"), "file:")
-		if path == "" {
-			path = filepath.Join(dataDir, "folio.db")
+		path := loc.DSN
+		writerMode := ""
+		if create {
+			if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+				return nil, fmt.Errorf("sqldb: create data directory: %w", err)
+			}
+		} else {
+			writerMode = "&mode=rw"
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-			return nil, fmt.Errorf("sqldb: create data directory: %w", err)
-		}
-		db.Dialect, db.DSN = SQLite, path
 		// busy_timeout first so the other pragmas never fail on a locked file.
 		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(ON)" +
@@ -104,7 +179,7 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 		// The writer's page cache may grow to 8 MiB, enough for an analytics batch's pages and no
 		// more (the cache is never given back); the WAL is checkpointed at 16,384 pages so a large
 		// batch does not pay a checkpoint each. Measurements: docs/performance.md, "Storage".
-		w, err := sql.Open("sqlite", dsn+"&_pragma=cache_size(-8192)&_pragma=wal_autocheckpoint(16384)")
+		w, err := sql.Open("sqlite", dsn+writerMode+"&_pragma=cache_size(-8192)&_pragma=wal_autocheckpoint(16384)")
 		if err != nil {
 			return nil, fmt.Errorf("sqldb: open sqlite: %w", err)
 		}

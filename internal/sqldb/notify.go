@@ -14,7 +14,7 @@ import (
 const invalidationChannel = "folio_invalidate"
 
 // Notify tells every instance listening on the same PostgreSQL database that scope changed. On
-// SQLite (one instance) it does nothing.
+// SQLite it does nothing: the commit itself is the notice (see Listen).
 func (db *DB) Notify(ctx context.Context, scope string) error {
 	if db.Dialect != Postgres {
 		return nil
@@ -27,9 +27,10 @@ func (db *DB) Notify(ctx context.Context, scope string) error {
 // connection and reconnects with backoff. Each time it starts listening, the first time too, it
 // calls fn("*"): notifications sent before LISTEN took effect are lost, and the instance may have
 // cached a response meanwhile (it serves requests before its listener has connected). On SQLite
-// it returns at once.
+// it calls fn("*") whenever another process committed to the file (watchOthers).
 func (db *DB) Listen(ctx context.Context, log *slog.Logger, fn func(scope string)) {
 	if db.Dialect != Postgres {
+		db.watchOthers(ctx, log, fn)
 		return
 	}
 	backoff := 100 * time.Millisecond
@@ -68,6 +69,56 @@ func (db *DB) Listen(ctx context.Context, log *slog.Logger, fn func(scope string
 		}
 		conn.Close(context.Background())
 	}
+}
+
+// watchEvery is how often an SQLite instance asks whether another process committed to its
+// file: a folio command (apikey revoke, user passwd, user role…) must take effect at once. The
+// question costs microseconds.
+const watchEvery = 50 * time.Millisecond
+
+// watchOthers calls fn("*") after every commit of another process to the SQLite file, until ctx
+// ends. Such a commit names no scope, so every cache goes; they are rare (a command, an operator's
+// sqlite3 session), and this instance's own commits never count.
+func (db *DB) watchOthers(ctx context.Context, log *slog.Logger, fn func(scope string)) {
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	var others otherCommits
+	failing := false
+	for {
+		changed, err := others.since(ctx, db)
+		if err != nil && ctx.Err() == nil && !failing {
+			log.Warn("cannot check the database for other processes' changes; retrying", "error", err.Error())
+		}
+		failing = err != nil
+		if changed {
+			db.heard("*")
+			fn("*")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// otherCommits tells whether a connection other than the writer's committed to the SQLite file
+// since it was last asked. PRAGMA data_version, asked on the writer's one connection, changes with
+// every commit but that connection's own, so this instance's writes never count (its readers
+// open the file read-only). The first answer sets the baseline.
+type otherCommits struct {
+	version int64
+	known   bool
+}
+
+func (o *otherCommits) since(ctx context.Context, db *DB) (bool, error) {
+	var v int64
+	if err := db.W.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		return false, err
+	}
+	changed := o.known && v != o.version
+	o.version, o.known = v, true
+	return changed, nil
 }
 
 // Notifier sends Notify for changed scopes from one background goroutine, so a write does not

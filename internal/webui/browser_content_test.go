@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -115,6 +116,47 @@ func TestBrowserContent(t *testing.T) {
 			fig.querySelector('.menu-button').click();
 		})()`), chromedp.Click(css(`.menu:popover-open [id^="copy-srcset-"]`)))
 		desk.waitFor(t, "the srcset on the clipboard", `/ 320w, .* 640w, .* 700w$/.test(window.__copied)`)
+
+		// Delete (in the tile's menu): a project shows the 500×500 image, so the server refuses
+		// and names it; the person deletes it anyway.
+		url := eval[string](t, desk, `[...document.querySelectorAll('#media-grid figure')].find((f) => f.textContent.includes('500×500')).dataset.key`)
+		if res := s.api(t, "POST", "/api/projects", map[string]any{"title": "Gradient study", "description": "d",
+			"images": []map[string]any{{"url": url, "alt": "a gradient", "type": "screenshot"}}}, nil); res.status != 201 {
+			t.Fatalf("create project: %d %s", res.status, res.body)
+		}
+		desk.do(t, "delete the image", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#media-grid figure')]
+			.find((f) => f.textContent.includes('500×500')).querySelector('.menu-button').click()`),
+			chromedp.Click(css(`.menu:popover-open [id^="delete-"]`)),
+			chromedp.WaitVisible(css("#confirm-dialog")), chromedp.Click(css("#confirm-ok")))
+		desk.waitText(t, "#media-uses", "Project “Gradient study”")
+		desk.screenshot(t, s, "content-03-media-in-use")
+		desk.do(t, "delete it anyway", chromedp.Click(css("#media-force")))
+		desk.waitFor(t, "the image gone from the library", `document.querySelectorAll('#media-grid figure').length === 3 &&
+			![...document.querySelectorAll('#media-grid figure')].some((f) => f.textContent.includes('500×500'))`)
+
+		// A file the server refuses is listed with its reason, where the summary says, and its
+		// bar does not pretend it arrived.
+		bad := filepath.Join(dir, "notes.txt")
+		if err := os.WriteFile(bad, []byte("not an image"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		desk.do(t, "upload a text file", chromedp.SetUploadFiles(css("#upload-file"), []string{bad}))
+		desk.waitText(t, "#upload-summary", "marked in the list above")
+		if got := eval[string](t, desk, `[...document.querySelectorAll('#upload-queue li.error')].map((l) => l.textContent).join('|')`); !strings.Contains(got, "notes.txt") || !strings.Contains(got, "not accepted") {
+			t.Errorf("the failed upload says %q", got)
+		}
+		if n := eval[int](t, desk, `document.querySelectorAll('#upload-queue li.error progress').length`); n != 0 {
+			t.Errorf("the failed upload still has %d progress bar(s)", n)
+		}
+		// The list's position: the summary comes after it.
+		if !eval[bool](t, desk, `!!(document.querySelector('#upload-queue').compareDocumentPosition(document.querySelector('#upload-summary')) & Node.DOCUMENT_POSITION_FOLLOWING)`) {
+			t.Error("the summary is not below the list it points to")
+		}
+		desk.screenshot(t, s, "content-03b-media-upload-failed")
+
+		// Search finds files by name.
+		desk.do(t, "search the library", chromedp.SendKeys(css("#media-search"), "WIDE"))
+		desk.waitFor(t, "only wide.png", `document.querySelectorAll('#media-grid figure').length === 1 && document.querySelector('#media-grid figure').textContent.includes('wide.png')`)
 	})
 
 	t.Run("images in the post editor", func(t *testing.T) {

@@ -4,17 +4,12 @@
 import { api, query } from './shared/api.js';
 import { h, field, formatBytes, formatDateTime, replace, safeURL } from './shared/dom.js';
 import {
-  pageHead, statusBox, errorText, pager, busy, button, toast, emptyState, features, icon, rowMenu, searchField, openDialog,
+  pageHead, statusBox, errorText, pager, busy, button, toast, emptyState, features, icon, rowMenu, searchField, openDialog, confirmDialog,
 } from './ui.js';
 import { ACCEPT, uploadFile, srcsetOf, isImage, thumbURL, markdownImage, filesOf } from './upload.js';
 
 
 const SIZES = ['1024x1024', '1024x1536', '1536x1024'];
-
-/** mediaKey is the storage key of a media object: the last segment of its URL. */
-function mediaKey(m) {
-  return m.key || decodeURIComponent(new URL(m.url, location.origin).pathname.split('/').pop());
-}
 
 /** copy puts text on the clipboard and says so. */
 async function copy(text, what) {
@@ -27,32 +22,28 @@ async function copy(text, what) {
 }
 
 /**
- * deleteMedia deletes a file after asking; when posts or projects still show it (409), it says
- * which and offers to delete it anyway. It resolves true once deleted.
+ * deleteMedia deletes a file after asking. While posts or projects show it the server answers
+ * 409 with them in the details: they are listed, and the file goes only if asked again (force).
+ * It resolves true once deleted.
  */
 async function deleteMedia(m) {
-  const ask = (title, message, label) => openDialog({
-    id: 'confirm-dialog', title, body: [h('p', {}, message)], focusId: 'confirm-cancel',
-    actions: [{ label: 'Cancel', value: 'cancel', kind: 'secondary', id: 'confirm-cancel' },
-      { label, value: 'ok', kind: 'danger', id: 'confirm-ok', iconName: 'trash-2' }],
-  });
-  if (await ask('Delete this file?', `${m.filename} and its smaller copies are deleted. Pages that show it will show a broken image.`, 'Delete file') !== 'ok') return false;
-  const path = `/api/media/${encodeURIComponent(mediaKey(m))}`;
+  if (!await confirmDialog({ title: 'Delete this file?', message: `“${m.filename}” and its smaller copies will be deleted. This cannot be undone.`, confirmLabel: 'Delete file' })) return false;
+  const path = `/api/media/${encodeURIComponent(m.key)}`;
   try {
     await api('DELETE', path);
     return true;
   } catch (e) {
     if (e.status !== 409) throw e;
-    const users = (e.details || []).map((d) => d.message).filter(Boolean);
+    const uses = (e.details || []).map((d) => h('li', { 'data-use': d.id || '' }, `${d.field === 'project' ? 'Project' : 'Post'} “${d.title || d.id}”`));
     const v = await openDialog({
-      id: 'media-in-use-dialog', title: 'This file is in use',
-      body: [h('p', {}, e.message), users.length ? h('ul', { id: 'media-users' }, users.map((u) => h('li', {}, u))) : null,
-        h('p', {}, 'Delete it anyway? Those pages will show a broken image until you change them.')],
-      focusId: 'confirm-cancel',
-      actions: [{ label: 'Keep it', value: 'cancel', kind: 'secondary', id: 'confirm-cancel' },
-        { label: 'Delete anyway', value: 'ok', kind: 'danger', id: 'confirm-force', iconName: 'trash-2' }],
+      title: 'This file is in use', id: 'media-in-use',
+      body: [h('p', {}, `“${m.filename}” is shown by:`), h('ul', { id: 'media-uses' }, uses),
+        h('p', {}, 'Deleting it anyway leaves a broken image there until you change them.')],
+      focusId: 'media-keep',
+      actions: [{ label: 'Keep it', value: 'keep', kind: 'secondary', id: 'media-keep' },
+        { label: 'Delete anyway', value: 'force', kind: 'danger', id: 'media-force', iconName: 'trash-2' }],
     });
-    if (v !== 'ok') return false;
+    if (v !== 'force') return false;
     await api('DELETE', `${path}?force=true`);
     return true;
   }
@@ -70,7 +61,7 @@ function tile(m, onDeleted, status) {
   const remove = async () => {
     try {
       if (await deleteMedia(m)) {
-        toast(`Deleted ${m.filename}.`);
+        toast(`Deleted “${m.filename}”.`);
         onDeleted();
       }
     } catch (e) { status.set(`${m.filename} was not deleted: ${errorText(e)}`, 'error'); }
@@ -82,13 +73,13 @@ function tile(m, onDeleted, status) {
       // A generated image is named by its prompt (its file name is made up).
       h('div', {}, h('div', { class: 'name truncate' }, m.prompt ? `“${m.prompt}”` : m.filename), h('div', { class: 'muted small truncate' }, meta)),
       rowMenu(`Actions for ${m.filename}`, [
-        { label: 'Copy URL', iconName: 'copy', onSelect: () => copy(m.url, 'URL'), id: `copy-url-${mediaKey(m)}` },
+        { label: 'Copy URL', iconName: 'copy', onSelect: () => copy(m.url, 'URL'), id: `copy-url-${m.key}` },
         isImage(m) ? { label: 'Copy Markdown', iconName: 'file-text', onSelect: () => copy(markdownImage(m), 'Markdown') } : null,
-        variants.length ? { label: 'Copy srcset', iconName: 'code', onSelect: () => copy(srcsetOf(m), 'srcset'), id: `copy-srcset-${mediaKey(m)}` } : null,
+        variants.length ? { label: 'Copy srcset', iconName: 'code', onSelect: () => copy(srcsetOf(m), 'srcset'), id: `copy-srcset-${m.key}` } : null,
         variants.length ? { label: 'Copy <img> tag', iconName: 'code', onSelect: () => copy(imgTag, 'Image tag') } : null,
         url ? { label: 'Open', iconName: 'external-link', href: url, target: '_blank' } : null,
         { separator: true },
-        { label: 'Delete', iconName: 'trash-2', danger: true, onSelect: remove, id: `delete-${mediaKey(m)}` },
+        { label: 'Delete', iconName: 'trash-2', danger: true, onSelect: remove, id: `delete-${m.key}` },
       ])));
 }
 
