@@ -2,6 +2,7 @@ package webui_test
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -124,8 +125,7 @@ func TestBrowserContent(t *testing.T) {
 			"images": []map[string]any{{"url": url, "alt": "a gradient", "type": "screenshot"}}}, nil); res.status != 201 {
 			t.Fatalf("create project: %d %s", res.status, res.body)
 		}
-		desk.do(t, "delete the image", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#media-grid figure')]
-			.find((f) => f.textContent.includes('500×500')).querySelector('.menu-button').click()`),
+		desk.do(t, "delete the image", chromedp.Click(css(fmt.Sprintf(`#media-grid figure[data-key=%s] .menu-button`, jsString(url)))),
 			chromedp.Click(css(`.menu:popover-open [id^="delete-"]`)),
 			chromedp.WaitVisible(css("#confirm-dialog")), chromedp.Click(css("#confirm-ok")))
 		desk.waitText(t, "#media-uses", "Project “Gradient study”")

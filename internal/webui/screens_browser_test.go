@@ -194,7 +194,7 @@ func hostileData(t *testing.T, s *site) (postID, projectID string) {
 		t.Fatalf("API login: %d %s", res.status, res.body)
 	}
 	long := strings.Repeat("Unbreakable", 14) + "Title" // 159 characters…
-	long += "XY"                                       // …161, and not one space
+	long += "XY"                                        // …161, and not one space
 	img := uploadPNG(t, s, strings.Repeat("a-very-long-file-name-", 6)+"photo.png")
 
 	res := s.api(t, "POST", "/api/posts", map[string]any{"title": long, "slug": strings.Repeat("long-slug-", 9) + "end",
@@ -271,4 +271,3 @@ func uploadPNG(t *testing.T, s *site, name string) string {
 	}
 	return m.URL
 }
-

@@ -344,22 +344,26 @@ export function rowMenu(label, items) {
     menu.append(el);
   }
   const entries = () => [...menu.querySelectorAll('.menu-item')];
+  // Below the button, or above it when there is no room, and always inside the window; it
+  // follows its button when the page scrolls.
   const place = () => {
     const r = btn.getBoundingClientRect();
     const w = menu.offsetWidth;
     const hgt = menu.offsetHeight;
-    const left = Math.max(8, Math.min(r.right - w, window.innerWidth - w - 8));
-    const below = r.bottom + 4 + hgt <= window.innerHeight;
-    menu.style.left = `${left}px`;
-    menu.style.top = `${below ? r.bottom + 4 : Math.max(8, r.top - hgt - 4)}px`;
+    let top = r.bottom + 4;
+    if (top + hgt > window.innerHeight - 8) top = r.top - hgt - 4;
+    top = Math.max(8, Math.min(top, window.innerHeight - hgt - 8));
+    menu.style.left = `${Math.max(8, Math.min(r.right - w, window.innerWidth - w - 8))}px`;
+    menu.style.top = `${top}px`;
   };
   menu.addEventListener('toggle', (ev) => {
     if (ev.newState === 'open') {
       place();
+      window.addEventListener('scroll', place, { capture: true, passive: true });
       entries()[0]?.focus();
-      window.addEventListener('scroll', close, { capture: true, once: true });
-    } else if (menu.contains(document.activeElement) || document.activeElement === document.body) {
-      btn.focus();
+    } else {
+      window.removeEventListener('scroll', place, { capture: true });
+      if (menu.contains(document.activeElement) || document.activeElement === document.body) btn.focus();
     }
   });
   const close = () => { if (menu.matches(':popover-open')) menu.hidePopover(); };
