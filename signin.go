@@ -71,6 +71,20 @@ type TOTPDisableInput struct {
 	Password string `json:"password,omitempty" doc:"the account's password, instead of a code"`
 }
 
+// SignInTicket is the proof of a passed password step that the second step of a two-factor
+// sign-in presents (docs/api.md, "Two-factor sign-in"). The store keeps it, so any instance takes
+// it, once, and counts the codes tried with it.
+type SignInTicket struct {
+	UserID string
+	// IssuedAt is the password step's time as a session's iat (User.IssuedAt): a ticket issued
+	// before the user's sessions were revoked is refused like such a session.
+	IssuedAt int64
+	// ExpiresAt (Unix seconds): the ticket is refused from then on.
+	ExpiresAt int64
+	// Attempts is how many codes were tried with it.
+	Attempts int
+}
+
 // TOTPLoginInput is the body of POST /api/auth/login/totp: the ticket from the login answer and
 // either a current code or one of the recovery codes.
 type TOTPLoginInput struct {

@@ -63,7 +63,17 @@ type User struct {
 	// TOTPEnabled. Never serialised.
 	TOTPSecret  string `json:"-"`
 	TOTPEnabled bool   `json:"-"`
+	// SignInUnlocks counts the unlocks of the account's sign-in failure limit (`folio user
+	// unlock`). It is part of the limit's key (identity.Attempts), so an unlock starts every
+	// client of the account afresh, on every instance and whatever holds the counts.
+	SignInUnlocks int64 `json:"-"`
 }
+
+// IssuedAt is the iat (Unix seconds) of a session or sign-in ticket issued for u at now: now, or
+// u's revocation time when that is later. A revocation ends what was issued up to the next whole
+// second (tokens carry whole seconds), so what is issued within that second takes the revocation
+// time and survives the revocation that preceded it (SessionValid).
+func (u *User) IssuedAt(now time.Time) int64 { return max(now.Unix(), u.SessionsRevokedAt) }
 
 // SessionValid reports whether a session token issued at iat (Unix seconds) with the given jti is
 // still valid for u: issued no earlier than u's sessions were revoked, or the one session the

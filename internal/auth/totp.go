@@ -2,17 +2,13 @@ package auth
 
 import (
 	"bytes"
-	"crypto/hkdf"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"image/png"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,13 +26,11 @@ const (
 	TOTPSkew     = 1 // steps accepted either side of the current one
 	TOTPIssuer   = "folio"
 	TicketMaxAge = 5 * time.Minute
+	// TicketMaxAttempts codes may be tried with one sign-in ticket; then it is dead.
+	TicketMaxAttempts = 5
 
 	// RecoveryCodeCount recovery codes are made when TOTP is enabled.
 	RecoveryCodeCount = 10
-
-	ticketKeyInfo = "folio sign-in ticket"
-	ticketVersion = "mfa1"
-	maxTicketLen  = 512
 )
 
 var totpOpts = totp.ValidateOpts{Period: uint(TOTPPeriod / time.Second), Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
@@ -162,74 +156,18 @@ func HashRecoveryCode(code string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ErrInvalidTicket is every reason a sign-in ticket is refused: malformed, forged, or expired.
-var ErrInvalidTicket = errors.New("auth: invalid or expired sign-in ticket")
-
-// Ticket is what a sign-in ticket proves: the user passed the password step at IssuedAt.
-type Ticket struct {
-	UserID   string
-	IssuedAt time.Time
+// NewTicket returns a new sign-in ticket, the password step's proof handed to POST
+// /api/auth/login/totp (256 random bits, base64url), and its hash, the form the store keeps it in
+// (HashTicket): a copy of the database holds no ticket that works.
+func NewTicket() (ticket, hash string) {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	ticket = base64.RawURLEncoding.EncodeToString(b[:])
+	return ticket, HashTicket(ticket)
 }
 
-func ticketKey(secret string) ([]byte, error) {
-	if secret == "" {
-		return nil, errors.New("auth: empty session secret")
-	}
-	return hkdf.Key(sha256.New, []byte(secret), nil, ticketKeyInfo, 32)
-}
-
-// IssueTicket returns a sign-in ticket for userID, valid for TicketMaxAge from now: the
-// password step's proof, handed to POST /api/auth/login/totp. It is signed (HMAC-SHA256 under a
-// key derived from NEXTAUTH_SECRET), so any instance can check it without shared state.
-func IssueTicket(secret, userID string, now time.Time) (string, error) {
-	key, err := ticketKey(secret)
-	if err != nil {
-		return "", err
-	}
-	var nonce [12]byte
-	_, _ = rand.Read(nonce[:])
-	payload := ticketVersion + "|" + userID + "|" + strconv.FormatInt(now.Unix(), 10) + "|" + hex.EncodeToString(nonce[:])
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(payload))
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString([]byte(payload)) + "." + enc.EncodeToString(mac.Sum(nil)), nil
-}
-
-// ParseTicket checks a ticket's signature and age as of now.
-func ParseTicket(secret, ticket string, now time.Time) (Ticket, error) {
-	if len(ticket) == 0 || len(ticket) > maxTicketLen {
-		return Ticket{}, ErrInvalidTicket
-	}
-	key, err := ticketKey(secret)
-	if err != nil {
-		return Ticket{}, err
-	}
-	p64, s64, ok := strings.Cut(ticket, ".")
-	if !ok {
-		return Ticket{}, ErrInvalidTicket
-	}
-	enc := base64.RawURLEncoding
-	payload, err1 := enc.DecodeString(p64)
-	sig, err2 := enc.DecodeString(s64)
-	if err1 != nil || err2 != nil {
-		return Ticket{}, ErrInvalidTicket
-	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write(payload)
-	if !hmac.Equal(sig, mac.Sum(nil)) {
-		return Ticket{}, ErrInvalidTicket
-	}
-	parts := strings.Split(string(payload), "|")
-	if len(parts) != 4 || parts[0] != ticketVersion || parts[1] == "" {
-		return Ticket{}, ErrInvalidTicket
-	}
-	iat, err := strconv.ParseInt(parts[2], 10, 64)
-	if err != nil || iat <= 0 {
-		return Ticket{}, ErrInvalidTicket
-	}
-	issued := time.Unix(iat, 0)
-	if !now.Before(issued.Add(TicketMaxAge)) || now.Add(SessionClockSkew).Before(issued) {
-		return Ticket{}, ErrInvalidTicket
-	}
-	return Ticket{UserID: parts[1], IssuedAt: issued}, nil
+// HashTicket is the stored form of a ticket: its SHA-256, hex.
+func HashTicket(ticket string) string {
+	sum := sha256.Sum256([]byte("folio-ticket:" + ticket))
+	return hex.EncodeToString(sum[:])
 }

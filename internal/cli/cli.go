@@ -75,6 +75,7 @@ var commands = []command{
 		{name: "delete", args: "--email E", summary: "remove a user, their API keys and sessions", run: userAdmin("delete"), existing: true},
 		{name: "role", args: "--email E --role owner|editor", summary: "change a user's role (ends their sessions)", run: userAdmin("role"), existing: true},
 		{name: "totp-reset", args: "--email E", summary: "turn two-factor sign-in off (a lost phone)", run: userAdmin("totp-reset"), existing: true},
+		{name: "unlock", args: "--email E", summary: "clear the account's sign-in failure limit (a locked-out owner)", run: runUserUnlock, existing: true},
 	}, note: `Passwords have 12 characters or more. They are read from standard input (the first line) when it
 is not a terminal, or asked for at a prompt; create's --password P works too but shows up in ps and
 shell history. Changes reach running servers at once.`},

@@ -74,6 +74,7 @@ var existingDataArgs = map[string][]string{
 	"user delete":     {"--email", "me@example.com"},
 	"user role":       {"--email", "me@example.com", "--role", "editor"},
 	"user totp-reset": {"--email", "me@example.com"},
+	"user unlock":     {"--email", "me@example.com"},
 	"apikey create":   {"--name", "scripts", "--level", "write", "--user", "me@example.com"},
 	"apikey list":     nil,
 	"apikey revoke":   {"0000"},

@@ -38,8 +38,30 @@ func newIdentity(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *slo
 	if err := bootstrapOwner(ctx, cfg, db, log); err != nil {
 		return nil, err
 	}
-	return httpapi.NewIdentity(db.Identity, httpapi.IdentityConfig{Secret: secret, BaseURL: cfg.NextAuthURL,
-		AllowedOrigins: cfg.CORSAllowedOrigins, Logger: log})
+	id, err := httpapi.NewIdentity(db.Identity, httpapi.IdentityConfig{Secret: secret, PreviousSecret: cfg.NextAuthSecretPrevious,
+		BaseURL: cfg.NextAuthURL, AllowedOrigins: cfg.CORSAllowedOrigins, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	sealTOTPSecrets(ctx, id, log)
+	return id, nil
+}
+
+// sealTOTPSecrets encrypts the TOTP secrets stored in plaintext by earlier versions, or under
+// NEXTAUTH_SECRET_PREVIOUS, with the instance secret (docs/operations.md, "Secrets at rest"). A
+// failure is logged, not fatal: the secrets keep working and the next start tries again.
+func sealTOTPSecrets(ctx context.Context, id *httpapi.Identity, log *slog.Logger) {
+	n, unreadable, err := id.SealTOTPSecrets(ctx)
+	if err != nil {
+		log.Warn("could not encrypt the stored TOTP secrets; the next start tries again", "error", err.Error())
+	}
+	if n > 0 {
+		log.Info("encrypted stored TOTP secrets with the instance secret", "count", n)
+	}
+	if len(unreadable) > 0 {
+		log.Warn("TOTP secrets that neither NEXTAUTH_SECRET nor NEXTAUTH_SECRET_PREVIOUS decrypts: those users sign in with a recovery code, "+
+			"or `folio user totp-reset --email E` turns two-factor sign-in off for them", "user_ids", unreadable)
+	}
 }
 
 // newLimiter is the rate limiter: shared through Redis when rdb is not nil, else in memory
@@ -52,7 +74,7 @@ func newLimiter(cfg *config.Config, rdb *redis.Client, log *slog.Logger) folio.L
 	return ratelimit.NewMemoryBounded(time.Now, cfg.RateLimitMaxIDs)
 }
 
-// instanceSecret is NEXTAUTH_SECRET, the key material of sessions, sign-in tickets and backup
+// instanceSecret is NEXTAUTH_SECRET, the key material of sessions, TOTP secrets at rest and backup
 // manifests; without it (development: config refuses production without it) the secret
 // generated into the data directory on first use.
 func instanceSecret(cfg *config.Config) (string, error) {

@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/auth"
 	"github.com/foliohq/folio/internal/foliotest"
 )
 
@@ -173,4 +176,51 @@ func TestUserAdminCommands(t *testing.T) {
 			_ = context.Background
 		})
 	}
+}
+
+// Ensure serve encrypts the TOTP secrets an earlier version stored in plaintext, at start, and
+// that two-factor sign-in keeps working with them.
+func TestServeSealsPlaintextTOTPSecrets(t *testing.T) {
+	vars := map[string]string{"FOLIO_ADDR": "127.0.0.1:0", "NEXTAUTH_SECRET": "sealing-test-secret-0123456789abcdef",
+		"FOLIO_ADMIN_EMAIL": "boss@example.com", "FOLIO_ADMIN_PASSWORD": cliTestPassword}
+	env, _, _ := envWith(t, vars)
+	if _, _, err := runCmd(t, env, "migrate"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const secret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+	db := openData(t, vars["FOLIO_DATA_DIR"])
+	defer db.Close()
+	hash, err := auth.HashPassword(cliTestPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := db.Identity.CreateUser(ctx, &folio.UserInput{Email: "old@example.com", Name: "Old", Role: folio.RoleOwner}, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Identity.SetTOTPSecret(ctx, u.ID, secret); err != nil { // as versions before 0027 stored it
+		t.Fatal(err)
+	}
+	if err := db.Identity.EnableTOTP(ctx, u.ID, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	base, logs, stop := serveFor(t, vars)
+	got, err := db.Identity.User(ctx, u.ID)
+	if err != nil || !strings.HasPrefix(got.TOTPSecret, "v1:") || strings.Contains(got.TOTPSecret, secret) {
+		t.Fatalf("stored secret after start: %q, %v\n%s", got.TOTPSecret, err, logs)
+	}
+	if !strings.Contains(logs.String(), "encrypted stored TOTP secrets") {
+		t.Errorf("the start does not say it encrypted the secrets:\n%s", logs)
+	}
+	res, body := post(t, base+"/api/auth/login", `{"email":"old@example.com","password":"`+cliTestPassword+`"}`, "")
+	var step struct{ Ticket string }
+	if err := json.Unmarshal([]byte(body), &step); err != nil || res.StatusCode != 200 || step.Ticket == "" {
+		t.Fatalf("password step: %d %s", res.StatusCode, body)
+	}
+	code, _ := auth.TOTPCode(secret, time.Now())
+	if res, body := post(t, base+"/api/auth/login/totp", `{"ticket":"`+step.Ticket+`","code":"`+code+`"}`, ""); res.StatusCode != 200 {
+		t.Errorf("second step with the sealed secret: %d %s", res.StatusCode, body)
+	}
+	stop()
 }

@@ -39,6 +39,9 @@ type Config struct {
 	CORSAllowedOrigins []string
 	TrustedProxies     []netip.Prefix
 
+	// NextAuthSecretPrevious is NEXTAUTH_SECRET before a rotation (TOTP secrets at rest).
+	NextAuthSecretPrevious string
+
 	RateLimitPublic        int
 	RateLimitAuthenticated int
 	RateLimitAdmin         int

@@ -59,6 +59,7 @@ var options = []option{
 
 	// Identity and access
 	{name: "NEXTAUTH_SECRET", def: "", help: "secret the session cookies are encrypted with (shared with a Next.js front end); generated into the data directory in development; at least 32 bytes in production", secret: true, minProdBytes: 32, set: str(func(c *Config) *string { return &c.NextAuthSecret })},
+	{name: "NEXTAUTH_SECRET_PREVIOUS", def: "", help: "the NEXTAUTH_SECRET before a rotation: TOTP secrets encrypted with it are encrypted again with the new one at start (docs/operations.md, Secrets at rest); sessions signed with it end", secret: true, minProdBytes: 32, set: str(func(c *Config) *string { return &c.NextAuthSecretPrevious })},
 	{name: "NEXTAUTH_URL", def: "", help: "base URL of the site the sessions belong to; https makes cookies __Secure-", set: httpURL(func(c *Config) *string { return &c.NextAuthURL })},
 	{name: "FOLIO_ADMIN_EMAIL", def: "", help: "creates this owner at first start when no user exists", set: address(func(c *Config) *string { return &c.AdminEmail })},
 	{name: "FOLIO_ADMIN_PASSWORD", def: "", help: "password of the first-start owner (12 characters or more)", secret: true, set: str(func(c *Config) *string { return &c.AdminPassword })},

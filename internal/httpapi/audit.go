@@ -1,10 +1,7 @@
 package httpapi
 
 import (
-	"context"
-	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +15,16 @@ func auditSubject(r *http.Request, userID, resourceID string) {
 	if n := recordOf(r.Context()); n != nil {
 		n.auditUserID, n.auditResourceID = userID, resourceID
 	}
+}
+
+// recordEvent writes an audit entry of its own, in userID's name, for something a request caused
+// beyond what its own entry says (a sign-in ticket that wrong codes used up).
+func (s *Server) recordEvent(r *http.Request, action, userID string, status int) {
+	if s.Audit == nil {
+		return
+	}
+	s.Audit.Record(folio.AuditEntry{Actor: folio.AuditActor{UserID: userID}, Action: action, Resource: "auth",
+		IP: audit.Network(s.clientIP(r)), Status: status, At: s.now()})
 }
 
 // recordAudit writes the audit entry of a request that warrants one (docs/api.md, Authentication and permissions): every unsafe
@@ -115,60 +122,6 @@ func pathResourceID(r *http.Request, pattern string) string {
 		}
 	}
 	return ""
-}
-
-// peekSignIn refuses a sign-in attempt when the client has used up its failed attempts, saying
-// when to retry. It counts nothing.
-func (s *Server) peekSignIn(w http.ResponseWriter, r *http.Request, key string) error {
-	if s.Limiter == nil || s.Limits.Helper <= 0 {
-		return nil
-	}
-	d, err := s.Limiter.Peek(r.Context(), key, folio.RateLimit{Limit: s.Limits.Helper, Window: s.Limits.Window})
-	if err != nil {
-		s.metrics.limiterErrors.Inc()
-		s.log(r).Warn("rate limiter unavailable; sign-in allowed", "error", err.Error())
-		return nil
-	}
-	if d.Allowed {
-		return nil
-	}
-	secs := max(int((d.RetryAfter+time.Second-1)/time.Second), 1)
-	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("X-RateLimit-Remaining", "0")
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Duration(secs)*time.Second).Unix(), 10))
-	return &folio.Error{Code: folio.ERATELIMIT, RetryAfter: secs,
-		Message: fmt.Sprintf("Too many failed sign-in attempts. Try again in %s.", humanDuration(secs))}
-}
-
-// countFailedSignIn spends one of the client's sign-in attempts (a wrong password or code).
-func (s *Server) countFailedSignIn(r *http.Request) {
-	n := recordOf(r.Context())
-	if s.Limiter == nil || s.Limits.Helper <= 0 || n == nil || n.signInKey == "" {
-		return
-	}
-	if _, err := s.Limiter.Allow(context.WithoutCancel(r.Context()), n.signInKey,
-		folio.RateLimit{Limit: s.Limits.Helper, Window: s.Limits.Window}); err != nil {
-		s.log(r).Warn("rate limiter unavailable; failed sign-in not counted", "error", err.Error())
-	}
-}
-
-// humanDuration says a wait in words: "45 seconds", "12 minutes", "1 hour".
-func humanDuration(secs int) string {
-	plural := func(n int, unit string) string {
-		if n == 1 {
-			return "1 " + unit
-		}
-		return strconv.Itoa(n) + " " + unit + "s"
-	}
-	switch {
-	case secs < 60:
-		return plural(secs, "second")
-	case secs < 3600:
-		return plural((secs+59)/60, "minute")
-	default:
-		return plural((secs+3599)/3600, "hour")
-	}
 }
 
 // auditAPI serves the audit log to admins.

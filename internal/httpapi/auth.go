@@ -1,11 +1,8 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"time"
 
@@ -20,7 +17,7 @@ type authAPI struct{ *Server }
 
 func (s authAPI) routes() []route {
 	return []route{
-		{Method: "POST", Pattern: "/api/auth/login", Handle: s.login, Needs: needSessions, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login",
+		{Method: "POST", Pattern: "/api/auth/login", Handle: s.login, Needs: needSessions, Limit: limitSignIn, AuditAlways: true, Audit: "auth.login",
 			Tag: "Auth", Summary: "Sign in with email and password: sets the session cookie (HttpOnly, SameSite=Lax, 30 days) and returns the user; with TOTP on, answers {mfaRequired: true, ticket} and no cookie (continue at /api/auth/login/totp). Only failed attempts count toward the sign-in limit",
 			Body: folio.LoginInput{}, Status: http.StatusOK, Resp: loginResponse{}, Errors: []int{401, 403, 503}},
 		{Method: "POST", Pattern: "/api/auth/logout", Handle: s.logout, Needs: needSessions, Audit: "auth.logout",
@@ -29,13 +26,13 @@ func (s authAPI) routes() []route {
 		{Method: "GET", Pattern: "/api/auth/session", Handle: s.session,
 			Tag: "Auth", Summary: "The current cookie session, as NextAuth's /api/auth/session: {user, expires}, or {} when there is none",
 			Status: http.StatusOK, Resp: sessionResponse{}},
-		{Method: "POST", Pattern: "/api/auth/login/totp", Handle: s.loginTOTP, Needs: needSessions, Limit: limitHelperLogin, AuditAlways: true, Audit: "auth.login.totp",
+		{Method: "POST", Pattern: "/api/auth/login/totp", Handle: s.loginTOTP, Needs: needSessions, Limit: limitSignIn, AuditAlways: true, Audit: "auth.login.totp",
 			Tag: "Auth", Summary: "Second sign-in step when TOTP is on: the ticket from /api/auth/login plus a current code or an unused recovery code; sets the session cookie",
 			Body: folio.TOTPLoginInput{}, Status: http.StatusOK, Resp: loginResponse{}, Errors: []int{401, 403, 503}},
 		{Method: "POST", Pattern: "/api/auth/sessions/revoke", Handle: s.revokeSessions, Needs: needSessions, Level: folio.LevelRead, Audit: "auth.sessions.revoke",
-			Tag: "Auth", Summary: "Sign out everywhere: ends every session of the caller's user on every instance (front-end tokens included); API keys stay valid",
+			Tag: "Auth", Summary: "Sign out everywhere (session only; API keys get 403): ends every session of the caller's user on every instance (front-end tokens included); API keys stay valid",
 			Status: http.StatusNoContent, Errors: []int{404, 503}},
-		{Method: "POST", Pattern: "/api/auth/password", Handle: s.changePassword, Needs: needSessions, Level: folio.LevelRead, Limit: limitHelperLogin, Audit: "auth.password.change",
+		{Method: "POST", Pattern: "/api/auth/password", Handle: s.changePassword, Needs: needSessions, Level: folio.LevelRead, Limit: limitSignIn, Audit: "auth.password.change",
 			Tag: "Auth", Summary: "Change the password (session only): ends every other session of the user; the caller gets a fresh cookie",
 			Body: folio.PasswordChange{}, Status: http.StatusNoContent, Errors: []int{413, 422, 503}},
 		{Method: "GET", Pattern: "/api/auth/totp", Handle: s.totpStatus, Level: folio.LevelRead,
@@ -47,8 +44,8 @@ func (s authAPI) routes() []route {
 		{Method: "POST", Pattern: "/api/auth/totp/enable", Handle: s.totpEnable, Level: folio.LevelRead, Audit: "auth.totp.enable",
 			Tag: "Auth", Summary: "Turn TOTP on with a current code (session only); answers the 10 recovery codes, shown this once",
 			Body: folio.TOTPCodeInput{}, Status: http.StatusOK, Resp: totpEnableResponse{}, Errors: []int{409, 413, 422, 503}},
-		{Method: "POST", Pattern: "/api/auth/totp/disable", Handle: s.totpDisable, Level: folio.LevelRead, Audit: "auth.totp.disable",
-			Tag: "Auth", Summary: "Turn TOTP off (session only), proven by a current code or the password",
+		{Method: "POST", Pattern: "/api/auth/totp/disable", Handle: s.totpDisable, Level: folio.LevelRead, Limit: limitSignIn, Audit: "auth.totp.disable",
+			Tag: "Auth", Summary: "Turn TOTP off (session only), proven by a current code or the password; a wrong one counts toward the sign-in failure limit",
 			Body: folio.TOTPDisableInput{}, Status: http.StatusNoContent, Errors: []int{413, 422, 503}},
 	}
 }
@@ -82,12 +79,9 @@ func (s authAPI) login(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	u, ticket, err := id.SignIn(r.Context(), &in)
+	u, ticket, err := id.SignIn(r.Context(), &in, s.signInAttempts(w, r))
 	if u != nil {
 		auditSubject(r, u.ID, "")
-	}
-	if errors.Is(err, identity.ErrBadLogin) {
-		s.countFailedSignIn(r)
 	}
 	if err != nil {
 		return err
@@ -146,15 +140,17 @@ func sessionOnly(r *http.Request) error {
 	return nil
 }
 
+// revokeSessions needs a session of the user (docs/api.md, "Revocation"): ending a person's
+// sessions is theirs to do, and a key — a read key in a script, say — must not sign them out.
 func (s authAPI) revokeSessions(w http.ResponseWriter, r *http.Request) error {
-	id := s.Identity
-	actor := folio.ActorFrom(r.Context())
-	if err := id.RevokeSessions(r.Context(), actor.UserID); err != nil {
+	if err := sessionOnly(r); err != nil {
 		return err
 	}
-	if actor.Session {
-		id.clearSession(w, r)
+	id := s.Identity
+	if err := id.RevokeSessions(r.Context(), folio.ActorFrom(r.Context()).UserID); err != nil {
+		return err
 	}
+	id.clearSession(w, r)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -172,10 +168,7 @@ func (s authAPI) changePassword(w http.ResponseWriter, r *http.Request) error {
 	// Every other session ends with the revocation; the caller's own token is spared by its jti,
 	// so it keeps working as it is (a token without a jti gets a fresh cookie instead).
 	_, claims, _ := id.sessionUser(r)
-	u, err := id.ChangePassword(r.Context(), folio.ActorFrom(r.Context()).UserID, &in, claims.Jti)
-	if errors.Is(err, identity.ErrWrongPassword) {
-		s.countFailedSignIn(r)
-	}
+	u, err := id.ChangePassword(r.Context(), folio.ActorFrom(r.Context()).UserID, &in, claims.Jti, s.signInAttempts(w, r))
 	if err != nil {
 		return err
 	}
@@ -237,7 +230,7 @@ func (s authAPI) totpDisable(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	if err := s.accounts().DisableTOTP(r.Context(), folio.ActorFrom(r.Context()).UserID, &in); err != nil {
+	if err := s.accounts().DisableTOTP(r.Context(), folio.ActorFrom(r.Context()).UserID, &in, s.signInAttempts(w, r)); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -253,12 +246,13 @@ func (s authAPI) loginTOTP(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(w, r, &in); err != nil {
 		return err
 	}
-	userID, u, err := id.SignInSecondFactor(r.Context(), &in)
+	userID, u, err := id.SignInSecondFactor(r.Context(), &in, s.signInAttempts(w, r))
 	if userID != "" {
 		auditSubject(r, userID, "")
 	}
-	if errors.Is(err, identity.ErrBadSecondFactor) {
-		s.countFailedSignIn(r)
+	if errors.Is(err, identity.ErrTicketLocked) {
+		// The ticket's last try failed: its owner learns of it in the audit log.
+		s.recordEvent(r, "auth.login.totp.locked", userID, http.StatusUnauthorized)
 	}
 	if err != nil {
 		return err
@@ -268,29 +262,4 @@ func (s authAPI) loginTOTP(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	return writeJSON(w, http.StatusOK, loginResponse{User: u})
-}
-
-// loginLimitKey is the identifier of the login helper limit: the client IP plus the email being
-// tried (docs/api.md, "Authentication and permissions": per IP and email). It reads the email
-// from the body and puts the bytes back for the handler; a body it cannot read as JSON counts
-// under the IP with an empty email.
-func (s *Server) loginLimitKey(r *http.Request) string {
-	var email string
-	if r.Body != nil {
-		b, err := io.ReadAll(io.LimitReader(r.Body, maxJSONBody+1))
-		rest := r.Body
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(b), rest), rest}
-		if err == nil {
-			var in struct {
-				Email string `json:"email"`
-			}
-			if json.Unmarshal(b, &in) == nil {
-				email = folio.EmailKey(in.Email)
-			}
-		}
-	}
-	return s.limitIP(r) + "|" + email
 }

@@ -392,16 +392,17 @@ func TestRefusedSignInsAreCounted(t *testing.T) {
 				"X-Forwarded-For", client).Status
 		}
 		statuses := map[int]int{}
-		// 100 on one account: 5 failures, then the sign-in limit refuses.
+		// 100 on one account: 5 failures, then the sign-in limit refuses until the public tier
+		// (30; every attempt that reaches the sign-in step spends it) is spent, then the tier.
 		for range 100 {
 			statuses[login("203.0.113.7", "owner@example.com")]++
 		}
-		// 100 on made-up accounts: failures until the public tier (30) is spent, then refusals.
+		// 100 on made-up accounts: the tier refuses them all.
 		for i := range 100 {
 			statuses[login("203.0.113.7", fmt.Sprintf("guess%d@example.com", i))]++
 		}
-		if statuses[401] != 30 || statuses[429] != 170 {
-			t.Fatalf("statuses %v, want 30×401 and 170×429", statuses)
+		if statuses[401] != 5 || statuses[429] != 195 {
+			t.Fatalf("statuses %v, want 5×401 and 195×429", statuses)
 		}
 		entries := func(action string) []folio.AuditEntry {
 			t.Helper()
@@ -424,14 +425,14 @@ func TestRefusedSignInsAreCounted(t *testing.T) {
 			return out
 		}
 		all := entries("auth.login")
-		if n := len(byStatus(all, 401)); n != 30 {
-			t.Errorf("%d rows for the 30 answered failures, want one each", n)
+		if n := len(byStatus(all, 401)); n != 5 {
+			t.Errorf("%d rows for the 5 answered failures, want one each", n)
 		}
 		refused := byStatus(all, 429)
 		if len(refused) != 1 {
-			t.Fatalf("%d audit rows for 170 refused sign-ins, want 1", len(refused))
+			t.Fatalf("%d audit rows for 195 refused sign-ins, want 1", len(refused))
 		}
-		if e := refused[0]; e.Refused != 170 || e.Detail != "170 attempts refused" || e.IP != "203.0.113.0/24" ||
+		if e := refused[0]; e.Refused != 195 || e.Detail != "195 attempts refused" || e.IP != "203.0.113.0/24" ||
 			e.Action != "auth.login" || e.Actor != (folio.AuditActor{}) {
 			t.Errorf("the refusals' row: %+v", e)
 		}
@@ -441,8 +442,8 @@ func TestRefusedSignInsAreCounted(t *testing.T) {
 			login("203.0.113.7", "owner@example.com")
 		}
 		refused = byStatus(entries("auth.login"), 429)
-		if len(refused) != 1 || refused[0].Refused != 190 || refused[0].Detail != "190 attempts refused" {
-			t.Errorf("after 20 more refusals: %+v, want one row of 190", refused)
+		if len(refused) != 1 || refused[0].Refused != 215 || refused[0].Detail != "215 attempts refused" {
+			t.Errorf("after 20 more refusals: %+v, want one row of 215", refused)
 		}
 
 		// An IPv6 client rotating addresses inside its /64 is one client: one row.

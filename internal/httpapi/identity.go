@@ -32,8 +32,11 @@ const (
 
 // IdentityConfig configures an Identity.
 type IdentityConfig struct {
-	// Secret is NEXTAUTH_SECRET, the key material of session tokens. Required.
+	// Secret is NEXTAUTH_SECRET, the key material of session tokens and of TOTP secrets at rest.
+	// Required.
 	Secret string
+	// PreviousSecret is NEXTAUTH_SECRET_PREVIOUS (identity.Config).
+	PreviousSecret string
 	// BaseURL is NEXTAUTH_URL. When it is https, the cookie is __Secure-… and marked Secure. Its
 	// origin passes the Origin check of cookie-authenticated unsafe requests.
 	BaseURL string
@@ -71,7 +74,7 @@ func NewIdentity(store identity.Store, cfg IdentityConfig) (*Identity, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	svc := identity.New(store, identity.Config{Secret: cfg.Secret, SessionMaxAge: cfg.SessionMaxAge,
+	svc := identity.New(store, identity.Config{Secret: cfg.Secret, PreviousSecret: cfg.PreviousSecret, SessionMaxAge: cfg.SessionMaxAge,
 		UserCacheTTL: cfg.UserCacheTTL, Now: cfg.Now, Logger: cfg.Logger})
 	id := &Identity{Service: svc, cfg: cfg, cookieName: SessionCookieName, origins: http.NewCrossOriginProtection()}
 	trusted := append([]string{}, cfg.AllowedOrigins...)

@@ -309,8 +309,8 @@ func limitName(c limitClass) string {
 		return "tier+helper per key"
 	case limitExempt:
 		return "exempt"
-	case limitHelperLogin:
-		return "tier+helper per IP and email"
+	case limitSignIn:
+		return "tier+sign-in failures per account and client"
 	}
 	return "tier"
 }

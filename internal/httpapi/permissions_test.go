@@ -88,10 +88,10 @@ var documentedRoutes = []documentedRoute{
 	{"*", "/api/extblog/delete", manageArticles, limitTier},
 	// Webhook: HMAC only, exempt from the tier limits.
 	{"POST", "/api/extblog/webhook", signatureOnly, limitExempt},
-	// Public plus the helper limit per client IP (login: per IP and email).
+	// Public plus the helper limit per client IP (login: the sign-in failure limit).
 	{"POST", "/api/contact", public, limitHelperIP},
 	{"POST", "/api/schedule/book", public, limitHelperIP},
-	{"POST", "/api/auth/login", public, limitHelperLogin},
+	{"POST", "/api/auth/login", public, limitSignIn},
 	// Public.
 	{"GET", "/api/schedule/available", public, limitTier},
 	{"POST", "/api/schedule/check-conflict", public, limitTier},
@@ -135,13 +135,13 @@ var documentedRoutes = []documentedRoute{
 	{"DELETE", "/api/schedule/overrides/{}", adminAccess, limitTier},
 
 	// Sign-in hardening and the audit log (docs/api.md, "Authentication and permissions").
-	{"POST", "/api/auth/login/totp", public, limitHelperLogin},
-	{"POST", "/api/auth/sessions/revoke", anyCredential, limitTier},
-	{"POST", "/api/auth/password", sessionAccess, limitHelperLogin},
+	{"POST", "/api/auth/login/totp", public, limitSignIn},
+	{"POST", "/api/auth/sessions/revoke", sessionAccess, limitTier},
+	{"POST", "/api/auth/password", sessionAccess, limitSignIn},
 	{"GET", "/api/auth/totp", anyCredential, limitTier},
 	{"POST", "/api/auth/totp/setup", sessionAccess, limitTier},
 	{"POST", "/api/auth/totp/enable", sessionAccess, limitTier},
-	{"POST", "/api/auth/totp/disable", sessionAccess, limitTier},
+	{"POST", "/api/auth/totp/disable", sessionAccess, limitSignIn},
 	{"GET", "/api/audit", adminAccess, limitTier},
 }
 
@@ -227,8 +227,7 @@ func TestPermissionWalk(t *testing.T) {
 		statuses := map[string]int{}
 		for _, who := range callers {
 			if rt.Pattern == "/api/auth/sessions/revoke" && (who == "editor" || who == "owner") {
-				// The callers before ended the owner's sessions (their keys are the owner's), and
-				// the editor's own call ends the editor's: sign in afresh.
+				// The editor's own call ends the editor's sessions: sign in afresh.
 				f.OwnerCookie, f.EditorCookie = f.login(t, "owner@example.com"), f.login(t, "editor@example.com")
 			}
 			res := f.as(who, rt.Method, path, body)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/booking/bookingtest"
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/ratelimit"
@@ -129,5 +130,45 @@ func TestLimitID(t *testing.T) {
 	}
 	if got := clientip.LimitID(netip.Addr{}, 64); got != "" {
 		t.Errorf("LimitID(zero) = %q, want empty", got)
+	}
+}
+
+// Ensure a booking that loses to a taken slot gives its helper-limit count back for IPv6 clients
+// as for IPv4 ones: the refund names the client as the limit counts it (the /64), so seven tries
+// at a taken time are seven 409s, in memory and through Redis.
+func TestConflictRefundCountsTheClientAsTheLimitDoes(t *testing.T) {
+	limiters := map[string]func(t *testing.T) folio.Limiter{
+		"memory": func(t *testing.T) folio.Limiter { return ratelimit.NewMemory(time.Now) },
+		"redis": func(t *testing.T) folio.Limiter {
+			c, prefix := redisTestClient(t)
+			return ratelimit.NewRedis(c, prefix)
+		},
+	}
+	for name, mk := range limiters {
+		t.Run(name, func(t *testing.T) {
+			db := foliotest.MustOpenSQLite(t)
+			ts := newTestServer(t, db, func(s *Server) {
+				s.Bookings = newBookingService(t, db, &bookingtest.Calendar{})
+				s.Now = func() time.Time { return bookingNow }
+				s.Limiter = mk(t)
+				s.ClientIP = clientip.New([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
+			})
+			start := "2026-03-04T15:00:00Z"
+			if res := ts.do("POST", "/api/schedule/book", "", bookBody(start), "X-Forwarded-For", "198.51.100.1"); res.Status != 200 {
+				t.Fatalf("first booking: %d %s", res.Status, res.Body)
+			}
+			for _, client := range []string{"203.0.113.9", "2001:db8:5:6::1"} {
+				var got []int
+				for range 7 {
+					got = append(got, ts.do("POST", "/api/schedule/book", "", bookBody(start), "X-Forwarded-For", client).Status)
+				}
+				for i, st := range got {
+					if st != 409 {
+						t.Errorf("%s: statuses %v, want seven 409s (try %d is %d)", client, got, i+1, st)
+						break
+					}
+				}
+			}
+		})
 	}
 }

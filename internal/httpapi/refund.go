@@ -24,7 +24,14 @@ func (s *Server) refundHelperOnConflict(r *http.Request, err error) {
 	if !ok {
 		return
 	}
-	if rerr := rf.Refund(r.Context(), "helper:"+r.Pattern+":"+s.clientIP(r)); rerr != nil {
+	if rerr := rf.Refund(r.Context(), s.helperIPKey(r)); rerr != nil {
 		s.log(r).Warn("helper limit not refunded after a conflict", "error", rerr.Error())
 	}
+}
+
+// helperIPKey is the helper limit's key of a route counted per client (limitHelperIP): the route
+// and the client as the per-IP limits name it (an IPv6 client by its prefix). The count and its
+// refund both use it, so a refund gives back exactly what was counted.
+func (s *Server) helperIPKey(r *http.Request) string {
+	return "helper:" + r.Pattern + ":" + s.limitIP(r)
 }

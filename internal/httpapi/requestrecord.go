@@ -20,8 +20,6 @@ type requestRecord struct {
 	// Actor is the authenticated caller (the zero Actor for an anonymous one).
 	Actor folio.Actor
 
-	// signInKey is the sign-in limit's key, which a failed attempt spends.
-	signInKey string
 	// auditUserID and auditResourceID are what a handler adds to the audit entry (a sign-in
 	// names its user only once the password is checked).
 	auditUserID, auditResourceID string

@@ -163,11 +163,11 @@ type Limits struct {
 type limitClass int
 
 const (
-	limitTier        limitClass = iota // the caller's tier only
-	limitHelperIP                      // tier, plus the helper limit per client IP
-	limitHelperKey                     // tier, plus the helper limit per credential
-	limitExempt                        // no limit (signed webhooks)
-	limitHelperLogin                   // tier, plus the helper limit per client IP and email tried
+	limitTier      limitClass = iota // the caller's tier only
+	limitHelperIP                    // tier, plus the helper limit per client IP
+	limitHelperKey                   // tier, plus the helper limit per credential
+	limitExempt                      // no limit (signed webhooks)
+	limitSignIn                      // tier, plus the failure limit of sign-in per account and client (signinlimit.go), applied by the step that checks a password or code
 )
 
 // route is one row of the route table.
@@ -445,18 +445,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, actor folio.A
 	checks := append(room[:0], check{tierKey, tierLimit})
 	switch class {
 	case limitHelperIP:
-		checks = append(checks, check{"helper:" + r.Pattern + ":" + s.limitIP(r), s.Limits.Helper})
-	case limitHelperLogin:
-		// Sign-in: only failed attempts count (docs/api.md). The budget is peeked here and the
-		// handler counts a failure (countFailedSignIn), so a correct password never locks its
-		// owner out.
-		key := "helper:signin:" + s.loginLimitKey(r)
-		if n := recordOf(r.Context()); n != nil {
-			n.signInKey = key
-		}
-		if err := s.peekSignIn(w, r, key); err != nil {
-			return err
-		}
+		checks = append(checks, check{s.helperIPKey(r), s.Limits.Helper})
 	case limitHelperKey:
 		checks = append(checks, check{"helper:" + r.Pattern + ":" + credentialID(actor), s.Limits.Helper})
 	}

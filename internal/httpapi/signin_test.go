@@ -109,9 +109,9 @@ func TestNextAuthFrontEndSubByEmail(t *testing.T) {
 	}
 }
 
-// Ensure revocation ends every session of the user, front-end tokens included, whether asked by
-// a session or a key, and that a password change, a role change and removing the user do too;
-// new sign-ins work right after.
+// Ensure revocation ends every session of the user, front-end tokens included, when a session
+// asks (a key of any level gets 403 and ends nothing), and that a password change, a role change
+// and removing the user do too; new sign-ins work right after.
 func TestSessionRevocation(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		f := newIdentityFixture(t, db, IdentityConfig{})
@@ -148,13 +148,21 @@ func TestSessionRevocation(t *testing.T) {
 			t.Errorf("API key after session revocation: %d", res.Status)
 		}
 
-		// A key of the user revokes too.
+		// A key of the user, of any level, cannot end the user's sessions: that needs a session.
 		f.Clock.Advance(2 * time.Second)
-		if res := f.as("read", "POST", "/api/auth/sessions/revoke", nil); res.Status != 204 {
-			t.Fatalf("revoke by key: %d %s", res.Status, res.Body)
+		for _, level := range []string{"read", "write", "admin"} {
+			if res := f.as(level, "POST", "/api/auth/sessions/revoke", nil); res.Status != 403 || res.errorCode(t) != folio.EFORBIDDEN {
+				t.Errorf("revoke by a %s key: %d %s, want 403", level, res.Status, res.Body)
+			}
+		}
+		if profile(fresh) != 200 {
+			t.Error("a key's refused revocation ended a session")
+		}
+		if res := f.do("POST", "/api/auth/sessions/revoke", "", nil, "Cookie", fresh); res.Status != 204 {
+			t.Fatalf("revoke by the fresh session: %d %s", res.Status, res.Body)
 		}
 		if profile(fresh) != 401 {
-			t.Error("session survived a revocation by key")
+			t.Error("session survived its own revocation")
 		}
 
 		// A role change ends the sessions (they carry the role).

@@ -49,8 +49,14 @@ type Store interface {
 	// RevokeSessions revokes every session of the user and returns the revocation time.
 	RevokeSessions(ctx context.Context, id string) (int64, error)
 
-	// SetTOTPSecret stores a TOTP secret that is not in force yet; ECONFLICT when TOTP is on.
+	// SetTOTPSecret stores a TOTP secret (as the service seals it) that is not in force yet;
+	// ECONFLICT when TOTP is on.
 	SetTOTPSecret(ctx context.Context, id, secret string) error
+	// TOTPSecrets returns every stored TOTP secret (set up or in force), by user id.
+	TOTPSecrets(ctx context.Context) (map[string]string, error)
+	// ReplaceTOTPSecret stores secret in place of old, if the user's stored secret is still old
+	// (a setup or a reset meanwhile wins); false when it was not.
+	ReplaceTOTPSecret(ctx context.Context, id, old, secret string) (bool, error)
 	// EnableTOTP turns TOTP on, with step as the last used time step and the recovery codes'
 	// hashes replacing any earlier ones, in one transaction; ECONFLICT when TOTP is on already or
 	// no secret was set up.
@@ -65,6 +71,20 @@ type Store interface {
 	UseRecoveryCode(ctx context.Context, id, hash string) (bool, error)
 	// RecoveryCodesLeft counts the user's unused recovery codes.
 	RecoveryCodesLeft(ctx context.Context, id string) (int, error)
+
+	// CreateSignInTicket stores a sign-in ticket under the hash of its secret, and forgets the
+	// tickets that have expired.
+	CreateSignInTicket(ctx context.Context, hash string, t *folio.SignInTicket) error
+	// SignInTicket returns the ticket stored under hash, or a folio ENOTFOUND error (never
+	// issued, or spent).
+	SignInTicket(ctx context.Context, hash string) (*folio.SignInTicket, error)
+	// TrySignInTicket counts one more code tried with the ticket and returns the count, unless
+	// maxAttempts were counted already: then, or when the ticket is gone, it returns 0. However
+	// many calls arrive at once, on however many instances, no more than maxAttempts count.
+	TrySignInTicket(ctx context.Context, hash string, maxAttempts int) (int, error)
+	// SpendSignInTicket removes the ticket; false when it was gone already, so of two callers
+	// only one spends it.
+	SpendSignInTicket(ctx context.Context, hash string) (bool, error)
 }
 
 // Defaults of Config.
@@ -78,8 +98,12 @@ const (
 
 // Config configures a Service.
 type Config struct {
-	// Secret is NEXTAUTH_SECRET, the key material of session tokens and sign-in tickets.
+	// Secret is NEXTAUTH_SECRET, the key material of session tokens and of the TOTP secrets at
+	// rest.
 	Secret string
+	// PreviousSecret (NEXTAUTH_SECRET_PREVIOUS) is the instance secret before the last rotation:
+	// TOTP secrets sealed under it still open, and SealTOTPSecrets seals them again under Secret.
+	PreviousSecret string
 	// SessionMaxAge is how long a login lasts (default 30 days).
 	SessionMaxAge time.Duration
 	// UserCacheTTL is how long a session's user, once read, is trusted without reading it again
@@ -97,6 +121,9 @@ type Config struct {
 type Service struct {
 	store Store
 	cfg   Config
+	// totp seals the TOTP secrets the store keeps; nil without a Secret (a server without
+	// sessions, where no one can set TOTP up).
+	totp *auth.TOTPSealer
 
 	mu    sync.Mutex
 	users map[string]cachedUser
@@ -135,6 +162,7 @@ func New(store Store, cfg Config) *Service {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{store: store, cfg: cfg, users: map[string]cachedUser{}, keys: map[string]cachedKey{}}
+	s.totp, _ = auth.NewTOTPSealer(cfg.Secret, cfg.PreviousSecret) // nil only when Secret is empty
 	s.usage.seen = map[string]time.Time{}
 	s.usage.dirty = map[string]bool{}
 	return s
@@ -202,12 +230,8 @@ func (s *Service) SessionUser(ctx context.Context, tok string) (*folio.User, aut
 func (s *Service) NewSession(u *folio.User) (string, time.Time, error) {
 	now := s.cfg.Now()
 	exp := now.Add(s.cfg.SessionMaxAge).Truncate(time.Second)
-	// A revocation ends the sessions issued up to the next whole second (tokens carry whole
-	// seconds); a session issued within that second takes the revocation time as its iat, so it
-	// survives the revocation that preceded it.
-	iat := max(now.Unix(), u.SessionsRevokedAt)
 	tok, err := auth.EncodeSession(s.cfg.Secret, auth.SessionClaims{Name: u.Name, Email: u.Email, Sub: u.ID,
-		Role: string(u.Role), Iat: iat, Exp: exp.Unix()})
+		Role: string(u.Role), Iat: u.IssuedAt(now), Exp: exp.Unix()})
 	if err != nil {
 		return "", time.Time{}, err
 	}

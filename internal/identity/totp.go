@@ -2,7 +2,10 @@ package identity
 
 import (
 	"context"
+	"errors"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/auth"
@@ -34,13 +37,67 @@ func (s *Service) SetupTOTP(ctx context.Context, userID string) (secret, url str
 	if u.TOTPEnabled {
 		return "", "", nil, folio.Errorf(folio.ECONFLICT, "Two-factor sign-in is already on; turn it off before setting it up again.")
 	}
+	if s.totp == nil {
+		return "", "", nil, errNoInstanceSecret
+	}
 	if secret, url, png, err = auth.NewTOTPKey(u.Email); err != nil {
 		return "", "", nil, err
 	}
-	if err := s.store.SetTOTPSecret(ctx, u.ID, secret); err != nil {
+	if err := s.store.SetTOTPSecret(ctx, u.ID, s.totp.Seal(u.ID, secret)); err != nil {
 		return "", "", nil, err
 	}
 	return secret, url, png, nil
+}
+
+var errNoInstanceSecret = errors.New("identity: TOTP needs the instance secret (NEXTAUTH_SECRET)")
+
+// matchTOTP checks code against u's TOTP secret at now and returns its step. A secret the
+// instance secret does not open (NEXTAUTH_SECRET changed without NEXTAUTH_SECRET_PREVIOUS) matches
+// no code; it is logged, and the user's recovery codes still sign in.
+func (s *Service) matchTOTP(u *folio.User, code string, now time.Time) (int64, bool) {
+	if s.totp == nil {
+		return 0, false
+	}
+	secret, _, err := s.totp.Open(u.ID, u.TOTPSecret)
+	if err != nil {
+		s.cfg.Logger.Warn("the TOTP secret of a user cannot be decrypted: NEXTAUTH_SECRET changed without NEXTAUTH_SECRET_PREVIOUS? "+
+			"They can sign in with a recovery code, or run `folio user totp-reset`", "user_id", u.ID)
+		return 0, false
+	}
+	return auth.MatchTOTP(secret, code, now)
+}
+
+// SealTOTPSecrets encrypts every stored TOTP secret that is not sealed under the current
+// instance secret — a plaintext one from before sealing, or one sealed under NEXTAUTH_SECRET_PREVIOUS
+// — and returns how many it sealed and the ids of users whose secret no instance secret opens.
+// serve runs it at start; several instances may run it at once.
+func (s *Service) SealTOTPSecrets(ctx context.Context) (sealed int, unreadable []string, err error) {
+	if s.totp == nil {
+		return 0, nil, errNoInstanceSecret
+	}
+	stored, err := s.store.TOTPSecrets(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	for id, old := range stored {
+		secret, current, err := s.totp.Open(id, old)
+		if err != nil {
+			unreadable = append(unreadable, id)
+			continue
+		}
+		if current {
+			continue
+		}
+		ok, err := s.store.ReplaceTOTPSecret(ctx, id, old, s.totp.Seal(id, secret))
+		if err != nil {
+			return sealed, unreadable, err
+		}
+		if ok {
+			sealed++
+		}
+	}
+	sort.Strings(unreadable)
+	return sealed, unreadable, nil
 }
 
 // EnableTOTP turns TOTP on, proven by a current code of the secret SetupTOTP stored, and returns
@@ -59,7 +116,7 @@ func (s *Service) EnableTOTP(ctx context.Context, userID, code string) ([]string
 	if u.TOTPSecret == "" {
 		return nil, folio.Errorf(folio.ECONFLICT, "Set up two-factor sign-in first (POST /api/auth/totp/setup).")
 	}
-	step, ok := auth.MatchTOTP(u.TOTPSecret, code, s.cfg.Now())
+	step, ok := s.matchTOTP(u, code, s.cfg.Now())
 	if !ok {
 		return nil, wrongCode("code")
 	}
@@ -70,8 +127,9 @@ func (s *Service) EnableTOTP(ctx context.Context, userID, code string) ([]string
 	return codes, nil
 }
 
-// DisableTOTP turns TOTP off, proven by a current code or, failing that, the password.
-func (s *Service) DisableTOTP(ctx context.Context, userID string, in *folio.TOTPDisableInput) error {
+// DisableTOTP turns TOTP off, proven by a current code or, failing that, the password; a wrong
+// one is a failure of the account's sign-in, like a wrong password at login.
+func (s *Service) DisableTOTP(ctx context.Context, userID string, in *folio.TOTPDisableInput, attempts Attempts) error {
 	if strings.TrimSpace(in.Code) == "" && in.Password == "" {
 		return folio.BadRequest("code", "a current code or the password is required")
 	}
@@ -79,12 +137,15 @@ func (s *Service) DisableTOTP(ctx context.Context, userID string, in *folio.TOTP
 	if err != nil {
 		return err
 	}
+	if err := attempts.Check(limitAccount(u)); err != nil {
+		return err
+	}
 	switch {
 	case strings.TrimSpace(in.Code) != "":
 		if !u.TOTPEnabled {
 			break
 		}
-		step, ok := auth.MatchTOTP(u.TOTPSecret, in.Code, s.cfg.Now())
+		step, ok := s.matchTOTP(u, in.Code, s.cfg.Now())
 		if ok {
 			ok, err = s.store.UseTOTPStep(ctx, u.ID, step)
 			if err != nil {
@@ -92,10 +153,12 @@ func (s *Service) DisableTOTP(ctx context.Context, userID string, in *folio.TOTP
 			}
 		}
 		if !ok {
+			attempts.Failed()
 			return wrongCode("code")
 		}
 	default:
 		if !auth.CheckPassword(u.PasswordHash, in.Password) {
+			attempts.Failed()
 			return wrongCode("password")
 		}
 	}

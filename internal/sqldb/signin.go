@@ -83,6 +83,36 @@ func (s *IdentityStore) SetTOTPSecret(ctx context.Context, id, secret string) er
 	return nil
 }
 
+// TOTPSecrets returns every stored TOTP secret (set up or in force), by user id.
+func (s *IdentityStore) TOTPSecrets(ctx context.Context) (map[string]string, error) {
+	rows, err := s.R.QueryContext(ctx, `SELECT id, totp_secret FROM users WHERE totp_secret <> ''`)
+	if err != nil {
+		return nil, wrap("TOTPSecrets", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, secret string
+		if err := rows.Scan(&id, &secret); err != nil {
+			return nil, wrap("TOTPSecrets", err)
+		}
+		out[id] = secret
+	}
+	return out, rows.Err()
+}
+
+// ReplaceTOTPSecret stores secret in place of old, in one conditional statement, so a setup or a
+// reset that happened meanwhile is kept; false when the stored secret was no longer old.
+func (s *IdentityStore) ReplaceTOTPSecret(ctx context.Context, id, old, secret string) (bool, error) {
+	res, err := s.W.ExecContext(ctx, `UPDATE users SET totp_secret = $1 WHERE id = $2 AND totp_secret = $3 AND totp_secret <> ''`,
+		secret, id, old)
+	if err != nil {
+		return false, wrap("ReplaceTOTPSecret", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
 // EnableTOTP turns TOTP on for the user, marks step as used (the code that proved the setup),
 // and replaces the recovery codes by the given hashes, in one transaction. It refuses
 // (ECONFLICT) when TOTP is already on or no secret was set up.
@@ -172,6 +202,79 @@ func (s *IdentityStore) RecoveryCodesLeft(ctx context.Context, id string) (int, 
 	err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM totp_recovery_codes WHERE user_id = $1 AND used_at IS NULL`, id).Scan(&n)
 	if err != nil {
 		return 0, wrap("RecoveryCodesLeft", err)
+	}
+	return n, nil
+}
+
+// CreateSignInTicket stores a sign-in ticket under the hash of its secret and forgets the tickets
+// that have expired (so the table holds at most the last five minutes' tickets).
+func (s *IdentityStore) CreateSignInTicket(ctx context.Context, hash string, t *folio.SignInTicket) error {
+	err := s.txRetryable(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM signin_tickets WHERE expires_at <= $1`, s.Now().Unix()); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO signin_tickets (id, user_id, issued_at, expires_at) VALUES ($1, $2, $3, $4)`,
+			hash, t.UserID, t.IssuedAt, t.ExpiresAt)
+		return err
+	})
+	if err != nil {
+		return wrap("CreateSignInTicket", err)
+	}
+	return nil
+}
+
+// SignInTicket returns the ticket stored under hash, or ENOTFOUND.
+func (s *IdentityStore) SignInTicket(ctx context.Context, hash string) (*folio.SignInTicket, error) {
+	var t folio.SignInTicket
+	err := s.R.QueryRowContext(ctx, `SELECT user_id, issued_at, expires_at, attempts FROM signin_tickets WHERE id = $1`, hash).
+		Scan(&t.UserID, &t.IssuedAt, &t.ExpiresAt, &t.Attempts)
+	if err == sql.ErrNoRows {
+		return nil, folio.Errorf(folio.ENOTFOUND, "The sign-in ticket was not found.")
+	}
+	if err != nil {
+		return nil, wrap("SignInTicket", err)
+	}
+	return &t, nil
+}
+
+// TrySignInTicket counts one more code tried with the ticket, in one conditional statement, so
+// concurrent tries on any number of instances never count past maxAttempts. It returns the count,
+// or 0 when the try was not counted (the ticket is gone or out of tries).
+func (s *IdentityStore) TrySignInTicket(ctx context.Context, hash string, maxAttempts int) (int, error) {
+	var n int
+	err := s.W.QueryRowContext(ctx, `UPDATE signin_tickets SET attempts = attempts + 1 WHERE id = $1 AND attempts < $2
+		RETURNING attempts`, hash, maxAttempts).Scan(&n)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, wrap("TrySignInTicket", err)
+	}
+	return n, nil
+}
+
+// SpendSignInTicket removes the ticket; false when it was gone already.
+func (s *IdentityStore) SpendSignInTicket(ctx context.Context, hash string) (bool, error) {
+	res, err := s.W.ExecContext(ctx, `DELETE FROM signin_tickets WHERE id = $1`, hash)
+	if err != nil {
+		return false, wrap("SpendSignInTicket", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// UnlockSignIn counts one more unlock of the user's sign-in failure limit (`folio user unlock`)
+// and returns the count, or ENOTFOUND. The count is part of the limit's key, so every failure
+// counted before no longer applies, on every instance and whether the counts live in memory or
+// in Redis; the next sign-in step reads it from here.
+func (s *IdentityStore) UnlockSignIn(ctx context.Context, id string) (int64, error) {
+	var n int64
+	err := s.W.QueryRowContext(ctx, `UPDATE users SET signin_unlocks = signin_unlocks + 1 WHERE id = $1 RETURNING signin_unlocks`, id).Scan(&n)
+	if err == sql.ErrNoRows {
+		return 0, notFound("User", id)
+	}
+	if err != nil {
+		return 0, wrap("UnlockSignIn", err)
 	}
 	return n, nil
 }

@@ -8,14 +8,14 @@ import (
 )
 
 const userColumns = `id, email, name, role, password_hash, bio, location, website, created_at, updated_at,
-	sessions_revoked_at, sessions_kept_jti, totp_secret, totp_enabled`
+	sessions_revoked_at, sessions_kept_jti, totp_secret, totp_enabled, signin_unlocks`
 
 func scanUser(row interface{ Scan(...any) error }) (*folio.User, error) {
 	var u folio.User
 	var created, updated Time
 	var totpEnabled int64
 	if err := row.Scan(&u.ID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.Bio, &u.Location, &u.Website,
-		&created, &updated, &u.SessionsRevokedAt, &u.SessionsKeptJTI, &u.TOTPSecret, &totpEnabled); err != nil {
+		&created, &updated, &u.SessionsRevokedAt, &u.SessionsKeptJTI, &u.TOTPSecret, &totpEnabled, &u.SignInUnlocks); err != nil {
 		return nil, err
 	}
 	u.CreatedAt, u.UpdatedAt, u.TOTPEnabled = created.Time, updated.Time, totpEnabled != 0

@@ -5,6 +5,7 @@ package identitytest
 import (
 	"bytes"
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,9 @@ type Store interface {
 	// CreateUser stores a new user with the given password hash; an email already taken, in any
 	// letter case, is ECONFLICT.
 	CreateUser(ctx context.Context, in *folio.UserInput, passwordHash string) (*folio.User, error)
+	// UnlockSignIn counts one more unlock of the user's sign-in failure limit (`folio user
+	// unlock`) and returns the count (folio.User.SignInUnlocks), or ENOTFOUND.
+	UnlockSignIn(ctx context.Context, id string) (int64, error)
 }
 
 // TestStore runs the suite; open returns a new, empty store for each subtest.
@@ -27,6 +31,7 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 	t.Run("APIKeys", func(t *testing.T) { testAPIKeys(t, open(t)) })
 	t.Run("Revocation", func(t *testing.T) { testRevocation(t, open(t)) })
 	t.Run("TOTP", func(t *testing.T) { testTOTP(t, open(t)) })
+	t.Run("SignInTickets", func(t *testing.T) { testSignInTickets(t, open(t)) })
 }
 
 func mustCreateUser(t *testing.T, s Store, email string, role folio.Role) *folio.User {
@@ -196,6 +201,23 @@ func testRevocation(t *testing.T, s Store) {
 	if _, err := s.ChangePassword(ctx, "nope", "h", ""); !folio.IsNotFound(err) {
 		t.Errorf("ChangePassword of an unknown user: %v", err)
 	}
+
+	// Unlocking the sign-in limit counts up, for that user only.
+	other := mustCreateUser(t, s, "r2@example.com", folio.RoleEditor)
+	for want := int64(1); want <= 2; want++ {
+		if n, err := s.UnlockSignIn(ctx, u.ID); err != nil || n != want {
+			t.Errorf("UnlockSignIn = %d, %v; want %d", n, err, want)
+		}
+	}
+	if got, _ := s.User(ctx, u.ID); got.SignInUnlocks != 2 {
+		t.Errorf("SignInUnlocks = %d, want 2", got.SignInUnlocks)
+	}
+	if got, _ := s.UserByEmail(ctx, other.Email); got.SignInUnlocks != 0 {
+		t.Errorf("another user's SignInUnlocks = %d, want 0", got.SignInUnlocks)
+	}
+	if _, err := s.UnlockSignIn(ctx, "nope"); !folio.IsNotFound(err) {
+		t.Errorf("UnlockSignIn of an unknown user: %v", err)
+	}
 }
 
 func testTOTP(t *testing.T, s Store) {
@@ -289,5 +311,105 @@ func testTOTP(t *testing.T, s Store) {
 	}
 	if n, _ := s.RecoveryCodesLeft(ctx, u.ID); n != 1 {
 		t.Errorf("RecoveryCodesLeft after enabling again = %d, want 1", n)
+	}
+
+	// Every stored secret is listed, and replaced only while it is what the caller read.
+	if err := s.SetTOTPSecret(ctx, other.ID, "PENDING"); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateUser(t, s, "t3@example.com", folio.RoleEditor) // no secret: not listed
+	if got, err := s.TOTPSecrets(ctx); err != nil || len(got) != 2 || got[u.ID] != "SECRET3" || got[other.ID] != "PENDING" {
+		t.Errorf("TOTPSecrets = %v, %v", got, err)
+	}
+	if ok, err := s.ReplaceTOTPSecret(ctx, u.ID, "SECRET1", "SEALED"); err != nil || ok {
+		t.Errorf("ReplaceTOTPSecret of a secret no longer stored = %v, %v; want false", ok, err)
+	}
+	if ok, err := s.ReplaceTOTPSecret(ctx, u.ID, "SECRET3", "SEALED3"); err != nil || !ok {
+		t.Errorf("ReplaceTOTPSecret = %v, %v; want true", ok, err)
+	}
+	if got, _ := s.User(ctx, u.ID); got.TOTPSecret != "SEALED3" || !got.TOTPEnabled {
+		t.Errorf("after ReplaceTOTPSecret: %+v", got)
+	}
+	if ok, _ := s.ReplaceTOTPSecret(ctx, "nope", "", "X"); ok {
+		t.Error("ReplaceTOTPSecret of an unknown user replaced something")
+	}
+}
+
+func testSignInTickets(t *testing.T, s Store) {
+	ctx := context.Background()
+	u := mustCreateUser(t, s, "tk@example.com", folio.RoleOwner)
+	now := time.Now().Unix()
+	want := folio.SignInTicket{UserID: u.ID, IssuedAt: now + 1, ExpiresAt: now + 300}
+	if err := s.CreateSignInTicket(ctx, "h1", &want); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.SignInTicket(ctx, "h1"); err != nil || *got != want {
+		t.Errorf("SignInTicket = %+v, %v; want %+v", got, err, want)
+	}
+	if _, err := s.SignInTicket(ctx, "nope"); !folio.IsNotFound(err) {
+		t.Errorf("an unknown ticket: %v, want NOT_FOUND", err)
+	}
+
+	// Tries count up to the limit, however many arrive at once; then none is counted.
+	var wg sync.WaitGroup
+	tries := make(chan int, 20)
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := s.TrySignInTicket(ctx, "h1", 5)
+			if err != nil {
+				t.Error(err)
+			}
+			tries <- n
+		}()
+	}
+	wg.Wait()
+	close(tries)
+	counted := map[int]bool{}
+	for n := range tries {
+		if n != 0 {
+			counted[n] = true
+		}
+	}
+	if len(counted) != 5 || !counted[1] || !counted[5] {
+		t.Errorf("20 concurrent tries with a limit of 5 counted %v, want 1…5 once each", counted)
+	}
+	if got, _ := s.SignInTicket(ctx, "h1"); got.Attempts != 5 {
+		t.Errorf("attempts = %d, want 5", got.Attempts)
+	}
+	if n, err := s.TrySignInTicket(ctx, "nope", 5); err != nil || n != 0 {
+		t.Errorf("a try on an unknown ticket = %d, %v", n, err)
+	}
+
+	// A ticket is spent once.
+	if err := s.CreateSignInTicket(ctx, "h2", &want); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.SpendSignInTicket(ctx, "h2"); err != nil || !ok {
+		t.Errorf("SpendSignInTicket = %v, %v; want true", ok, err)
+	}
+	if ok, err := s.SpendSignInTicket(ctx, "h2"); err != nil || ok {
+		t.Errorf("SpendSignInTicket twice = %v, %v; want false", ok, err)
+	}
+	if _, err := s.SignInTicket(ctx, "h2"); !folio.IsNotFound(err) {
+		t.Errorf("a spent ticket: %v, want NOT_FOUND", err)
+	}
+	if n, _ := s.TrySignInTicket(ctx, "h2", 5); n != 0 {
+		t.Errorf("a try on a spent ticket counted: %d", n)
+	}
+
+	// Storing a ticket forgets the expired ones.
+	if err := s.CreateSignInTicket(ctx, "old", &folio.SignInTicket{UserID: u.ID, IssuedAt: now - 400, ExpiresAt: now - 100}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateSignInTicket(ctx, "h3", &want); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SignInTicket(ctx, "old"); !folio.IsNotFound(err) {
+		t.Errorf("an expired ticket was kept: %v", err)
+	}
+	if _, err := s.SignInTicket(ctx, "h3"); err != nil {
+		t.Errorf("the new ticket: %v", err)
 	}
 }
