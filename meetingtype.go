@@ -15,6 +15,12 @@ type MeetingType struct {
 	MaxPerDay       int    `json:"maxPerDay" doc:"confirmed bookings of this type per owner-local day; 0 = no cap"`
 }
 
+// BookingHost is who the meetings on /book are with, as the page's host card shows them.
+type BookingHost struct {
+	Name     string `json:"name" doc:"the host's name (the owner's profile); empty when there is none"`
+	PhotoURL string `json:"photoUrl" doc:"http(s) URL of the host's photo, or empty"`
+}
+
 // MeetingTypeInput is the body of POST/PUT /api/schedule/types.
 type MeetingTypeInput struct {
 	Slug            string `json:"slug,omitempty" doc:"POST only: a-z, 0-9 and -, 1-64 characters; default from the title"`

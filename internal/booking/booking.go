@@ -360,7 +360,12 @@ func (s *Service) EventICS(ctx context.Context, token string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := s.eventOf(b)
+	return publishedICS(s.eventOf(b), b)
+}
+
+// publishedICS renders ev, the event of b, as a published .ics (METHOD:PUBLISH, the UID of the
+// mailed invitations): STATUS:CANCELLED once b is cancelled.
+func publishedICS(ev folio.CalendarEvent, b *folio.Booking) ([]byte, error) {
 	ev.Cancelled = b.Status == folio.BookingCancelled
 	return invite.InviteICS(ev, "PUBLISH", b.ConfirmedAt)
 }

@@ -107,6 +107,17 @@ func (s *Service) Get(ctx context.Context, token string) (folio.BookingStatus, e
 	return s.Status(b), nil
 }
 
+// ICS returns the .ics of the booking of a manage token as the visitor's invitation shows it
+// (invite.ForVisitor): /book's "Add to calendar", for every provider — the provider's own event
+// link is the owner's (a Google or CalDAV address the visitor cannot open).
+func (s *Service) ICS(ctx context.Context, token string) ([]byte, error) {
+	b, err := s.byToken(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	return publishedICS(invite.ForVisitor(s.eventOf(b)), b)
+}
+
 // List lists bookings for the admin route.
 func (s *Service) List(ctx context.Context, status, from, to string, page, limit int) ([]folio.BookingListItem, int, error) {
 	var f folio.BookingFilter

@@ -78,3 +78,20 @@ func newBookings(ctx context.Context, d bookingDeps) (*booking.Service, error) {
 	log.Info("booking calendar", "provider", provider)
 	return svc, nil
 }
+
+// bookingHost is who the meetings are with, for the host card of /book: the name of the site's
+// profile (the first owner account), read on each call so a profile edit shows at once. The
+// photo is empty until the site settings give one (site.ownerName and site.photoUrl then take
+// over here).
+func bookingHost(db *sqldb.DB, log *slog.Logger) func(context.Context) folio.BookingHost {
+	return func(ctx context.Context) folio.BookingHost {
+		u, err := db.Archive.OwnerProfile(ctx)
+		if err != nil {
+			if !folio.IsNotFound(err) {
+				log.Warn("the owner's profile was not read; /book names no host", "error", err.Error())
+			}
+			return folio.BookingHost{}
+		}
+		return folio.BookingHost{Name: u.Name}
+	}
+}

@@ -169,6 +169,7 @@ func newServer(d serverDeps) *httpapi.Server {
 		Analytics:        d.Analytics,
 		Collectors:       d.Analytics.Collectors(),
 		Audit:            d.Audit,
+		BookingHost:      bookingHost(db, log), // the host card of /book
 	}
 }
 

@@ -76,6 +76,9 @@ func (s bookingAPI) routes() []route {
 		{Method: "GET", Pattern: "/api/schedule/bookings/{token}", Handle: s.manageGet, Needs: needBooking, Limit: limitHelperIP,
 			Tag: "Booking", Summary: "The booking of a manage link (public: the token is the credential)",
 			Status: http.StatusOK, Resp: folio.BookingStatus{}, Errors: []int{404, 503}},
+		{Method: "GET", Pattern: "/api/schedule/bookings/{token}/invite.ics", Handle: s.manageICS, Needs: needBooking, Limit: limitHelperIP,
+			Tag: "Booking", Summary: "The booking of a manage link as the visitor's .ics (the invitation's UID; STATUS:CANCELLED once cancelled): /book's \"Add to calendar\", whatever the provider",
+			Status: http.StatusOK, RespType: "text/calendar", Errors: []int{404, 503}},
 		{Method: "POST", Pattern: "/api/schedule/bookings/{token}/cancel", Handle: s.manageCancel, Needs: needBooking, Limit: limitHelperIP,
 			Tag: "Booking", Summary: "Cancel the booking of a manage link (repeating it gives the same answer; after the start 409)",
 			Body: folio.CancelInput{}, Status: http.StatusOK, Resp: cancelAnswer{}, Errors: []int{404, 409, 413, 422, 502, 503}},
@@ -186,6 +189,12 @@ func (s bookingAPI) scheduleEventICS(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	return writeICS(w, ics)
+}
+
+// writeICS answers a booking's .ics: shown inline (a calendar app imports it), never cached by
+// a shared cache nor indexed, since its address is the credential.
+func writeICS(w http.ResponseWriter, ics []byte) error {
 	h := w.Header()
 	h.Set("Content-Type", "text/calendar; charset=utf-8")
 	h.Set("Content-Disposition", `inline; filename="meeting.ics"`)
@@ -193,7 +202,7 @@ func (s bookingAPI) scheduleEventICS(w http.ResponseWriter, r *http.Request) err
 	h.Set("X-Robots-Tag", "noindex")
 	h.Set("Content-Length", strconv.Itoa(len(ics)))
 	w.WriteHeader(http.StatusOK)
-	_, err = w.Write(ics)
+	_, err := w.Write(ics)
 	return err
 }
 

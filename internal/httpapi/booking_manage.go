@@ -18,6 +18,7 @@ type (
 	}
 	meetingTypeList struct {
 		Types []folio.MeetingType `json:"types"`
+		Host  folio.BookingHost   `json:"host" doc:"who the meetings are with (the /book page's host card)"`
 	}
 	dayList struct {
 		Days []booking.DayAvailability `json:"days"`
@@ -34,6 +35,14 @@ func (s bookingAPI) manageGet(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	return writeJSON(w, http.StatusOK, st)
+}
+
+func (s bookingAPI) manageICS(w http.ResponseWriter, r *http.Request) error {
+	ics, err := s.Bookings.ICS(r.Context(), r.PathValue("token"))
+	if err != nil {
+		return err
+	}
+	return writeICS(w, ics)
 }
 
 // decodeOptionalJSON decodes a JSON body when there is one (cancel's body is optional).
@@ -131,7 +140,11 @@ func (s bookingAPI) listMeetingTypes(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, meetingTypeList{Types: ts})
+	var host folio.BookingHost
+	if s.BookingHost != nil {
+		host = s.BookingHost(r.Context())
+	}
+	return writeJSON(w, http.StatusOK, meetingTypeList{Types: ts, Host: host})
 }
 
 func (s bookingAPI) createMeetingType(w http.ResponseWriter, r *http.Request) error {

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	arran "github.com/arran4/golang-ical"
+
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/booking"
 	"github.com/foliohq/folio/internal/booking/bookingtest"
 	"github.com/foliohq/folio/internal/foliotest"
@@ -29,6 +32,26 @@ func bookForToken(t *testing.T, ts *testServer, body map[string]any) string {
 		t.Fatalf("manageUrl %q", u)
 	}
 	return token
+}
+
+// visitorICS fetches the .ics of a manage token and checks it is the visitor's invitation of the
+// booking id: it parses, carries the invitation's UID, and none of the requester's free text.
+func visitorICS(t *testing.T, ts *testServer, v *openAPIValidator, token, id string) string {
+	t.Helper()
+	res := ts.do("GET", "/api/schedule/bookings/"+token+"/invite.ics", "", nil)
+	v.check("GET", "/api/schedule/bookings/{token}/invite.ics", res)
+	if res.Status != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/calendar") || res.Header.Get("Cache-Control") != "private, no-cache" {
+		t.Fatalf("invite.ics: %d %v %s", res.Status, res.Header, res.Body)
+	}
+	cal, err := arran.ParseCalendar(bytes.NewReader(res.Body))
+	if err != nil || len(cal.Events()) != 1 || cal.Events()[0].Id() != id+"@folio" {
+		t.Fatalf("invite.ics does not parse as the booking's event %s: %v\n%s", id, err, res.Body)
+	}
+	text := strings.NewReplacer("\r\n ", "", "\r\n\t", "").Replace(string(res.Body))
+	if !strings.Contains(text, "SUMMARY:Meeting with Olivia Owner") || strings.Contains(text, "About the project") {
+		t.Errorf("invite.ics is not the visitor's view (the requester's text left out):\n%s", text)
+	}
+	return text
 }
 
 func lifecycleServer(t *testing.T, db *sqldb.DB, cal *bookingtest.Calendar) *testServer {
@@ -52,6 +75,11 @@ func TestBookingLifecycleRoutes(t *testing.T) {
 			m["type"] != "30min" || m["name"] != "Vera Visitor" || m["canCancel"] != true || m["canReschedule"] != true || m["providerMeetLink"] == "" {
 			t.Fatalf("manage view %d %s", res.Status, res.Body)
 		}
+		// "Add to calendar" on /book: the visitor's view of the invitation, by the manage token.
+		invite := visitorICS(t, ts, v, token, m["id"].(string))
+		if strings.Contains(invite, "STATUS:CANCELLED") {
+			t.Errorf("the .ics of a confirmed booking is cancelled:\n%s", invite)
+		}
 		for _, tc := range []struct {
 			method, path string
 			body         any
@@ -59,6 +87,7 @@ func TestBookingLifecycleRoutes(t *testing.T) {
 			code         string
 		}{
 			{"GET", "/api/schedule/bookings/" + strings.Repeat("x", 43), nil, 404, "RESOURCE_NOT_FOUND"},
+			{"GET", "/api/schedule/bookings/" + strings.Repeat("x", 43) + "/invite.ics", nil, 404, "RESOURCE_NOT_FOUND"},
 			{"GET", "/api/schedule/bookings/short", nil, 404, "RESOURCE_NOT_FOUND"},
 			{"POST", "/api/schedule/bookings/" + strings.Repeat("x", 43) + "/cancel", map[string]any{}, 404, "RESOURCE_NOT_FOUND"},
 			{"POST", "/api/schedule/bookings/" + token + "/reschedule", map[string]any{}, 400, "VALIDATION_ERROR"},
@@ -71,10 +100,10 @@ func TestBookingLifecycleRoutes(t *testing.T) {
 				t.Errorf("%s %s: %d %s, want %d %s", tc.method, tc.path, res.Status, res.Body, tc.status, tc.code)
 			}
 			pattern := "/api/schedule/bookings/{token}"
-			if strings.HasSuffix(tc.path, "/cancel") {
-				pattern += "/cancel"
-			} else if strings.HasSuffix(tc.path, "/reschedule") {
-				pattern += "/reschedule"
+			for _, suffix := range []string{"/cancel", "/reschedule", "/invite.ics"} {
+				if strings.HasSuffix(tc.path, suffix) {
+					pattern += suffix
+				}
 			}
 			v.check(tc.method, pattern, res)
 		}
@@ -104,6 +133,9 @@ func TestBookingLifecycleRoutes(t *testing.T) {
 		}
 		if m := ts.do("GET", "/api/schedule/bookings/"+token, "", nil).json(t); m["status"] != "cancelled" || m["canCancel"] != false {
 			t.Errorf("after cancel: %v", m)
+		}
+		if invite := visitorICS(t, ts, v, token, m["id"].(string)); !strings.Contains(invite, "STATUS:CANCELLED") {
+			t.Errorf("the .ics of a cancelled booking is not cancelled:\n%s", invite)
 		}
 
 		// Admin: list with filters, cancel by id, permissions.
@@ -148,8 +180,9 @@ func TestMeetingTypeAndOverrideRoutes(t *testing.T) {
 		v := newOpenAPIValidator(t, ts)
 		res := ts.do("GET", "/api/schedule/types", "", nil)
 		v.check("GET", "/api/schedule/types", res)
-		if res.Status != 200 || !strings.Contains(string(res.Body), `"slug":"30min"`) || !strings.Contains(string(res.Body), `"slug":"60min"`) {
-			t.Fatalf("default types: %d %s", res.Status, res.Body)
+		if res.Status != 200 || !strings.Contains(string(res.Body), `"slug":"30min"`) || !strings.Contains(string(res.Body), `"slug":"60min"`) ||
+			!strings.Contains(string(res.Body), `"host":{"name":"","photoUrl":""}`) {
+			t.Fatalf("default types (and no host named): %d %s", res.Status, res.Body)
 		}
 		intro := map[string]any{"title": "Intro", "slug": "intro", "durationMinutes": 15, "maxPerDay": 2, "description": "A first chat"}
 		if res := ts.do("POST", "/api/schedule/types", "", intro); res.Status != 401 {
@@ -244,6 +277,28 @@ func TestMeetingTypeAndOverrideRoutes(t *testing.T) {
 
 // TestRescheduleRaceTwoInstances: N concurrent reschedules of two bookings onto one free slot
 // through two server instances sharing one PostgreSQL database → exactly one booking ends there.
+// TestMeetingTypesNameTheHost: the types answer carries who the meetings are with, for the host
+// card of /book.
+func TestMeetingTypesNameTheHost(t *testing.T) {
+	db := foliotest.MustOpenSQLite(t)
+	ts := newTestServer(t, db, func(s *Server) {
+		s.Bookings = newBookingService(t, db, &bookingtest.Calendar{})
+		s.BookingHost = func(context.Context) folio.BookingHost {
+			return folio.BookingHost{Name: "Olivia Owner", PhotoURL: "https://site.example/media/olivia.jpg"}
+		}
+	})
+	res := ts.do("GET", "/api/schedule/types", "", nil)
+	newOpenAPIValidator(t, ts).check("GET", "/api/schedule/types", res)
+	var body struct {
+		Types []folio.MeetingType
+		Host  folio.BookingHost
+	}
+	if err := json.Unmarshal(res.Body, &body); err != nil || res.Status != 200 || len(body.Types) != 2 ||
+		body.Host != (folio.BookingHost{Name: "Olivia Owner", PhotoURL: "https://site.example/media/olivia.jpg"}) {
+		t.Errorf("types: %d %s (%v)", res.Status, res.Body, err)
+	}
+}
+
 func TestRescheduleRaceTwoInstances(t *testing.T) {
 	dsn := foliotest.PostgresSchema(t)
 	ctx := context.Background()

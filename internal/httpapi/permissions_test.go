@@ -122,6 +122,7 @@ var documentedRoutes = []documentedRoute{
 	{"POST", "/api/blog/preview", writeAccess, limitTier},
 	// docs/api.md, "Booking lifecycle": the manage token is the visitor's credential; helper-limited like book.
 	{"GET", "/api/schedule/bookings/{}", public, limitHelperIP},
+	{"GET", "/api/schedule/bookings/{}/invite.ics", public, limitHelperIP},
 	{"POST", "/api/schedule/bookings/{}/cancel", public, limitHelperIP},
 	{"POST", "/api/schedule/bookings/{}/reschedule", public, limitHelperIP},
 	{"POST", "/api/schedule/bookings/id/{}/cancel", adminAccess, limitTier},

@@ -125,6 +125,9 @@ type Server struct {
 
 	// Bookings serves the booking routes (booking.go); nil answers 503.
 	Bookings *booking.Service
+	// BookingHost returns who the meetings are with, for the host card of /book (GET
+	// /api/schedule/types); nil names no host.
+	BookingHost func(context.Context) folio.BookingHost
 
 	// ArticlePublisher sends articles to the external blog platform when publishing-options
 	// publishes one with crossPlatformPublishing.extblog on (blog.go); nil reports "skipped".

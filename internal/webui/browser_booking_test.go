@@ -102,7 +102,7 @@ func browseBookingLifecycle(t *testing.T, chromium string, s *site) {
 		t.Errorf("page width on a 390 px phone: got %d px", w)
 	}
 	first := eval[string](t, phone, `document.querySelector('#slots button').dataset.start`)
-	phone.do(t, "choose a time", chromedp.Click(css("#slots button")), chromedp.WaitVisible(css("#details-form")))
+	phone.do(t, "choose a time", chromedp.Click(css("#slots button")), chromedp.Click(css("#time-confirm")), chromedp.WaitVisible(css("#details-form")))
 	phone.do(t, "details", chromedp.SendKeys(css("#name"), "Mia Mover"), chromedp.SendKeys(css("#email"), "mia@example.com"),
 		chromedp.SendKeys(css("#description"), "Private note for the host"), chromedp.Click(css("#confirm")), chromedp.WaitVisible(css("#step-done")))
 	if href := eval[string](t, phone, `document.querySelector('#manage-link').href`); !strings.Contains(href, "/book/manage/") {
@@ -126,7 +126,7 @@ func browseBookingLifecycle(t *testing.T, chromium string, s *site) {
 	}
 	phone.screenshot(t, s, "31-book-manage-phone")
 
-	// Move it to the next day with the same picker: a tap asks, a second tap confirms.
+	// Move it to the next day with the same picker: a tap chooses, Confirm moves.
 	phone.do(t, "pick a new time", chromedp.Click(css("#manage-reschedule")), chromedp.WaitVisible(css("#step-when")))
 	next := time.Now()
 	if d, err := time.Parse("2006-01-02", date); err == nil {
@@ -135,8 +135,8 @@ func browseBookingLifecycle(t *testing.T, chromium string, s *site) {
 	pickBookingDay(t, phone, next.Format("2006-01-02"))
 	target := eval[string](t, phone, `document.querySelector('#slots button').dataset.start`)
 	phone.do(t, "choose the new time", chromedp.Click(css("#slots button")))
-	phone.waitText(t, "#status", "Tap the time again")
-	phone.do(t, "confirm the move", chromedp.Click(css(fmt.Sprintf(`#slots button[data-start=%s]`, jsString(target)))), chromedp.WaitVisible(css("#step-manage")))
+	phone.waitText(t, "#time-confirm", "Confirm new time")
+	phone.do(t, "confirm the move", chromedp.Click(css("#time-confirm")), chromedp.WaitVisible(css("#step-manage")))
 	phone.waitText(t, "#status", "Moved to")
 	var st struct{ Status, StartTime string }
 	s.api(t, "GET", "/api/schedule/bookings/"+token, nil, nil).decode(t, &st)

@@ -619,12 +619,12 @@ func TestBrowser(t *testing.T) {
 		if !strings.HasSuffix(bookedStart, "+09:00") {
 			t.Errorf("slot start %q is not at the visitor's UTC offset (+09:00)", bookedStart)
 		}
-		phone.do(t, "choose the first time", chromedp.Click(css("#slots button")), chromedp.WaitVisible(css("#details-form")))
+		phone.do(t, "choose the first time", chromedp.Click(css("#slots button")), chromedp.Click(css("#time-confirm")), chromedp.WaitVisible(css("#details-form")))
 		phone.waitText(t, "#summary", visitorZone)
 		phone.screenshot(t, s, "20-book-details-phone")
 		// Validation happens on the page before anything is sent.
 		phone.do(t, "empty details", chromedp.Click(css("#confirm")))
-		phone.waitText(t, "#status", "Please enter your name")
+		phone.waitText(t, "#name-error", "Please enter your name")
 		fillDetails(t, "Grace Visitor", "grace@example.com")
 		phone.screenshot(t, s, "22-book-confirm-phone")
 		phone.do(t, "confirm", chromedp.Click(css("#confirm")), chromedp.WaitVisible(css("#step-done")))
@@ -632,9 +632,9 @@ func TestBrowser(t *testing.T) {
 		if !strings.HasPrefix(meet, "https://meet.jit.si/folio-") {
 			t.Errorf("meeting link: got %q, want the local provider's Jitsi link", meet)
 		}
-		ics := eval[string](t, phone, `document.querySelector('#event-link').href`)
-		if !strings.Contains(ics, "/api/schedule/events/") {
-			t.Errorf("event link: got %q, want the booking's .ics on folio", ics)
+		ics := eval[string](t, phone, `document.querySelector('#ics-link').href`)
+		if !strings.Contains(ics, "/api/schedule/bookings/") || !strings.HasSuffix(ics, "/invite.ics") {
+			t.Errorf("Add to calendar: got %q, want the booking's .ics on folio", ics)
 		}
 		phone.screenshot(t, s, "23-book-done-phone")
 
@@ -694,7 +694,7 @@ func TestBrowser(t *testing.T) {
 		if start == bookedStart {
 			t.Fatalf("the booked slot %s is still offered", start)
 		}
-		phone.do(t, "choose a time", chromedp.Click(css("#slots button")), chromedp.WaitVisible(css("#details-form")))
+		phone.do(t, "choose a time", chromedp.Click(css("#slots button")), chromedp.Click(css("#time-confirm")), chromedp.WaitVisible(css("#details-form")))
 		fillDetails(t, "Linus Late", "linus@example.com")
 		// Someone else books the same time through the API first.
 		res := s.api(t, "POST", "/api/schedule/book", map[string]any{"startISO": start, "durationMinutes": 30,
@@ -703,9 +703,9 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("API booking of %s: got %d %s", start, res.status, res.body)
 		}
 		phone.do(t, "confirm", chromedp.Click(css("#confirm")))
-		phone.waitText(t, "#status", "someone else just booked that time")
+		phone.waitText(t, "#when-status", "someone else just booked that time")
 		phone.waitFor(t, "the time step", `!document.querySelector('#step-when').hidden && document.querySelector('#step-details').hidden`)
-		if role := eval[string](t, phone, `document.querySelector('#status').getAttribute('role')`); role != "alert" {
+		if role := eval[string](t, phone, `document.querySelector('#when-status').getAttribute('role')`); role != "alert" {
 			t.Errorf("the lost-race message has role %q, want alert", role)
 		}
 		phone.screenshot(t, s, "24-book-lost-race-phone")

@@ -381,7 +381,7 @@ func TestFirstHour(t *testing.T) {
 		date := bookingDate(t)
 		phone.do(t, "open /book", chromedp.Navigate(f.base+"/book"), chromedp.WaitVisible(css("#step-when")))
 		pickBookingDay(t, phone, date)
-		phone.do(t, "choose the first time", chromedp.Click(css("#slots button")), chromedp.WaitVisible(css("#details-form")),
+		phone.do(t, "choose the first time", chromedp.Click(css("#slots button")), chromedp.Click(css("#time-confirm")), chromedp.WaitVisible(css("#details-form")),
 			chromedp.SendKeys(css("#name"), "Grace Visitor"), chromedp.SendKeys(css("#email"), "grace@example.com"),
 			chromedp.Click(css("#confirm")), chromedp.WaitVisible(css("#step-done")))
 		phone.screenshot(t, f.site, "49-booked-phone-dark")

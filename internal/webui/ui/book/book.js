@@ -1,20 +1,27 @@
-// The public booking page, in the order a visitor expects: the kind of meeting and the time
-// first (a month view that marks the days with free times, the times beside it), the details
-// last. /book/manage/<token> is the manage view of one booking: see it, cancel it with a
-// reason, or move it with the same picker. The page reports the funnel steps (docs/api.md,
-// "Analytics"; plus manage_opened, booking_rescheduled and booking_cancelled) as analytics
-// events, without cookies. Inside an iframe (BOOKING_EMBED_ORIGINS) it tells the host page its
-// height, which /book/embed.js uses to size the frame.
+// The public booking page, in the order a visitor expects: who the meeting is with and what it
+// is (the host card), then the kind of meeting and the time (a month view that marks the days
+// with free times, the times beside it; a chosen time waits for Confirm), the details last.
+// /book/manage/<token> is the manage view of one booking: see it, add it to a calendar, cancel
+// it with a reason, or move it with the same picker. Messages appear where the visitor is
+// looking (at the field, under the times, above the button) in live regions, so screen readers
+// hear them too. The page reports the funnel steps (docs/api.md, "Analytics"; plus
+// manage_opened, booking_rescheduled and booking_cancelled) as analytics events, without
+// cookies. Inside an iframe (BOOKING_EMBED_ORIGINS) it tells the host page its height, which
+// /book/embed.js uses to size the frame.
 import { api, ApiError, query } from './shared/api.js';
 import { h, replace, safeURL } from './shared/dom.js';
+import { icon } from './shared/icons.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
+const whenStatus = $('when-status');
+const detailsStatus = $('details-status');
 const STEPS = ['manage', 'when', 'details', 'done'];
 
 const state = {
   step: '', lastFunnelStep: '', completed: false, config: null,
-  types: [], type: null, month: '', day: '', days: {}, slot: null,
+  types: [], type: null, host: { name: '', photoUrl: '' },
+  month: '', day: '', days: {}, slot: null,
   manage: null, token: '', rescheduling: false,
 };
 
@@ -75,15 +82,27 @@ if (window.parent !== window) {
 
 // ---- helpers -------------------------------------------------------------------------------
 
-function say(text, kind = 'info') {
-  status.className = `status ${kind}`;
-  status.setAttribute('role', kind === 'error' ? 'alert' : 'status');
-  status.textContent = text;
+/**
+ * say shows a message in a live region: box is the one where the visitor is looking (the
+ * page's top, under the times, above the book button). Errors are alerts; an error or a result
+ * scrolls its box into view.
+ */
+function say(text, kind = 'info', box = status) {
+  box.className = `status ${kind}`;
+  box.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+  box.textContent = text;
+  if (text && kind !== 'info' && box.getClientRects().length) box.scrollIntoView({ block: 'nearest' });
+}
+
+/** announce tells screen readers what changed in the picker, without showing it. */
+function announce(text) {
+  $('when-live').textContent = text;
 }
 
 function show(step, focus = true) {
   state.step = step;
   for (const s of STEPS) $(`step-${s}`).hidden = s !== step;
+  for (const box of [status, whenStatus, detailsStatus]) say('', 'info', box);
   $('steps').hidden = step === 'manage' || state.rescheduling;
   const order = ['when', 'details', 'done'];
   const idx = order.indexOf(step);
@@ -103,6 +122,18 @@ function fmt(iso, opts, tz = zone()) {
   return new Intl.DateTimeFormat(undefined, { timeZone: tz, ...opts }).format(new Date(iso));
 }
 
+/** when is a meeting's date and times, e.g. "Tuesday, 3 June 2025, 10:00 – 10:30". */
+function when(start, end, tz = zone()) {
+  return `${fmt(start, { dateStyle: 'full' }, tz)}, ${fmt(start, { timeStyle: 'short' }, tz)} – ${fmt(end, { timeStyle: 'short' }, tz)}`;
+}
+
+/** lengthText is a meeting's length: "30 minutes", "1 hour", "1 h 30 min". */
+function lengthText(mins) {
+  if (mins < 60) return `${mins} minutes`;
+  if (mins % 60 === 0) return mins === 60 ? '1 hour' : `${mins / 60} hours`;
+  return `${Math.floor(mins / 60)} h ${mins % 60} min`;
+}
+
 /** todayIn returns today's date (YYYY-MM-DD) in an IANA zone. */
 function todayIn(tz) {
   return new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
@@ -120,12 +151,6 @@ function addMonths(month, n) {
   return new Date(Date.UTC(y, m - 1 + n, 1)).toISOString().slice(0, 10);
 }
 
-function invalid(el, text) {
-  el.setAttribute('aria-invalid', 'true');
-  say(text, 'error');
-  el.focus();
-}
-
 function apiFailureText(e) {
   if (e instanceof ApiError && e.status === 429) {
     const mins = Math.max(1, Math.ceil((e.retryAfter || 60) / 60));
@@ -138,6 +163,71 @@ function apiFailureText(e) {
 function typeParams() {
   const t = state.type;
   return t && t.slug ? { type: t.slug } : { duration: t ? t.durationMinutes : undefined };
+}
+
+/** icsURL is the booking's .ics for "Add to calendar", whatever the calendar provider. */
+function icsURL(token) {
+  return `/api/schedule/bookings/${encodeURIComponent(token)}/invite.ics`;
+}
+
+/** linkButton fills a link styled as a button with an icon and a short label (never the URL). */
+function linkButton(a, href, iconName, label) {
+  a.hidden = !href;
+  if (!href) return;
+  a.href = href;
+  replace(a, icon(iconName), label);
+}
+
+function rows(pairs) {
+  return pairs.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]);
+}
+
+// ---- the host card -----------------------------------------------------------------------------
+
+function initials(name) {
+  const words = name.trim().split(/\s+/).filter(Boolean);
+  if (!words.length) return '';
+  const first = (w) => [...w][0].toUpperCase();
+  return words.length === 1 ? first(words[0]) : first(words[0]) + first(words[words.length - 1]);
+}
+
+/** renderHost shows who the meetings are with: the photo (else initials) and the name. */
+function renderHost() {
+  const { name, photoUrl } = state.host;
+  const avatar = $('host-avatar');
+  const photo = safeURL(photoUrl);
+  $('host-name').hidden = !name;
+  $('host-name').textContent = name;
+  const showInitials = () => {
+    replace(avatar, initials(name));
+    avatar.hidden = !name;
+  };
+  if (photo) {
+    // A photo that does not load (gone, or refused by the page's CSP) leaves the initials.
+    replace(avatar, h('img', { src: photo, alt: '', onerror: showInitials }));
+    avatar.hidden = false;
+  } else showInitials();
+  if (!state.token) document.title = name ? `Book a meeting with ${name}` : 'Book a meeting';
+}
+
+/** meetingTitle is the chosen kind of meeting's title, or its length when it has none. */
+function meetingTitle() {
+  const t = state.type;
+  if (t && t.title) return t.title;
+  return t && t.durationMinutes ? `${lengthText(t.durationMinutes)} meeting` : 'Book a meeting';
+}
+
+/** renderMeeting shows what the meeting is: its title, length, place and description. */
+function renderMeeting() {
+  const t = state.type;
+  $('title').textContent = meetingTitle();
+  const length = $('fact-length');
+  length.hidden = !(t && t.durationMinutes);
+  if (t && t.durationMinutes) replace(length, icon('clock'), lengthText(t.durationMinutes));
+  // Every calendar provider gives each booking a video link (docs/api.md, "Providers").
+  replace($('fact-place'), icon('video'), 'Video call');
+  $('type-about').hidden = !(t && t.description);
+  $('type-about').textContent = (t && t.description) || '';
 }
 
 // ---- the picker: type, month, day, time -----------------------------------------------------
@@ -154,9 +244,10 @@ function renderTypes() {
     input.addEventListener('change', () => {
       state.type = t;
       state.day = '';
+      renderMeeting();
       loadMonth();
     });
-    return h('label', {}, input, h('span', {}, h('strong', {}, t.title), h('small', {}, `${t.durationMinutes} minutes${t.description ? ' · ' + t.description : ''}`)));
+    return h('label', {}, input, h('span', {}, h('strong', {}, t.title), h('small', {}, lengthText(t.durationMinutes))));
   }));
   $('types-box').hidden = state.rescheduling || state.types.length < 2;
 }
@@ -182,7 +273,7 @@ async function loadMonth() {
     } catch (e) {
       if (seq !== monthSeq) return;
       trackError('api_failure');
-      say(apiFailureText(e), 'error');
+      say(apiFailureText(e), 'error', whenStatus);
     }
   }
   renderDays(false);
@@ -191,9 +282,10 @@ async function loadMonth() {
     const firstFree = Object.keys(state.days).sort().find((d) => state.days[d] > 0);
     if (firstFree) pickDay(firstFree, false);
     else {
+      choose(null);
       replace($('slots'));
       $('time-caption').textContent = 'No free times this month';
-      say('No free times in this month. Try the next one.', 'info');
+      say('No free times in this month. Try the next one.', 'info', whenStatus);
     }
   }
 }
@@ -223,11 +315,10 @@ function renderDays(loading) {
 }
 
 let pickSeq = 0;
-let moveFor = ''; // the time a first tap asked to move to (manage view)
 async function pickDay(date, userChose) {
   const seq = ++pickSeq; // a slower answer for an earlier pick must not overwrite this one
   state.day = date;
-  moveFor = '';
+  choose(null);
   replace($('slots'));
   $('slots').dataset.date = '';
   for (const b of document.querySelectorAll('#days button')) b.setAttribute('aria-pressed', String(b.dataset.date === date));
@@ -239,21 +330,38 @@ async function pickDay(date, userChose) {
   } catch (e) {
     if (seq !== pickSeq) return;
     trackError(e instanceof ApiError && e.status === 422 ? 'validation' : 'api_failure');
-    return say(apiFailureText(e), 'error');
+    return say(apiFailureText(e), 'error', whenStatus);
   }
   if (seq !== pickSeq) return;
   if (userChose) track('date_selected', { duration: state.type ? state.type.durationMinutes : 0 });
   const slots = res.slots || [];
   replace($('slots'), slots.map((s) => {
     const label = fmt(s.start, { timeStyle: 'short' });
-    const b = h('button', { type: 'button', 'data-start': s.start, 'aria-label': `${label} to ${fmt(s.end, { timeStyle: 'short' })}` }, label);
-    b.addEventListener('click', () => chooseSlot(s));
+    const b = h('button', { type: 'button', 'data-start': s.start, 'aria-pressed': 'false', 'aria-label': `${label} to ${fmt(s.end, { timeStyle: 'short' })}` }, label);
+    b.addEventListener('click', () => choose(s));
     return b;
   }));
   $('slots').dataset.date = date;
-  if (slots.length === 0) say('No free times left on that day. Please choose another day.', 'info');
-  else if (userChose) say(`${slots.length} free time${slots.length === 1 ? '' : 's'} on ${day}.`, 'info');
-  else if (!status.classList.contains('error')) say('');
+  if (slots.length === 0) return say('No free times left on that day. Please choose another day.', 'info', whenStatus);
+  // A message about an earlier day goes; an error stays until the visitor picks a day.
+  if (userChose || !whenStatus.classList.contains('error')) say('', 'info', whenStatus);
+  if (userChose) announce(`${slots.length} free time${slots.length === 1 ? '' : 's'} on ${day}.`);
+}
+
+/**
+ * choose marks slot as the chosen time (null: none) and shows it with the Confirm button,
+ * scrolled into view; nothing is booked or moved before Confirm.
+ */
+function choose(slot) {
+  state.slot = slot;
+  for (const b of document.querySelectorAll('#slots button')) b.setAttribute('aria-pressed', String(!!slot && b.dataset.start === slot.start));
+  $('choice').hidden = !slot;
+  if (!slot) return;
+  const text = when(slot.start, slot.end);
+  $('choice-text').textContent = state.rescheduling ? `New time: ${text}` : text;
+  $('time-confirm').textContent = state.rescheduling ? 'Confirm new time' : 'Confirm';
+  announce(`Chosen: ${text}. Press ${$('time-confirm').textContent} to continue.`);
+  $('choice').scrollIntoView({ block: 'nearest' });
 }
 
 $('prev-month').addEventListener('click', () => { state.month = addMonths(state.month, -1); state.day = ''; loadMonth(); });
@@ -265,52 +373,82 @@ $('timezone').addEventListener('change', () => {
   if (state.step === 'manage') renderManage();
 });
 
-function whenRows(slot) {
-  const rows = [['When', `${fmt(slot.start, { dateStyle: 'full', timeStyle: 'short' })} (${zone()})`], ['Length', `${slot.duration} minutes`]];
-  if (state.type && state.type.title) rows.unshift(['Meeting', state.type.title]);
-  const owner = state.config.ownerTimeZone;
-  if (owner && owner !== zone()) rows.push(['Host time', `${fmt(slot.start, { dateStyle: 'medium', timeStyle: 'short' }, owner)} (${owner})`]);
-  return rows;
-}
-
-function chooseSlot(slot) {
-  state.slot = slot;
-  if (state.rescheduling) return confirmMove(slot);
+$('time-confirm').addEventListener('click', () => {
+  const slot = state.slot;
+  if (!slot) return;
+  if (state.rescheduling) return move(slot);
   track('time_selected');
-  replace($('summary'), whenRows(slot).map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
-  say('');
+  const pairs = [['When', `${when(slot.start, slot.end)} (${zone()})`]];
+  const owner = state.config.ownerTimeZone;
+  if (owner && owner !== zone()) pairs.push(['Host time', `${fmt(slot.start, { dateStyle: 'medium', timeStyle: 'short' }, owner)} (${owner})`]);
+  replace($('summary'), rows(pairs));
   show('details');
-}
-$('back-when').addEventListener('click', () => show('when'));
+});
+$('back-when').addEventListener('click', () => {
+  show('when');
+  choose(state.slot);
+});
 
 // ---- details and booking ---------------------------------------------------------------------
+
+// The form's fields (id, label) by the API's names, for the field details of a 400 or 422.
+const FIELDS = { attendeeName: ['name', 'The name'], attendeeEmail: ['email', 'The email address'], description: ['description', 'The note'] };
+
+/** fieldError marks input invalid with text under it (aria-describedby), or clears it. */
+function fieldError(input, text) {
+  $(`${input.id}-error`).textContent = text;
+  if (text) input.setAttribute('aria-invalid', 'true');
+  else input.removeAttribute('aria-invalid');
+}
+
+/** showFirstInvalid puts the first invalid field of the form in view and focus. */
+function showFirstInvalid() {
+  const first = $('details-form').querySelector('[aria-invalid=true]');
+  if (!first) return false;
+  first.focus({ preventScroll: true });
+  first.closest('.field').scrollIntoView({ block: 'center' });
+  return true;
+}
+
+/** checkDetails marks every missing or malformed field; it returns whether all are right. */
+function checkDetails() {
+  const name = $('name');
+  const email = $('email');
+  fieldError(name, name.value.trim() ? '' : 'Please enter your name.');
+  fieldError(email, !email.value.trim() ? 'Please enter your email address.'
+    : email.checkValidity() ? '' : 'Please enter a valid email address, like name@example.com.');
+  fieldError($('description'), '');
+  return !showFirstInvalid();
+}
+
+// A field marked invalid is cleared as soon as what is typed would pass.
+for (const id of ['name', 'email']) {
+  $(id).addEventListener('input', (ev) => {
+    const input = ev.target;
+    if (input.getAttribute('aria-invalid') === 'true' && input.value.trim() && input.checkValidity()) fieldError(input, '');
+  });
+}
 
 let idempotencyKey = '';
 $('details-form').addEventListener('submit', async (ev) => {
   ev.preventDefault();
-  const name = $('name');
-  const email = $('email');
   const button = $('confirm');
-  name.removeAttribute('aria-invalid');
-  email.removeAttribute('aria-invalid');
-  if (!name.value.trim()) return invalid(name, 'Please enter your name.');
-  if (!email.value.trim() || !email.checkValidity()) return invalid(email, 'Please enter a valid email address.');
-  if (button.disabled) return;
+  if (!checkDetails() || button.disabled) return;
   track('contact_info_submitted');
   button.disabled = true;
   track('booking_confirmed');
-  say('Booking…');
+  say('Booking…', 'info', detailsStatus);
   const slot = state.slot;
   // One key per chosen slot, so a retry after a network failure cannot book twice.
   idempotencyKey = idempotencyKey && idempotencyKey.startsWith(slot.start) ? idempotencyKey : `${slot.start}-${crypto.randomUUID()}`;
-  const body = { startISO: slot.start, durationMinutes: slot.duration, timeZone: zone(), attendeeName: name.value.trim(), attendeeEmail: email.value.trim() };
+  const body = { startISO: slot.start, durationMinutes: slot.duration, timeZone: zone(), attendeeName: $('name').value.trim(), attendeeEmail: $('email').value.trim() };
   if (state.type && state.type.slug) body.type = state.type.slug;
   if ($('description').value.trim()) body.description = $('description').value.trim();
   try {
     const res = await api('POST', '/api/schedule/book', body, { 'Idempotency-Key': idempotencyKey.replace(/[^A-Za-z0-9_-]/g, '') });
     state.completed = true;
     track('booking_completed');
-    done(res, slot);
+    done(res, slot, body.attendeeEmail);
   } catch (e) {
     // Keep the key after a network failure: the retry replays the first answer if it got through.
     if (!(e instanceof ApiError && e.status === 0)) idempotencyKey = '';
@@ -318,54 +456,59 @@ $('details-form').addEventListener('submit', async (ev) => {
       trackError('conflict');
       state.slot = null;
       show('when');
-      say('Sorry — someone else just booked that time. Please choose another time.', 'error');
+      say('Sorry — someone else just booked that time. Please choose another time.', 'error', whenStatus);
       await loadMonth();
       if (state.day) pickDay(state.day, false);
       return;
     }
     if (e instanceof ApiError && (e.status === 400 || e.status === 422)) {
       trackError('validation');
-      say(`${e.describe()} Please check your details and try again.`, 'error');
+      const mine = (e.details || []).filter((d) => FIELDS[d.field]);
+      for (const d of mine) fieldError($(FIELDS[d.field][0]), `${FIELDS[d.field][1]} ${d.message.replace(/\.$/, '')}.`);
+      if (mine.length && mine.length === e.details.length) {
+        say('', 'info', detailsStatus);
+        showFirstInvalid();
+      } else say(`${e.describe()} Please check your details and try again.`, 'error', detailsStatus);
       return;
     }
     trackError('api_failure');
-    say(apiFailureText(e), 'error');
+    say(apiFailureText(e), 'error', detailsStatus);
   } finally {
     button.disabled = false;
   }
 });
 
-function done(res, slot) {
-  $('done-text').textContent = `Your ${slot.duration}-minute meeting is on ${fmt(slot.start, { dateStyle: 'full', timeStyle: 'short' })} (${zone()}).`;
-  const meet = safeURL(res.providerMeetLink);
-  const ev = safeURL(res.providerEventLink);
+/** done is the one page after booking: what and when, Join meeting, Add to calendar. */
+function done(res, slot, email) {
+  const what = state.host.name ? `${meetingTitle()} with ${state.host.name}` : meetingTitle();
+  replace($('done-summary'), rows([['What', what], ['When', `${when(slot.start, slot.end)} (${zone()})`]]));
+  $('done-mail').textContent = `An invitation with the details is on its way to ${email}.`;
   const manage = safeURL(res.manageUrl);
-  $('meet-link').hidden = !meet;
-  if (meet) {
-    $('meet-link').href = meet;
-    $('meet-link').textContent = `Join the meeting: ${meet}`;
-  }
-  $('event-link').hidden = !ev;
-  if (ev) $('event-link').href = ev;
+  const token = manage ? new URL(manage).pathname.slice('/book/manage/'.length) : '';
+  linkButton($('meet-link'), safeURL(res.providerMeetLink), 'video', 'Join meeting');
+  linkButton($('ics-link'), token ? icsURL(token) : '', 'calendar-plus', 'Add to calendar');
   $('manage-link').hidden = !manage;
   if (manage) $('manage-link').href = manage;
-  say('Booked. Check your inbox for the invitation.', 'ok');
   show('done');
 }
 
 // ---- the manage view -------------------------------------------------------------------------
 
+/** bookedType is the kind of meeting of the managed booking, at its booked length. */
+function bookedType(b) {
+  const mins = Math.round((new Date(b.endTime) - new Date(b.startTime)) / 60000);
+  return state.types.find((t) => t.slug === b.type && t.durationMinutes === mins) || { slug: '', title: '', durationMinutes: mins, description: '' };
+}
+
 function renderManage() {
   const b = state.manage;
-  const type = state.types.find((t) => t.slug === b.type);
-  const rows = [
-    ['When', `${fmt(b.startTime, { dateStyle: 'full', timeStyle: 'short' })} – ${fmt(b.endTime, { timeStyle: 'short' })} (${zone()})`],
-    ['Name', b.name],
-  ];
-  if (type) rows.unshift(['Meeting', type.title]);
-  const meet = safeURL(b.providerMeetLink);
-  replace($('manage-summary'), rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
-    meet && b.status === 'confirmed' ? [h('dt', {}, 'Join'), h('dd', {}, h('a', { href: meet, target: '_blank', rel: 'noopener' }, meet))] : null);
+  state.type = bookedType(b);
+  renderMeeting();
+  replace($('manage-summary'), rows([['When', `${when(b.startTime, b.endTime)} (${zone()})`], ['Name', b.name]]));
+  const confirmed = b.status === 'confirmed';
+  $('manage-links').hidden = !confirmed;
+  linkButton($('manage-meet'), confirmed ? safeURL(b.providerMeetLink) : '', 'video', 'Join meeting');
+  linkButton($('manage-ics'), confirmed ? icsURL(state.token) : '', 'calendar-plus', 'Add to calendar');
   const note = $('manage-note');
   note.hidden = true;
   if (b.status === 'cancelled') {
@@ -384,8 +527,6 @@ function renderManage() {
 async function openManage(token) {
   state.token = token;
   document.title = 'Your booking';
-  $('title').textContent = 'Your booking';
-  $('intro').hidden = true;
   say('Loading your booking…');
   try {
     state.manage = await api('GET', `/api/schedule/bookings/${encodeURIComponent(token)}`);
@@ -400,7 +541,6 @@ async function openManage(token) {
   }
   const tz = state.manage.timezone;
   if (tz && [...$('timezone').options].some((o) => o.value === tz)) $('timezone').value = tz;
-  say('');
   track('manage_opened');
   renderManage();
   show('manage', false);
@@ -423,6 +563,7 @@ $('cancel-form').addEventListener('submit', async (ev) => {
     track('booking_cancelled');
     state.manage = await api('GET', `/api/schedule/bookings/${encodeURIComponent(state.token)}`);
     renderManage();
+    show('manage');
     say('Your meeting is cancelled. The host has been told, and a cancellation for your calendar is on its way.', 'ok');
   } catch (e) {
     if (e instanceof ApiError && e.status === 409) {
@@ -437,49 +578,54 @@ $('cancel-form').addEventListener('submit', async (ev) => {
   }
 });
 
+/** moving switches the picker between booking and moving the managed booking. */
+function moving(on) {
+  state.rescheduling = on;
+  $('h-when').textContent = on ? 'Pick a new time' : 'Pick a time';
+  $('moving-from').hidden = !on;
+  $('moving-actions').hidden = !on;
+  if (on) $('moving-from').textContent = `Now: ${when(state.manage.startTime, state.manage.endTime)}`;
+}
+
 $('manage-reschedule').addEventListener('click', () => {
-  state.rescheduling = true;
-  const b = state.manage;
-  const mins = Math.round((new Date(b.endTime) - new Date(b.startTime)) / 60000);
-  state.type = state.types.find((t) => t.slug === b.type && t.durationMinutes === mins) || { slug: '', title: '', durationMinutes: mins };
-  $('h-when').textContent = 'Pick a new time';
+  state.month = '';
+  state.day = '';
+  moving(true);
   renderTypes();
   show('when');
   loadMonth();
 });
+$('keep-time').addEventListener('click', () => {
+  moving(false);
+  renderManage();
+  show('manage');
+});
 
-function confirmMove(slot) {
-  // A second tap on the same time confirms: the first one asks.
-  const when = fmt(slot.start, { dateStyle: 'full', timeStyle: 'short' });
-  if (moveFor !== slot.start) {
-    moveFor = slot.start;
-    for (const b of document.querySelectorAll('#slots button')) b.setAttribute('aria-pressed', String(b.dataset.start === slot.start));
-    say(`Move your meeting to ${when}? Tap the time again to confirm.`, 'info');
-    return;
-  }
-  moveFor = '';
-  move(slot, when);
-}
-
-async function move(slot, when) {
-  say('Moving your meeting…');
+async function move(slot) {
+  const button = $('time-confirm');
+  if (button.disabled) return;
+  button.disabled = true;
+  const to = when(slot.start, slot.end);
+  say('Moving your meeting…', 'info', whenStatus);
   try {
     state.manage = await api('POST', `/api/schedule/bookings/${encodeURIComponent(state.token)}/reschedule`, { startTime: slot.start, timezone: zone() });
     track('booking_rescheduled');
-    state.rescheduling = false;
+    moving(false);
     renderManage();
     show('manage');
-    say(`Moved to ${when}. An updated invitation is on its way.`, 'ok');
+    say(`Moved to ${to}. An updated invitation is on its way.`, 'ok');
   } catch (e) {
     if (e instanceof ApiError && e.status === 409) {
       trackError('conflict');
-      say(e.code === 'CONFLICT' && /cancel|started|progress/.test(e.message) ? e.message : 'Sorry — that time was just taken. Please choose another.', 'error');
+      say(e.code === 'CONFLICT' && /cancel|started|progress/.test(e.message) ? e.message : 'Sorry — that time was just taken. Please choose another.', 'error', whenStatus);
       await loadMonth();
       if (state.day) pickDay(state.day, false);
       return;
     }
     trackError(e instanceof ApiError && e.status === 422 ? 'validation' : 'api_failure');
-    say(e instanceof ApiError && e.status === 422 ? e.describe() : apiFailureText(e), 'error');
+    say(e instanceof ApiError && e.status === 422 ? e.describe() : apiFailureText(e), 'error', whenStatus);
+  } finally {
+    button.disabled = false;
   }
 }
 
@@ -495,14 +641,19 @@ async function start() {
   const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
   const all = [...new Set([detected, 'UTC', ...zones])].sort();
   replace($('timezone'), all.map((z) => h('option', { value: z, selected: z === detected }, z === detected ? `${z} (detected)` : z)));
+  const token = location.pathname.startsWith('/book/manage/') ? location.pathname.slice('/book/manage/'.length) : '';
+  state.token = token;
   try {
-    state.types = (await api('GET', '/api/schedule/types')).types || [];
+    const res = await api('GET', '/api/schedule/types');
+    state.types = res.types || [];
+    state.host = { ...state.host, ...res.host };
   } catch {
     state.types = state.config.durationOptions.map((d) => ({ slug: `${d}min`, title: `${d} minute meeting`, durationMinutes: d, description: '' }));
   }
-  const token = location.pathname.startsWith('/book/manage/') ? location.pathname.slice('/book/manage/'.length) : '';
+  renderHost();
   if (token) return openManage(token);
   state.type = state.types[0] || null;
+  renderMeeting();
   renderTypes();
   track('modal_opened');
   show('when', false);
