@@ -1,15 +1,29 @@
-// Command hostile replays memory attacks (a response-cache flood, a metrics flood) against a real
-// folio server on loopback and prints its heap and RSS before and after each, beside the bound
-// that must hold.
+// Command hostile replays hostile traffic against a real folio binary on loopback and prints
+// what it costs the server: memory, CPU, rows, peak RSS. Each scenario runs on a fresh server
+// (SQLite, a temp data directory) and its figures print beside the bound that must hold.
 //
-//	go run ./bench/hostile [-junk 10000] [-methods 1500] [-workers 4] [-bin PATH]
+//	go run ./bench/hostile [-run cache,metrics,sitemap,signin,junk,analytics,import,upload] [-bin PATH] [flags]
 //
-// Attacks (bounded loops, one client address):
-//   - cache flood: one published post whose response is about 2 MB, asked for -junk times with a
+// Scenarios (bounded loops, one client address):
+//   - cache: one published post whose response is about 2 MB, asked for -junk times with a
 //     distinct junk parameter (?cb=N). The response cache must not grow: the heap that the last
 //     GC found live (go_gc_heap_live_bytes) must stay under FOLIO_PUBLIC_CACHE_BYTES (64 MiB).
-//   - metrics flood: -methods requests with random 60 KB methods. The metrics' series must not
-//     grow, nor /metrics itself.
+//   - metrics: -methods requests with random 60 KB methods. The metrics' series must not grow,
+//     nor /metrics itself.
+//   - sitemap: -sitemap-posts published posts (seeded with bench/seed, as bench/sitemap does);
+//     /sitemap.xml and its files uncached (a write before each) and cached, p50 and p99.
+//   - signin: -signins failed sign-ins in a burst from one client (one account, then made-up
+//     ones), most refused by the limits; the audit rows they leave.
+//   - junk: a post whose response is about 3 MB; the server's CPU seconds (utime+stime of
+//     /proc/PID/stat) per 1,000 requests, cached and with a junk parameter each (-junk-cpu of
+//     them); then a flood of -pages ?page=N list requests and whether the useful entries (the
+//     post, the first pages, the feed) are still answered from the cache (hit counter).
+//   - analytics: -collects anonymous page views, each with a unique path, referrer and 100-byte
+//     UTM values; how much the SQLite file grows.
+//   - import: `folio import` of a zip bomb (-bomb-posts posts of 16 MiB each, compressed about
+//     1000:1); the import process's peak RSS (VmHWM, and its rusage).
+//   - upload: a 7000×7000 16-bit RGBA PNG (zeros, about 400 KB) uploaded to /api/media/upload;
+//     the server's RSS before, its peak during (VmHWM after clear_refs) and 5 s after.
 //
 // -bin runs another folio binary (say, one built from an older commit) for comparison; its
 // /metrics is read with METRICS_TOKEN and, failing that, without credentials.
@@ -30,6 +44,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,26 +55,51 @@ import (
 
 const metricsToken = "bench-hostile-metrics-token-0123456789abcdef"
 
+const (
+	ownerEmail    = "owner@example.com"
+	ownerPassword = "bench-hostile-password"
+)
+
+type options struct {
+	junk, methods, methodBytes, workers          int
+	sitemapPosts, sitemapUncached, sitemapCached int
+	signins, junkCPU, pages, bombPosts           int
+	collects                                     int
+}
+
 func main() {
-	junk := flag.Int("junk", 10000, "distinct junk queries on the large post")
-	methods := flag.Int("methods", 1500, "requests with random methods")
-	methodBytes := flag.Int("method-bytes", 60000, "length of each random method")
-	workers := flag.Int("workers", 4, "concurrent clients")
+	var o options
+	flag.IntVar(&o.junk, "junk", 10000, "cache: distinct junk queries on the large post")
+	flag.IntVar(&o.methods, "methods", 1500, "metrics: requests with random methods")
+	flag.IntVar(&o.methodBytes, "method-bytes", 60000, "metrics: length of each random method")
+	flag.IntVar(&o.workers, "workers", 4, "concurrent clients of the floods")
+	flag.IntVar(&o.sitemapPosts, "sitemap-posts", 60000, "sitemap: published posts")
+	flag.IntVar(&o.sitemapUncached, "sitemap-uncached", 10, "sitemap: uncached requests per document")
+	flag.IntVar(&o.sitemapCached, "sitemap-cached", 200, "sitemap: cached requests per document")
+	flag.IntVar(&o.signins, "signins", 500, "signin: failed sign-ins in the burst")
+	flag.IntVar(&o.junkCPU, "junk-cpu", 200, "junk: requests per CPU measurement (scaled to 1,000)")
+	flag.IntVar(&o.pages, "pages", 3000, "junk: ?page=N requests of the flood")
+	flag.IntVar(&o.bombPosts, "bomb-posts", 20, "import: 16 MiB posts in the zip bomb")
+	flag.IntVar(&o.collects, "collects", 3000, "analytics: anonymous collects with unique values")
 	bin := flag.String("bin", "", "folio binary to attack (default: build ./cmd/folio)")
+	only := flag.String("run", "cache,metrics,sitemap,signin,junk,analytics,import,upload", "scenarios to run, comma-separated")
 	flag.Parse()
-	if err := run(*junk, *methods, *methodBytes, *workers, *bin); err != nil {
+	if err := run(o, *bin, strings.Split(*only, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/hostile:", err)
 		os.Exit(1)
 	}
 }
 
 type server struct {
-	base string
-	pid  int
-	key  string
+	base, dir string
+	pid       int
+	key       string
+	env       []string
+	bin       string
+	cmd       *exec.Cmd
 }
 
-func run(junk, methods, methodBytes, workers int, bin string) error {
+func run(o options, bin string, only []string) error {
 	dir, err := os.MkdirTemp("", "folio-hostile-")
 	if err != nil {
 		return err
@@ -71,83 +111,159 @@ func run(junk, methods, methodBytes, workers int, bin string) error {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}
+	scenarios := []struct {
+		name string
+		run  func(s *server, o options) error
+	}{
+		{"cache", cacheFlood}, {"metrics", metricsFlood}, {"sitemap", sitemapTimes}, {"signin", signinBurst},
+		{"junk", junkParams}, {"analytics", analyticsGrowth}, {"import", importBomb}, {"upload", uploadHugePNG},
+	}
+	for _, sc := range scenarios {
+		if !slices.Contains(only, sc.name) {
+			continue
+		}
+		var prepare func(dataDir string) error
+		if sc.name == "sitemap" {
+			prepare = func(dataDir string) error { return seedPosts(bin, dataDir, o.sitemapPosts) }
+		}
+		s, err := start(bin, filepath.Join(dir, sc.name), prepare)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
+		}
+		err = sc.run(s, o)
+		s.stop()
+		if err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
+		}
+	}
+	return nil
+}
+
+// start runs bin serve on a fresh data directory (prepare, when set, fills it first) and makes
+// an admin key.
+func start(bin, dir string, prepare func(dataDir string) error) (*server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	env := append(os.Environ(), "FOLIO_ADDR="+addr, "FOLIO_DATA_DIR="+filepath.Join(dir, "data"), "LOG_LEVEL=error",
+	dataDir := filepath.Join(dir, "data")
+	env := append(os.Environ(), "FOLIO_ADDR="+addr, "FOLIO_DATA_DIR="+dataDir, "LOG_LEVEL=error",
 		"RATE_LIMIT_PUBLIC_PER_HOUR=1000000000", "RATE_LIMIT_ADMIN_PER_HOUR=1000000000", "DATABASE_URL=", "REDIS_URL=",
-		"METRICS_TOKEN="+metricsToken, "METRICS_ADDR=", "FOLIO_ADMIN_EMAIL=owner@example.com",
-		"FOLIO_ADMIN_PASSWORD=bench-hostile-password")
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	if err := cmd.Start(); err != nil {
-		return err
+		"METRICS_TOKEN="+metricsToken, "METRICS_ADDR=", "FOLIO_ADMIN_EMAIL="+ownerEmail, "FOLIO_ADMIN_PASSWORD="+ownerPassword)
+	s := &server{base: "http://" + addr, dir: dir, env: env, bin: bin}
+	if prepare != nil {
+		if err := os.MkdirAll(dataDir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := prepare(dataDir); err != nil {
+			return nil, err
+		}
 	}
-	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
-	s := &server{base: "http://" + addr, pid: cmd.Process.Pid}
+	s.cmd = exec.Command(bin, "serve")
+	s.cmd.Env = env
+	s.cmd.Stdout, s.cmd.Stderr = io.Discard, io.Discard
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	s.pid = s.cmd.Process.Pid
 	if err := s.waitReady(); err != nil {
-		return err
+		s.stop()
+		return nil, err
 	}
-	keyCmd := exec.Command(bin, "apikey", "create", "--name", "bench", "--level", "admin")
-	keyCmd.Env = env
-	out, err := keyCmd.Output()
+	out, err := s.folio("apikey", "create", "--name", "bench", "--level", "admin").Output()
 	if err != nil {
-		return fmt.Errorf("apikey create: %v", err)
+		s.stop()
+		return nil, fmt.Errorf("apikey create: %v", err)
 	}
 	s.key = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	return s, nil
+}
 
-	// One long post: about 1 MB of Markdown in three-byte characters, rendered to about 1 MB of
-	// HTML beside it, so the response is about 2 MB.
-	content := strings.Repeat("漢字漢字 ", 79000)
-	body, _ := json.Marshal(map[string]any{"title": "Long read", "content": content, "status": "published"})
-	res, err := s.do("POST", "/api/blog", body, "Authorization", "Bearer "+s.key, "Content-Type", "application/json")
+// folio is a command of the binary under test on the server's configuration.
+func (s *server) folio(args ...string) *exec.Cmd {
+	c := exec.Command(s.bin, args...)
+	c.Env = s.env
+	return c
+}
+
+// stop shuts the server down gracefully (again: nothing).
+func (s *server) stop() {
+	if s.cmd.ProcessState == nil {
+		s.cmd.Process.Signal(os.Interrupt)
+		s.cmd.Wait()
+	}
+}
+
+// admin sends a request with the admin key.
+func (s *server) admin(method, path string, body []byte, hdr ...string) (*http.Response, error) {
+	return s.do(method, path, body, append([]string{"Authorization", "Bearer " + s.key, "Content-Type", "application/json"}, hdr...)...)
+}
+
+// createPost publishes a post of the given Markdown and returns the size of its response.
+func (s *server) createPost(title, content string) (slug string, size int64, err error) {
+	body, _ := json.Marshal(map[string]any{"title": title, "content": content, "status": "published"})
+	res, err := s.admin("POST", "/api/blog", body)
 	if err != nil || res.StatusCode != 201 {
-		return fmt.Errorf("create post: %v %v", err, status(res))
+		return "", 0, fmt.Errorf("create post: %v %v", err, status(res))
 	}
+	var p struct{ Slug string }
+	json.NewDecoder(res.Body).Decode(&p)
 	res.Body.Close()
-	res, err = s.do("GET", "/api/blog/long-read", nil)
+	res, err = s.do("GET", "/api/blog/"+p.Slug, nil)
 	if err != nil || res.StatusCode != 200 {
-		return fmt.Errorf("get post: %v %v", err, status(res))
+		return "", 0, fmt.Errorf("get post: %v %v", err, status(res))
 	}
-	size, _ := io.Copy(io.Discard, res.Body)
+	size, _ = io.Copy(io.Discard, res.Body)
 	res.Body.Close()
+	return p.Slug, size, nil
+}
 
-	fmt.Printf("hostile: folio pid %d on SQLite; the post's response is %.2f MB\n", s.pid, float64(size)/1e6)
+// cacheFlood asks for a 2 MB post with -junk distinct junk parameters.
+func cacheFlood(s *server, o options) error {
+	// About 1 MB of Markdown in three-byte characters, rendered to about 1 MB of HTML beside it,
+	// so the response is about 2 MB.
+	slug, size, err := s.createPost("Long read", strings.Repeat("漢字漢字 ", 79000))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("cache: folio pid %d on SQLite; the post's response is %.2f MB\n", s.pid, float64(size)/1e6)
 	before := s.sample()
-	fmt.Printf("hostile: before                        %s\n", before)
-
+	fmt.Printf("cache: before                        %s\n", before)
 	start := time.Now()
-	failed := s.flood(junk, workers, func(i int) (string, string) { return "GET", "/api/blog/long-read?cb=" + strconv.Itoa(i) })
+	failed := s.flood(o.junk, o.workers, func(i int) (string, string) { return "GET", "/api/blog/" + slug + "?cb=" + strconv.Itoa(i) })
 	after := s.sample()
-	fmt.Printf("hostile: after %d junk queries (%s, %d failed)\n", junk, time.Since(start).Round(time.Second), failed)
-	fmt.Printf("hostile:                               %s\n", after)
+	fmt.Printf("cache: after %d junk queries (%s, %d failed)\n", o.junk, time.Since(start).Round(time.Second), failed)
+	fmt.Printf("cache:                               %s\n", after)
 	bound := int64(64 << 20)
 	verdict := "holds"
 	if after.live >= bound {
 		verdict = "BROKEN"
 	}
-	fmt.Printf("hostile: cache flood: live heap %.1f MiB vs the %.0f MiB FOLIO_PUBLIC_CACHE_BYTES bound: %s (cache %.1f MiB in %d entries)\n",
+	fmt.Printf("cache: live heap %.1f MiB vs the %.0f MiB FOLIO_PUBLIC_CACHE_BYTES bound: %s (cache %.1f MiB in %d entries)\n",
 		mib(after.live), mib(bound), verdict, mib(after.cacheBytes), after.cacheEntries)
+	return nil
+}
 
+// metricsFlood sends -methods requests with random long methods.
+func metricsFlood(s *server, o options) error {
+	before := s.sample()
 	rng := rand.New(rand.NewPCG(1, 2))
 	letters := "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	start = time.Now()
-	failed = s.flood(methods, workers, func(i int) (string, string) {
-		m := make([]byte, methodBytes)
+	start := time.Now()
+	failed := s.flood(o.methods, o.workers, func(i int) (string, string) {
+		m := make([]byte, o.methodBytes)
 		for j := range m {
 			m[j] = letters[rng.IntN(len(letters))]
 		}
 		return string(m), "/api/projects"
 	})
 	end := s.sample()
-	fmt.Printf("hostile: after %d random %d-byte methods (%s, %d refused by the server)\n", methods, methodBytes, time.Since(start).Round(time.Second), failed)
-	fmt.Printf("hostile:                               %s\n", end)
-	fmt.Printf("hostile: metrics flood: folio_http_requests_total series %d → %d, /metrics %.1f KB → %.1f KB\n",
-		after.series, end.series, float64(after.metricsSize)/1e3, float64(end.metricsSize)/1e3)
+	fmt.Printf("metrics: after %d random %d-byte methods (%s, %d refused by the server)\n", o.methods, o.methodBytes, time.Since(start).Round(time.Second), failed)
+	fmt.Printf("metrics:                             %s\n", end)
+	fmt.Printf("metrics: folio_http_requests_total series %d → %d, /metrics %.1f KB → %.1f KB\n",
+		before.series, end.series, float64(before.metricsSize)/1e3, float64(end.metricsSize)/1e3)
 	return nil
 }
 
@@ -224,6 +340,7 @@ func (s *server) flood(n, workers int, next func(i int) (method, path string)) i
 type sample struct {
 	heapAlloc, live, rss, cacheBytes int64
 	cacheEntries, series             int
+	cacheHits                        float64
 	metricsSize                      int
 }
 
@@ -236,7 +353,7 @@ var metricLine = regexp.MustCompile(`(?m)^([a-z_]+)(\{[^}]*\})? ([0-9.e+-]+)$`)
 // sample reads the server's memory figures: /metrics (with METRICS_TOKEN) and /proc.
 func (s *server) sample() sample {
 	var x sample
-	x.rss, _ = rss(s.pid)
+	x.rss, _ = procKB(s.pid, "VmRSS:")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.base+"/metrics", nil)
@@ -261,27 +378,16 @@ func (s *server) sample() sample {
 			x.cacheEntries = int(v)
 		case "folio_http_requests_total":
 			x.series++
+		case "folio_response_cache_total":
+			if strings.Contains(m[2], `result="hit"`) {
+				x.cacheHits = v
+			}
 		}
 	}
 	if x.live == 0 { // an older binary without go_gc_heap_live_bytes
 		x.live = x.heapAlloc
 	}
 	return x
-}
-
-// rss reads the resident set size of pid from /proc (bytes).
-func rss(pid int) (int64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, err := strconv.ParseInt(f[1], 10, 64)
-			return kb * 1024, err
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS")
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

@@ -250,3 +250,45 @@ func FolioBuild(bin string) *exec.Cmd {
 	c.Env = append(os.Environ(), "CGO_ENABLED=0")
 	return c
 }
+
+// Get fetches u whole with net/http; a status other than 200 is an error.
+func Get(u string) ([]byte, string, error) {
+	res, err := http.Get(u)
+	if err != nil {
+		return nil, "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err == nil && res.StatusCode != 200 {
+		err = fmt.Errorf("%s answered %d: %.200s", u, res.StatusCode, b)
+	}
+	return b, res.Header.Get("Content-Type"), err
+}
+
+// Times times n GETs of u one at a time, each whole body read, calling before (untimed) ahead of
+// each; the durations come back sorted.
+func Times(u string, n int, before func() error) ([]time.Duration, error) {
+	out := make([]time.Duration, 0, n)
+	for range n {
+		if before != nil {
+			if err := before(); err != nil {
+				return nil, err
+			}
+		}
+		t := time.Now()
+		if _, _, err := Get(u); err != nil {
+			return nil, err
+		}
+		out = append(out, time.Since(t))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
+}
+
+// Pct is the p-th percentile of sorted durations, in milliseconds.
+func Pct(ds []time.Duration, p int) string {
+	if len(ds) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f ms", ms(ds[(len(ds)-1)*p/100]))
+}

@@ -6,26 +6,24 @@
 //
 //	go run ./bench/sitemap [-posts 100000] [-uncached 30] [-cached 500]
 //
-// The posts are inserted with one SQL statement per row in one transaction (what the sitemap
-// reads: slug, status, publication and change times; the rest is the columns' defaults), not
-// through CreatePost, which would spend minutes on slugs and the search index. The handler is the
-// real one (httpapi.Server.Handler with the response cache, rate limiter off), as cli builds it.
+// The posts are inserted by seed.Posts (SQL, not CreatePost). The handler is the real one
+// (httpapi.Server.Handler with the response cache, rate limiter off), as cli builds it.
+// bench/hostile measures the same documents on a folio binary (-bin for an older one).
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/bench/loadgen"
+	"github.com/foliohq/folio/bench/seed"
 	"github.com/foliohq/folio/internal/httpapi"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -57,7 +55,7 @@ func run(posts, uncached, cached int) error {
 		return err
 	}
 	t0 := time.Now()
-	if err := seed(ctx, db, posts); err != nil {
+	if err := seed.Posts(ctx, db, posts); err != nil {
 		return err
 	}
 	seeded := time.Since(t0)
@@ -78,7 +76,7 @@ func run(posts, uncached, cached int) error {
 		posts, seeded.Round(time.Millisecond), runtime.GOMAXPROCS(0))
 	fmt.Printf("%-22s %9s %11s %11s %11s %11s\n", "document", "bytes", "uncached p50", "uncached p99", "cached p50", "anchor p50")
 	for _, path := range []string{"/sitemap.xml", "/sitemap.xml?page=1", "/sitemap.xml?page=2"} {
-		body, ctype, err := get(folioURL + path)
+		body, ctype, err := loadgen.Get(folioURL + path)
 		if err != nil {
 			return err
 		}
@@ -86,77 +84,20 @@ func run(posts, uncached, cached int) error {
 		if err != nil {
 			return err
 		}
-		unc, err := measure(folioURL+path, uncached, func() { srv.Invalidate(folio.ScopePosts) })
+		unc, err := loadgen.Times(folioURL+path, uncached, func() error { srv.Invalidate(folio.ScopePosts); return nil })
 		if err != nil {
 			return err
 		}
-		hit, err := measure(folioURL+path, cached, nil)
+		hit, err := loadgen.Times(folioURL+path, cached, nil)
 		if err != nil {
 			return err
 		}
-		bare, err := measure("http://"+bareAddr+"/", cached, nil)
+		bare, err := loadgen.Times("http://"+bareAddr+"/", cached, nil)
 		stopBare()
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%-22s %9d %11s %11s %11s %11s\n", path, len(body), pct(unc, 50), pct(unc, 99), pct(hit, 50), pct(bare, 50))
+		fmt.Printf("%-22s %9d %11s %11s %11s %11s\n", path, len(body), loadgen.Pct(unc, 50), loadgen.Pct(unc, 99), loadgen.Pct(hit, 50), loadgen.Pct(bare, 50))
 	}
 	return nil
-}
-
-// seed inserts n published posts, one a minute apart, in one transaction.
-func seed(ctx context.Context, db *sqldb.DB, n int) error {
-	tx, err := db.W.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, `INSERT INTO posts (id, slug, title, content, status, published_at, created_at, updated_at)
-		VALUES ($1, $2, $3, '', 'published', $4, $4, $4)`)
-	if err != nil {
-		return err
-	}
-	base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range n {
-		at := base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05.000000Z")
-		if _, err := st.ExecContext(ctx, folio.NewID(), fmt.Sprintf("a-realistic-post-title-number-%d", i), fmt.Sprintf("Post %d", i), at); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
-}
-
-func get(u string) ([]byte, string, error) {
-	res, err := http.Get(u)
-	if err != nil {
-		return nil, "", err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err == nil && res.StatusCode != 200 {
-		err = fmt.Errorf("%s answered %d: %.200s", u, res.StatusCode, b)
-	}
-	return b, res.Header.Get("Content-Type"), err
-}
-
-// measure times n GETs of u, each whole body read, calling before (untimed) ahead of each.
-func measure(u string, n int, before func()) ([]time.Duration, error) {
-	out := make([]time.Duration, 0, n)
-	for range n {
-		if before != nil {
-			before()
-		}
-		t := time.Now()
-		if _, _, err := get(u); err != nil {
-			return nil, err
-		}
-		out = append(out, time.Since(t))
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-func pct(ds []time.Duration, p int) string {
-	d := ds[(len(ds)-1)*p/100]
-	return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000)
 }

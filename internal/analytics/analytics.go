@@ -5,10 +5,13 @@
 // Nothing that identifies a person is stored: a visitor is either the client's own random
 // anonymous id (hashed) or an HMAC of IP and User-Agent under a salt that rotates (day, week or
 // month) and is deleted when its window ends, so hashes of different windows cannot be linked
-// and old ones cannot be recomputed. No cookies are set.
+// and old ones cannot be recomputed. No cookies are set. In the default storage mode (local)
+// the tracking script keeps that random id in the browser's localStorage; in mode none it keeps
+// nothing on the device and every visitor is a hash under the day's salt (Options.Storage).
 package analytics
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	_ "embed"
@@ -30,13 +33,35 @@ import (
 	"github.com/foliohq/folio"
 )
 
-// Script is the tracking script served at /api/analytics/script.js. It reports page views, SPA
-// navigations (history.pushState/replaceState and popstate) and named events
-// (window.folio.track(name, props)), with a random anonymous id kept in localStorage, through
-// navigator.sendBeacon or fetch with keepalive.
+// Script is the tracking script served at /api/analytics/script.js in storage mode local. It
+// reports page views, SPA navigations (history.pushState/replaceState and popstate) and named
+// events (window.folio.track(name, props)), with a random anonymous id kept in localStorage,
+// through navigator.sendBeacon or fetch with keepalive. scriptNone is the same script for mode
+// none: it keeps nothing, and removes an id an earlier visit stored.
 //
 //go:embed script.js
 var Script []byte
+
+var scriptNone = func() []byte {
+	const local, none = "keep = true", "keep = false"
+	if bytes.Count(Script, []byte(local)) != 1 {
+		panic("analytics: script.js lost its storage switch")
+	}
+	return bytes.Replace(Script, []byte(local), []byte(none), 1)
+}()
+
+// The storage modes of the tracker (Options.Storage, ANALYTICS_STORAGE).
+const (
+	// StorageLocal: the script keeps a random id in localStorage (folio_vid) and sends it, so a
+	// visitor is recognised across days (returning visitors are counted).
+	StorageLocal = "local"
+	// StorageNone: nothing is kept on the device; a visitor is an HMAC of address, User-Agent and
+	// site under the day's salt, so visitors are counted per day and none is returning.
+	StorageNone = "none"
+)
+
+// ValidStorage reports whether mode is a storage mode.
+func ValidStorage(mode string) bool { return mode == StorageLocal || mode == StorageNone }
 
 // Outcome says what Collect did with an event.
 type Outcome string
@@ -87,6 +112,14 @@ type Options struct {
 	SampleTarget int
 	// RetentionDays is how many days of raw page views and events RunRetention keeps (0: all).
 	RetentionDays int
+	// MaxDailyValues is the most distinct values of one dimension (page, referrer, source, UTM
+	// tag, browser, OS and their versions, event name) a day keeps on this instance; further new
+	// values of the day are stored as OtherValue (default DefaultMaxDailyValues; negative: no cap).
+	MaxDailyValues int
+	// Storage reports the tracker's storage mode in force (StorageLocal or StorageNone; anything
+	// else reads as StorageLocal). It is asked on every collect and every script request, so a
+	// change of setting takes effect without a restart (nil: always StorageLocal).
+	Storage func() string
 	// Now and Rand are the clock and the salt's randomness (defaults time.Now, crypto/rand).
 	Now    func() time.Time
 	Rand   io.Reader
@@ -104,6 +137,7 @@ type Service struct {
 	rawLimit  int
 	sampleTo  int // Options.SampleTarget
 	siteHost  string
+	storage   func() string
 	batch     int
 	every     time.Duration
 	now       func() time.Time
@@ -118,6 +152,7 @@ type Service struct {
 
 	bots   botCache
 	agents agentCache
+	values valueCap
 
 	saltMu     sync.Mutex
 	saltWindow string
@@ -140,7 +175,7 @@ type item struct {
 // project report. It returns an error for an unknown rotation or site URL.
 func New(store Store, projects Projects, o Options) (*Service, error) {
 	s := &Service{store: store, projects: projects, loc: o.Location, rotation: o.Rotation, batch: o.BatchSize, every: o.FlushInterval,
-		retention: o.RetentionDays, now: o.Now, rand: o.Rand, log: o.Logger, done: make(chan struct{})}
+		retention: o.RetentionDays, storage: o.Storage, now: o.Now, rand: o.Rand, log: o.Logger, done: make(chan struct{})}
 	if s.loc == nil {
 		s.loc = time.UTC
 	}
@@ -167,6 +202,7 @@ func New(store Store, projects Projects, o Options) (*Service, error) {
 		s.rawLimit = o.RawLimit
 	}
 	s.sampleTo = cmp.Or(max(o.SampleTarget, 0), DefaultSampleTarget)
+	s.values.max = cmp.Or(o.MaxDailyValues, DefaultMaxDailyValues)
 	if o.QueueSize <= 0 {
 		o.QueueSize = 65536
 	}
@@ -237,10 +273,19 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 	now := s.now()
 	day := now.In(s.loc).Format(time.DateOnly)
 	var key string
-	if in.VisitorID != "" {
+	switch {
+	case s.Storage() == StorageNone:
+		// An id sent anyway (a script cached from before the change) is not used: a visitor is
+		// the day's hash of address, agent and site.
+		salt, err := s.currentSalt(ctx, now, "day")
+		if err != nil {
+			return "", err
+		}
+		key = hashKey(salt, clientIP, userAgent, s.siteHost)
+	case in.VisitorID != "":
 		key = clientKey(in.VisitorID)
-	} else {
-		salt, err := s.currentSalt(ctx, now)
+	default:
+		salt, err := s.currentSalt(ctx, now, s.rotation)
 		if err != nil {
 			return "", err
 		}
@@ -250,7 +295,8 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 	if in.Type == folio.CollectPageView {
 		ref := referrerDomain(in.Referrer, s.siteHost)
 		it.pv = &folio.AnalyticsPageView{At: now, Day: day, VisitorKey: key, Path: path, Query: query,
-			Title: strings.TrimSpace(in.Title), Referrer: ref, Attrs: s.enrich(in.Path, ref, clientIP, userAgent)}
+			Title: truncateUTF8(strings.TrimSpace(in.Title), maxStoredTitle), Referrer: ref, Attrs: s.enrich(in.Path, ref, clientIP, userAgent)}
+		s.values.foldPageView(it.pv)
 	} else {
 		ev := &folio.AnalyticsEvent{At: now, Day: day, VisitorKey: key, Name: in.Name, Path: path, Props: "{}"}
 		if len(in.Props) > 0 {
@@ -267,6 +313,7 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 				ev.Step = ev.Step[:folio.MaxEventName]
 			}
 		}
+		s.values.foldEvent(ev)
 		it.ev = ev
 	}
 	return s.enqueue(it), nil
@@ -513,10 +560,27 @@ func (s *Service) write(batch []item) {
 
 var errNoSalt = errors.New("analytics: no salt")
 
-// currentSalt returns the salt of the rotation window containing now, agreeing on it with the
-// other instances through the database on the first use of each window.
-func (s *Service) currentSalt(ctx context.Context, now time.Time) ([]byte, error) {
-	w := windowKey(s.rotation, now.In(s.loc))
+// Storage is the tracker's storage mode in force (Options.Storage).
+func (s *Service) Storage() string {
+	if s.storage != nil && s.storage() == StorageNone {
+		return StorageNone
+	}
+	return StorageLocal
+}
+
+// TrackingScript is the tracking script for the storage mode in force.
+func (s *Service) TrackingScript() []byte {
+	if s.Storage() == StorageNone {
+		return scriptNone
+	}
+	return Script
+}
+
+// currentSalt returns the salt of the window of the rotation (day, week or month) containing
+// now, agreeing on it with the other instances through the database on the first use of each
+// window.
+func (s *Service) currentSalt(ctx context.Context, now time.Time, rotation string) ([]byte, error) {
+	w := windowKey(rotation, now.In(s.loc))
 	s.saltMu.Lock()
 	defer s.saltMu.Unlock()
 	if w == s.saltWindow && s.salt != nil {

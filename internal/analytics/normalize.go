@@ -134,13 +134,17 @@ func clientKey(visitorID string) string {
 	return "c" + base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
-// hashKey is the stored key of a visitor without an id: HMAC-SHA-256 of IP and User-Agent under
-// the window's salt. The IP itself is never stored.
-func hashKey(salt []byte, ip, userAgent string) string {
+// hashKey is the stored key of a visitor without an id: HMAC-SHA-256 of its parts (IP and
+// User-Agent; and the site in storage mode none) under the window's salt. The IP itself is never
+// stored.
+func hashKey(salt []byte, parts ...string) string {
 	m := hmac.New(sha256.New, salt)
-	m.Write([]byte(ip))
-	m.Write([]byte{0})
-	m.Write([]byte(userAgent))
+	for i, p := range parts {
+		if i > 0 {
+			m.Write([]byte{0})
+		}
+		m.Write([]byte(p))
+	}
 	return "h" + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
 }
 

@@ -1,9 +1,10 @@
-/* folio analytics: page views, SPA navigations and named events; only a random id is kept. */
+/* folio analytics. Mode local (keep on): one random id in localStorage (folio_vid), nothing else;
+   mode none (keep off): nothing stored, an earlier id removed. */
 (function (w, d) {
-  var s = d.currentScript, u = s.src.replace(/script\.js([?#].*)?$/, 'collect'), n = navigator, k = 'folio_vid', v, last, r = d.referrer;
+  var s = d.currentScript, u = s.src.replace(/script\.js([?#].*)?$/, 'collect'), n = navigator, k = 'folio_vid', keep = true, v, last, r = d.referrer;
   try {
-    v = localStorage.getItem(k);
-    if (!v) {
+    if (!keep) localStorage.removeItem(k);
+    else if (!(v = localStorage.getItem(k))) {
       v = w.crypto && crypto.randomUUID ? crypto.randomUUID() : Math.random().toString(36).slice(2) + Date.now().toString(36);
       localStorage.setItem(k, v);
     }

@@ -14,7 +14,8 @@ import (
 // path: the caller starts it, and closes it after the HTTP server has shut down (closeAnalytics).
 func newAnalytics(cfg *config.Config, db *sqldb.DB, log *slog.Logger) (*analytics.Service, error) {
 	return analytics.New(analyticsdb.New(db), db.Projects, analytics.Options{Location: cfg.BookingTimezone, Rotation: cfg.AnalyticsSaltRotation,
-		SiteURL: cfg.SiteURL, QueueSize: cfg.AnalyticsQueueSize, RetentionDays: cfg.AnalyticsRetention, RawLimit: cfg.AnalyticsExactLimit, Logger: log})
+		SiteURL: cfg.SiteURL, QueueSize: cfg.AnalyticsQueueSize, RetentionDays: cfg.AnalyticsRetention, RawLimit: cfg.AnalyticsExactLimit,
+		MaxDailyValues: cfg.AnalyticsMaxDailyValues, Storage: func() string { return cfg.AnalyticsStorage }, Logger: log})
 }
 
 // closeAnalytics writes the events still queued, within FOLIO_SHUTDOWN_TIMEOUT.

@@ -120,7 +120,11 @@ type Config struct {
 	AnalyticsQueueSize    int
 	AnalyticsRetention    int // days of raw page views and events kept; 0 keeps them all
 	AnalyticsExactLimit   int // page views a breakdown counts one by one; above, rollups or a sample
-	AuditRetention        int // days of audit-log entries kept; 0 keeps them all
+	// AnalyticsMaxDailyValues caps the distinct values of a dimension a day keeps (analytics.Options).
+	AnalyticsMaxDailyValues int
+	// AnalyticsStorage is the tracker's storage mode, local or none (analytics.Options.Storage).
+	AnalyticsStorage string
+	AuditRetention   int // days of audit-log entries kept; 0 keeps them all
 
 	// Outgoing webhooks (docs/api.md, "Outgoing webhooks") and backups (docs/operations.md,
 	// "Backups and restore").

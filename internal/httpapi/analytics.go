@@ -9,6 +9,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
@@ -54,7 +57,8 @@ func (s analyticsAPI) routes() []route {
 			Tag: "Analytics", Summary: "Record a page view or a named event (no cookies; any origin; JSON sent as application/json or text/plain, at most 2 KiB). Bots and overflow are dropped silently, still 202.",
 			Body: folio.CollectInput{}, Status: http.StatusAccepted, Errors: []int{413, 422, 503}},
 		{Method: "GET", Pattern: "/api/analytics/script.js", Handle: s.analyticsScript,
-			Tag: "Analytics", Summary: "The tracking script: page views, SPA navigations and window.folio.track(name, props) events, with an anonymous id in localStorage",
+			Tag: "Analytics", Summary: "The tracking script: page views, SPA navigations and window.folio.track(name, props) events; no cookies; " +
+				"in storage mode local (default) one random id in localStorage (folio_vid), in mode none nothing on the device",
 			Status: http.StatusOK, RespType: "text/javascript"},
 		{Method: "GET", Pattern: "/api/analytics", Handle: s.analyticsReport, Needs: needAnalytics, Level: folio.LevelAdmin,
 			Tag: "Analytics", Summary: "Site report over a range of days (default the last 30): visits, unique and returning visitors, page views, top pages and referrers",
@@ -91,10 +95,16 @@ func (s analyticsAPI) collectAnalytics(w http.ResponseWriter, r *http.Request) e
 	return nil
 }
 
+// analyticsScript serves the tracking script of the storage mode in force (the plain one
+// without the analytics service).
 func (s analyticsAPI) analyticsScript(w http.ResponseWriter, r *http.Request) error {
+	script := analytics.Script
+	if s.Analytics != nil {
+		script = s.Analytics.TrackingScript()
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/javascript; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(analytics.Script)))
+	h.Set("Content-Length", strconv.Itoa(len(script)))
 	h.Set("Cache-Control", "public, max-age=3600")
 	// Pages on another origin load it with <script src>.
 	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
@@ -102,7 +112,7 @@ func (s analyticsAPI) analyticsScript(w http.ResponseWriter, r *http.Request) er
 	if r.Method == http.MethodHead {
 		return nil
 	}
-	_, err := w.Write(analytics.Script)
+	_, err := w.Write(script)
 	return err
 }
 
@@ -274,8 +284,19 @@ func breakdownCSV(b *folio.Breakdown) []byte {
 	return buf.Bytes()
 }
 
+// csvSafe keeps a cell from being read as a formula by a spreadsheet: a value that starts with
+// one of the characters that open a formula (=, +, -, @, |, %, ;, a tab or line break) — after
+// NFKC folding, which spreadsheets apply too, so a full-width ＝ counts — gets a leading '.
 func csvSafe(v string) string {
-	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+	if v == "" {
+		return v
+	}
+	const opens = "=+-@|%;\t\r\n"
+	raw, _ := utf8.DecodeRuneInString(v)
+	// Folding may also compose the first character with the next ("=" and U+0338 make "≠"):
+	// both the raw and the folded first character are checked.
+	folded, _ := utf8.DecodeRuneInString(norm.NFKC.String(v[:min(len(v), 16)]))
+	if strings.ContainsRune(opens, raw) || strings.ContainsRune(opens, folded) {
 		return "'" + v
 	}
 	return v

@@ -172,6 +172,22 @@ func TestAnalyticsBreakdownRoutes(t *testing.T) {
 	})
 }
 
+// Ensure every cell a spreadsheet would read as a formula gets its leading ', lookalikes that
+// NFKC folds into a formula character (full-width ＝, small ﹢) included.
+func TestCSVSafe(t *testing.T) {
+	for _, v := range []string{"=1+1", "+1", "-1", "@SUM(A1)", "|cmd", "%0A", ";=1", "\t=1", "\r=1", "\n=1",
+		"＝HYPERLINK(\"x\")", "﹢1", "－1", "＠x", "｜x", "％x", "；=1", "=\u03381"} {
+		if got := csvSafe(v); got != "'"+v {
+			t.Errorf("csvSafe(%q) = %q", v, got)
+		}
+	}
+	for _, v := range []string{"", "plain", "/blog/post", "2026-06-01", "github.com", "(other)", "漢字"} {
+		if got := csvSafe(v); got != v {
+			t.Errorf("csvSafe(%q) = %q", v, got)
+		}
+	}
+}
+
 func TestBreakdownCSVNeutralisesFormulas(t *testing.T) {
 	b := breakdownCSV(&folio.Breakdown{Dimension: "utm_campaign", Rows: []folio.BreakdownRow{{Value: "=HYPERLINK(\"x\")", Visitors: 1}, {Value: "-1+2"}, {Value: "plain"}}})
 	recs, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()

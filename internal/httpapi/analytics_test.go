@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -218,6 +219,25 @@ func TestAnalyticsScript(t *testing.T) {
 	}
 	if !strings.Contains(string(res.Body), "collect") || res.Header.Get("Cache-Control") == "" {
 		t.Errorf("script.js body or caching wrong: %v", res.Header)
+	}
+}
+
+// Ensure the script served follows the storage mode in force, switched without a restart.
+func TestAnalyticsScriptFollowsStorageMode(t *testing.T) {
+	db := foliotest.MustOpenSQLite(t)
+	var mode atomic.Value // the setting, as another instance may change it
+	mode.Store(analytics.StorageLocal)
+	a, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{Storage: func() string { return mode.Load().(string) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, db, func(s *Server) { s.Analytics = a })
+	for _, m := range []string{analytics.StorageLocal, analytics.StorageNone, analytics.StorageLocal} {
+		mode.Store(m)
+		body := string(ts.do("GET", "/api/analytics/script.js", "", nil).Body)
+		if keeps := strings.Contains(body, "keep = true"); keeps != (m == analytics.StorageLocal) {
+			t.Errorf("mode %s: the script keeps an id: %v", m, keeps)
+		}
 	}
 }
 

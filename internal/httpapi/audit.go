@@ -114,9 +114,13 @@ func auditAction(rt route) (action, resource string) {
 	return action, resource
 }
 
-// pathResourceID is the value of the pattern's first {name} segment.
+// pathResourceID is the value of the pattern's first {name} segment (a {token}'s digest: the
+// audit log keeps no secret).
 func pathResourceID(r *http.Request, pattern string) string {
 	for _, sg := range strings.Split(pattern, "/") {
+		if sg == tokenWildcard {
+			return tokenDigest(r.PathValue("token"))
+		}
 		if strings.HasPrefix(sg, "{") {
 			return r.PathValue(strings.TrimSuffix(strings.Trim(sg, "{}"), "..."))
 		}

@@ -7,15 +7,10 @@ import (
 )
 
 // serveCached answers a public GET from the response cache, or renders it with the route's
-// handler, stores it and answers. A request whose query the route does not declare is rendered
-// and answered without the cache.
+// handler, stores it and answers. The cache keys on the declared query (declaredQuery).
 func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, rt *route) error {
 	handle := s.boundedFunc(rt.Handle)
-	key, ok := respcache.Key(r.URL.Path, r.URL.RawQuery, rt.queryNames)
-	if !ok {
-		s.metrics.cacheBypass.Inc()
-		return handle(w, r)
-	}
+	key := respcache.Key(r.URL.Path, r.URL.RawQuery)
 	g := s.cache.Generation(rt.Cache)
 	gen := g.Load()
 	if e := s.cache.Get(key, gen); e != nil {
@@ -37,6 +32,22 @@ func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, rt *route) 
 		}
 	}
 	return e.Write(w, r)
+}
+
+// declaredQuery is r with only the query parameters its route declares (respcache.Query), for
+// the routes with a cache scope: their handler is given it, whoever asks and whether or not the
+// cache is on, and the cache keys on it, so an undeclared parameter changes nothing in the
+// answer and costs no render.
+func declaredQuery(r *http.Request, rt *route) *http.Request {
+	q, changed := respcache.Query(r.URL.RawQuery, rt.queryNames)
+	if !changed {
+		return r
+	}
+	u := *r.URL
+	u.RawQuery = q
+	r2 := *r // a shallow copy keeps the mux's path values; only the URL differs
+	r2.URL = &u
+	return &r2
 }
 
 // etagOf is a strong validator of a rendered body (the feeds and the sitemap set their own).

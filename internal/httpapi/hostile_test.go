@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,47 +19,84 @@ import (
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // The tests of this file replay hostile traffic (junk parameters, huge bodies, forged labels)
 // against the HTTP layer.
 
-// Ensure junk query parameters on a cached public route are served uncached and mint no entry:
+// Ensure junk query parameters on a cached public route change nothing and cost no render: the
+// entry of the declared-parameter key is served (the same body and ETag, counted as a hit), and
 // only the parameters a route declares make up the key, in any order or spelling.
 func TestResponseCacheIgnoresUndeclaredParams(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ts := newBlogServer(t, db)
 		ts.do("POST", "/api/blog", "write", map[string]any{"title": "Long", "content": strings.Repeat("word ", 20000), "status": "published"})
 		first := ts.do("GET", "/api/blog/long", "", nil)
-		if first.Status != 200 {
-			t.Fatalf("GET: %d", first.Status)
+		if first.Status != 200 || first.Header.Get("Etag") == "" {
+			t.Fatalf("GET: %d, ETag %q", first.Status, first.Header.Get("Etag"))
 		}
+		hits := counterValue(ts.metrics.cacheHit)
 		for i := range 200 {
 			res := ts.do("GET", fmt.Sprintf("/api/blog/long?cb=%d", i), "", nil)
-			if res.Status != 200 || string(res.Body) != string(first.Body) {
-				t.Fatalf("junk query %d: %d", i, res.Status)
+			if res.Status != 200 || string(res.Body) != string(first.Body) || res.Header.Get("Etag") != first.Header.Get("Etag") {
+				t.Fatalf("junk query %d: %d, ETag %q", i, res.Status, res.Header.Get("Etag"))
 			}
+		}
+		if got := counterValue(ts.metrics.cacheHit) - hits; got != 200 {
+			t.Errorf("%v of 200 junk queries answered from the cache; the rest were rendered", got)
 		}
 		if n, _ := ts.cache.Stats(); n != 1 {
 			t.Errorf("%d cache entries after 200 junk queries, want 1", n)
 		}
-		// Declared parameters share one entry whatever their order and escaping.
-		for _, q := range []string{"?page=1&limit=5", "?limit=5&page=1", "?limit=%35&page=1", "?page=1&&limit=5"} {
-			if res := ts.do("GET", "/api/blog"+q, "", nil); res.Status != 200 {
-				t.Fatalf("%s: %d", q, res.Status)
+		// Declared parameters share one entry whatever their order, escaping, repetition and
+		// company, and the answer is the declared query's.
+		want := ts.do("GET", "/api/blog?page=1&limit=5", "", nil)
+		for _, q := range []string{"?limit=5&page=1", "?limit=%35&page=1", "?page=1&&limit=5", "?page=1&limit=5&x=1",
+			"?page=1&limit=5&page=2", "?page=1;x=1&page=1&limit=5", "?page=%zz&page=1&limit=5", "?pag%65=1&limit=5"} {
+			res := ts.do("GET", "/api/blog"+q, "", nil)
+			if res.Status != 200 || string(res.Body) != string(want.Body) {
+				t.Fatalf("%s: %d %s", q, res.Status, res.Body)
 			}
 		}
 		if n, _ := ts.cache.Stats(); n != 2 {
-			t.Errorf("%d cache entries after one list query spelled four ways, want 2", n)
-		}
-		// A declared parameter twice, or beside an undeclared one, bypasses the cache too.
-		for _, q := range []string{"?page=1&page=2", "?page=1&x=1", "?page=1;x=1", "?page=%zz"} {
-			ts.do("GET", "/api/blog"+q, "", nil)
-		}
-		if n, _ := ts.cache.Stats(); n != 2 {
-			t.Errorf("%d cache entries after bypassing queries, want 2", n)
+			t.Errorf("%d cache entries after one list query spelled many ways, want 2", n)
 		}
 	})
+}
+
+// counterValue reads a counter.
+func counterValue(c prometheus.Counter) float64 {
+	var m dto.Metric
+	c.Write(&m)
+	return m.GetCounter().GetValue()
+}
+
+// Ensure the handler of a route with a cache scope is given its declared parameters only,
+// whoever asks and whether or not the cache is on, so an undeclared parameter never changes the
+// answer.
+func TestCachedRoutesSeeDeclaredParamsOnly(t *testing.T) {
+	for _, size := range []int{0, 100} {
+		s := &Server{Auth: testActors, PublicCacheSize: size}
+		var seen string
+		h := s.adapt(route{Method: "GET", Pattern: "/echo", Cache: scopePosts, Query: []param{pageParam},
+			Handle: func(w http.ResponseWriter, r *http.Request) error {
+				seen = r.URL.RawQuery
+				return writeJSON(w, 200, seen)
+			}})
+		s.Handler() // the metrics and the cache
+		for _, token := range []string{"", "write"} {
+			req := httptest.NewRequest("GET", "/echo?utm_x=1&page=2&page=3&cb=9", nil)
+			if token != "" {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
+			h.ServeHTTP(httptest.NewRecorder(), req)
+			if seen != "page=2" {
+				t.Errorf("cache size %d, caller %q: the handler saw %q", size, token, seen)
+			}
+		}
+	}
 }
 
 // Ensure the cache never holds more than its byte bound, keeps exact-size copies, and frees
@@ -502,6 +540,67 @@ func TestRefusalClient(t *testing.T) {
 		e := folio.AuditEntry{IP: audit.Network(tc.addr)}
 		if got := s.refusalClient(r, tc.actor, &e); got != tc.client || e.IP != tc.ip {
 			t.Errorf("%s /%d %+v: client %q ip %q, want %q %q", tc.addr, tc.v6Prefix, tc.actor, got, e.IP, tc.client, tc.ip)
+		}
+	}
+}
+
+// Ensure a bearer token in a path (a booking's manage link, API and page) reaches no log: the
+// access log shows the route pattern and the token's digest, the messages of 404 and 405 answers
+// (logged) and the audit entry's resourceId too; a misspelt manage address is caught as well.
+func TestTokensInPathsReachNoLog(t *testing.T) {
+	db := foliotest.MustOpenSQLite(t)
+	logs := &syncBuffer{}
+	const token = "Qx7_d2VhbGx5LXNlY3JldA-f9"
+	w := audit.New(db.Audit, audit.Options{})
+	ts := newTestServer(t, db, func(s *Server) {
+		s.AccessLog = true
+		s.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+		s.UI = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("page")) })
+		s.Audit = w
+	})
+	for _, rq := range [][2]string{{"GET", "/api/schedule/bookings/" + token}, {"POST", "/api/schedule/bookings/" + token + "/cancel"},
+		{"POST", "/api/schedule/bookings/" + token + "/reschedule"}, {"GET", "/book/manage/" + token},
+		{"DELETE", "/api/schedule/bookings/" + token}, {"GET", "/api/schedule/bookings/" + token + "/cancel/x"},
+		{"GET", "/book/manage/" + token + "/x"}} {
+		ts.do(rq[0], rq[1], "", nil)
+	}
+	ts.do("POST", "/api/schedule/bookings/"+token+"/cancel", "admin", map[string]any{}) // audited
+	if err := w.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	es, _, err := db.Audit.AuditEntries(t.Context(), folio.AuditFilter{Page: 1, Limit: 100})
+	if err != nil || len(es) != 1 {
+		t.Fatalf("audit entries %v, %v; want the admin's cancel", es, err)
+	}
+	digest := tokenDigest(token)
+	if es[0].ResourceID != digest {
+		t.Errorf("the audit entry's resourceId is %q, want the digest %q", es[0].ResourceID, digest)
+	}
+	out := logs.String()
+	if strings.Contains(out, token) || strings.Contains(out, token[:12]) {
+		t.Errorf("the token reached the log:\n%s", out)
+	}
+	routes := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var line map[string]any
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == "request" {
+			routes[fmt.Sprint(line["route"])] = true
+			if !strings.Contains(fmt.Sprint(line["path"]), digest) {
+				t.Errorf("path %v does not carry the token's digest %s", line["path"], digest)
+			}
+		}
+	}
+	for _, r := range []string{"GET /api/schedule/bookings/{token}", "POST /api/schedule/bookings/{token}/cancel", "GET /book/manage/{token}"} {
+		if !routes[r] {
+			t.Errorf("no access-log line for route %s (routes %v)", r, routes)
+		}
+	}
+	// Slugs, ids and content hashes are not tokens.
+	for _, p := range []string{"/api/blog/a-rather-long-post-slug-2", "/api/posts/0198a3f2-7c1e-7b3a-9c4d-2f1e0a9b8c7d", "/media/3f9a1c02d4e5b6a7.png"} {
+		u, _ := url.Parse(p)
+		if got := logPath("", u); got != p {
+			t.Errorf("logPath(%q) = %q", p, got)
 		}
 	}
 }

@@ -29,7 +29,7 @@ type metrics struct {
 	latency   *prometheus.HistogramVec
 	cacheHits *prometheus.CounterVec
 	// The cacheHits children, resolved once (a label lookup per request costs a hash).
-	cacheHit, cacheMiss, cacheBypass prometheus.Counter
+	cacheHit, cacheMiss prometheus.Counter
 	// LimiterErrors counts rate-limit checks that failed open (e.g. Redis unreachable).
 	limiterErrors prometheus.Counter
 	// series holds the requests and latency children of each (route, method label, status) seen,
@@ -59,9 +59,9 @@ func newMetrics() *metrics {
 		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 	}, []string{"route"})
 	m.cacheHits = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "folio_response_cache_total", Help: "Public response cache lookups by result (hit, miss, bypass: a query the route does not declare).",
+		Name: "folio_response_cache_total", Help: "Public response cache lookups by result (hit, miss).",
 	}, []string{"result"})
-	m.cacheHit, m.cacheMiss, m.cacheBypass = m.cacheHits.WithLabelValues("hit"), m.cacheHits.WithLabelValues("miss"), m.cacheHits.WithLabelValues("bypass")
+	m.cacheHit, m.cacheMiss = m.cacheHits.WithLabelValues("hit"), m.cacheHits.WithLabelValues("miss")
 	m.limiterErrors = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "folio_ratelimit_errors_total", Help: "Rate-limit checks that could not be made and failed open.",
 	})

@@ -128,7 +128,7 @@ func (s *Server) outer(next http.Handler) http.Handler {
 				actor := rec.Actor
 				s.Logger.LogAttrs(r.Context(), level, "request",
 					slog.String("request_id", id), slog.String("method", logMethod(r.Method)), slog.String("route", route),
-					slog.String("path", r.URL.Path), slog.Int("status", status), slog.Int64("bytes", sw.bytes),
+					slog.String("path", logPath(route, r.URL)), slog.Int("status", status), slog.Int64("bytes", sw.bytes),
 					slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("client_ip", s.clientIP(r)),
 					slog.String("user_id", actor.UserID), slog.String("key_id", actor.KeyID))
 			}

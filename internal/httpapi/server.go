@@ -240,7 +240,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/api/", s.adapt(route{Handle: s.unmatched}))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	if s.UI != nil {
-		for _, p := range []string{"GET /admin", "GET /admin/", "GET /book", "GET /book/", "GET /favicon.ico"} {
+		// The manage view has a pattern of its own so that its {token} is kept out of the logs.
+		for _, p := range []string{"GET /admin", "GET /admin/", "GET /book", "GET /book/", "GET /book/manage/{token}", "GET /favicon.ico"} {
 			mux.Handle(p, s.UI)
 		}
 		// The bare site root has no page of its own: a person opening it wants the dashboard.
@@ -346,6 +347,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route) error {
 	if err := rt.Needs.missing(s); err != nil {
 		return err
 	}
+	if rt.Cache != "" {
+		r = declaredQuery(r, &rt)
+	}
 	if !s.cacheable(rt) {
 		return rt.Handle(w, r) // bounded by adapt
 	}
@@ -386,19 +390,23 @@ func (s *Server) bounded(h http.Handler) http.Handler {
 // methods, else 404.
 func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) error {
 	var allow []string
+	pattern := "" // the messages are logged: they show the path as logs do (logPath)
 	for _, rt := range s.routes {
 		if matchPattern(rt.Pattern, r.URL.Path) {
 			allow = append(allow, rt.Method)
 			if rt.Method == http.MethodGet {
 				allow = append(allow, http.MethodHead)
 			}
+			if pattern == "" || strings.Contains(rt.Pattern, tokenWildcard) {
+				pattern = rt.Pattern
+			}
 		}
 	}
 	if len(allow) > 0 {
-		return &methodError{err: folio.Errorf(folio.EMETHOD, "%s is not allowed on %s.", r.Method, r.URL.Path),
+		return &methodError{err: folio.Errorf(folio.EMETHOD, "%s is not allowed on %s.", logMethod(r.Method), logPath(pattern, r.URL)),
 			allow: strings.Join(allow, ", ")}
 	}
-	return folio.Errorf(folio.ENOTFOUND, "No route matches %s %s.", r.Method, r.URL.Path)
+	return folio.Errorf(folio.ENOTFOUND, "No route matches %s %s.", logMethod(r.Method), logPath(pattern, r.URL))
 }
 
 // matchPattern matches a ServeMux path pattern ({name} is one segment, {name...} the rest).

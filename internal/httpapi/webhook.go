@@ -58,7 +58,7 @@ func (s webhookAPI) createWebhook(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	u := strings.TrimSpace(*in.URL)
-	if err := webhook.CheckURL(u, netguard.Policy{AllowPrivate: s.WebhookAllowPrivate}); err != nil {
+	if err := webhook.CheckURL(r.Context(), u, netguard.Policy{AllowPrivate: s.WebhookAllowPrivate}); err != nil {
 		var v folio.Validation
 		v.Invalid("url", "is refused: %s", err.Error())
 		return v.Err()

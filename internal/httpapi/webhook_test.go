@@ -72,6 +72,9 @@ func TestWebhookRoutes(t *testing.T) {
 			{"metadata", map[string]any{"url": "http://169.254.169.254/latest/meta-data", "events": []string{"post.published"}}, 422, "url"},
 			{"private v6", map[string]any{"url": "http://[fd00::1]/", "events": []string{"post.published"}}, 422, "url"},
 			{"localhost", map[string]any{"url": "http://localhost/", "events": []string{"post.published"}}, 422, "url"},
+			{"decimal v4", map[string]any{"url": "http://2130706433/", "events": []string{"post.published"}}, 422, "url"},
+			{"octal v4", map[string]any{"url": "http://0177.0.0.1/", "events": []string{"post.published"}}, 422, "url"},
+			{"short v4", map[string]any{"url": "http://127.1/", "events": []string{"post.published"}}, 422, "url"},
 			{"wrong type", `{"url": 5, "events": ["post.published"]}`, 400, "url"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -29,6 +30,77 @@ type Policy struct {
 	// Allow lists extra prefixes that are allowed although not public (tests, an operator's
 	// internal receiver).
 	Allow []netip.Prefix
+	// Resolver looks names up for CheckHost (nil: the resolver the dialer uses,
+	// net.DefaultResolver).
+	Resolver Resolver
+}
+
+// Resolver looks host names up; *net.Resolver is one.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// CheckHost refuses, before any connection, a destination host (a URL's Hostname()) that the
+// guard would refuse when dialling: localhost names; an IPv4 address written other than as four
+// decimal parts (2130706433, 0177.0.0.1, 127.1, 0x7f.1: what some resolvers and clients read as
+// 127.0.0.1, and Go's dialer cannot reach); a literal address the policy does not allow; and a
+// name that now resolves to one. A name that does not resolve passes: the dialer checks every
+// connection again, after its own lookup.
+func (p Policy) CheckHost(ctx context.Context, host string) error {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if endsInNumber(host) {
+		if ip, err := netip.ParseAddr(host); err != nil || !ip.Is4() {
+			return fmt.Errorf("%s is not an IPv4 address written as four decimal parts", host)
+		}
+	}
+	if p.AllowPrivate {
+		return nil
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return fmt.Errorf("%s is this machine", host)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if !p.Allowed(ip) {
+			return refusal(ip.String() + " is not a public address")
+		}
+		return nil
+	}
+	var r Resolver = net.DefaultResolver
+	if p.Resolver != nil {
+		r = p.Resolver
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	addrs, err := r.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil // unresolvable now; refused at dial time if it ever resolves to such an address
+	}
+	for _, ip := range addrs {
+		if !p.Allowed(ip) {
+			return refusal(host + " resolves to " + ip.String() + ", not a public address")
+		}
+	}
+	return nil
+}
+
+// refusal is CheckHost's refusal of a non-public destination: a message for the person who
+// configured it, wrapping ErrForbidden.
+type refusal string
+
+func (r refusal) Error() string { return string(r) }
+func (r refusal) Unwrap() error { return ErrForbidden }
+
+// endsInNumber reports whether a host's last label is a number (decimal, or hex with 0x), which
+// makes the whole host an IPv4 address to URL parsers (WHATWG URL, "ends in a number").
+func endsInNumber(host string) bool {
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if h, ok := strings.CutPrefix(last, "0x"); ok {
+		return strings.Trim(h, "0123456789abcdef") == ""
+	}
+	return strings.Trim(last, "0123456789") == ""
 }
 
 // nonPublic are ranges netip's predicates do not already cover: shared address space (CGNAT),

@@ -26,7 +26,6 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -112,22 +111,19 @@ var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minut
 // Timeout bounds one attempt (connection, redirects and response headers included).
 const Timeout = 10 * time.Second
 
-// CheckURL refuses a webhook URL whose host is a literal address (or localhost) the policy does
-// not allow. Names are checked again on every connection by the guarded client, after DNS.
-func CheckURL(raw string, policy netguard.Policy) error {
+// CheckURL refuses a webhook URL whose host the guarded client would refuse to reach
+// (netguard.Policy.CheckHost: literal addresses, numeric IPv4 forms, localhost names, names that
+// resolve to such addresses now). Names are checked again on every connection, after DNS.
+func CheckURL(ctx context.Context, raw string, policy netguard.Policy) error {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return err
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if policy.AllowPrivate {
-		return nil
-	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return fmt.Errorf("%s is this machine", host)
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && !policy.Allowed(ip) {
-		return fmt.Errorf("%s is not a public address (set WEBHOOK_ALLOW_PRIVATE=true to allow private destinations)", ip)
+	if err := policy.CheckHost(ctx, u.Hostname()); err != nil {
+		if errors.Is(err, netguard.ErrForbidden) {
+			return fmt.Errorf("%w (set WEBHOOK_ALLOW_PRIVATE=true to allow private destinations)", err)
+		}
+		return err
 	}
 	return nil
 }

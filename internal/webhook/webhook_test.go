@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,19 +124,43 @@ func FuzzVerify(f *testing.F) {
 	})
 }
 
+// fakeDNS resolves names from a table, as public DNS would (localtest.me is a public name for
+// 127.0.0.1); other names do not resolve.
+type fakeDNS map[string][]netip.Addr
+
+func (f fakeDNS) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := f[host]; ok {
+		return a, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// Ensure a webhook URL the guarded client would refuse is refused at creation already: literal
+// private addresses, localhost names, IPv4 written in decimal, octal, hex or short forms, and names
+// that resolve to private addresses — and that WEBHOOK_ALLOW_PRIVATE lets the private ones through.
 func TestCheckURL(t *testing.T) {
-	strict := netguard.Policy{}
+	dns := fakeDNS{"localtest.me": {netip.MustParseAddr("127.0.0.1")}, "sub.localtest.me": {netip.MustParseAddr("127.0.0.1")}, "intranet.example.com": {netip.MustParseAddr("93.184.215.14"), netip.MustParseAddr("10.0.0.5")},
+		"hooks.example.com": {netip.MustParseAddr("93.184.215.14")}}
+	strict := netguard.Policy{Resolver: dns}
+	open := netguard.Policy{AllowPrivate: true, Resolver: dns}
 	for _, u := range []string{"http://127.0.0.1/x", "https://10.1.2.3/", "http://[::1]:8080/", "http://169.254.169.254/latest",
-		"http://localhost:9000/", "http://foo.localhost/", "http://192.168.0.1/", "http://[fe80::1]/"} {
-		if err := webhook.CheckURL(u, strict); err == nil {
+		"http://localhost:9000/", "http://foo.localhost/", "http://192.168.0.1/", "http://[fe80::1]/",
+		"http://localtest.me/", "http://sub.localtest.me./", "https://intranet.example.com/"} {
+		if err := webhook.CheckURL(t.Context(), u, strict); err == nil {
 			t.Errorf("CheckURL(%s) allowed a non-public destination", u)
 		}
-		if err := webhook.CheckURL(u, netguard.Policy{AllowPrivate: true}); err != nil {
+		if err := webhook.CheckURL(t.Context(), u, open); err != nil {
 			t.Errorf("CheckURL(%s) with AllowPrivate: %v", u, err)
 		}
 	}
-	for _, u := range []string{"https://hooks.slack.com/services/x", "http://93.184.215.14/", "https://ntfy.sh/topic"} {
-		if err := webhook.CheckURL(u, strict); err != nil {
+	for _, u := range []string{"http://2130706433/", "http://0177.0.0.1/", "http://127.1/", "http://0x7f.0.0.1/", "http://0x7f000001/",
+		"http://127.0.0.1.2/", "http://1.2.3.4.5/", "http://017700000001/", "http://example.123/"} {
+		if err := webhook.CheckURL(t.Context(), u, open); err == nil || !strings.Contains(err.Error(), "four decimal parts") {
+			t.Errorf("CheckURL(%s) = %v, want refused as a numeric form", u, err)
+		}
+	}
+	for _, u := range []string{"https://hooks.example.com/services/x", "http://93.184.215.14/", "https://unresolvable.example/topic", "https://0x.example/"} {
+		if err := webhook.CheckURL(t.Context(), u, strict); err != nil {
 			t.Errorf("CheckURL(%s): %v", u, err)
 		}
 	}

@@ -161,9 +161,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	p := r.URL.Path
 	// Only the booking page itself (and its manage view) may be framed, by the embed origins.
-	// X-Frame-Options cannot name origins, so it is left out there: CSP frame-ancestors rules.
+	// X-Frame-Options cannot name origins, so it is left out there (and the DENY the server sets
+	// on every answer removed: browsers that know it obey it over CSP): frame-ancestors rules.
 	if h.bookCSP != "" && (p == "/book" || p == "/book/" || strings.HasPrefix(p, "/book/manage/")) {
 		hd.Set("Content-Security-Policy", h.bookCSP)
+		hd.Del("X-Frame-Options")
 	} else {
 		hd.Set("Content-Security-Policy", h.csp)
 		hd.Set("X-Frame-Options", "DENY")

@@ -1,11 +1,13 @@
 // Package respcache keeps rendered public GET responses so the hot read path skips the
 // database: a byte-bounded store invalidated by scope generations, the request key built from a
-// route's declared query parameters only, and the ETag / If-None-Match answer.
+// route's declared query parameters only (the handler sees only those), and the ETag /
+// If-None-Match answer.
 package respcache
 
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,9 +23,13 @@ import (
 // Memory is bounded in bytes, not entries (a stranger chooses how large and how many responses
 // are asked for): each entry holds an exact-size copy of its body and is charged for it, entries
 // are evicted by a second-chance sweep once the bound is reached, and invalidating a scope drops
-// that scope's entries at once. Only the query parameters a route declares make up the key;
-// requests carrying anything else are served uncached (see Key), so junk parameters cannot
-// multiply entries.
+// that scope's entries at once. Only the query parameters a route declares make up the key (see
+// Query), so junk parameters cannot multiply entries.
+//
+// Keys with a query (a page of a list, a filter, a feed per tag) are as many as a stranger cares
+// to ask for, while the entries worth keeping — each post, each list's first page, the feeds —
+// have none. So keyed-by-query entries share a quarter of the bound (bytes and entries) and, to
+// make room, evict only each other: a flood of ?page=N can never push out a plain entry.
 type Cache struct {
 	maxEntries int
 	maxBytes   int64
@@ -32,7 +38,13 @@ type Cache struct {
 	ents       map[string]*Entry
 	scopes     map[string]map[string]struct{} // scope → keys of its entries
 	bytes      int64                          // charged size of every entry, under mu
+	// queried holds the entries whose key has a query (also in ents), within their own budget.
+	queried      map[string]*Entry
+	queriedBytes int64
 }
+
+// queriedShare is the part of the bound (bytes and entries) keys with a query may take together.
+const queriedShare = 4
 
 // Entry is one kept response. Its header values are made once (NewEntry) and shared by every
 // hit.
@@ -64,7 +76,7 @@ func New(maxEntries int, maxBytes int64) *Cache {
 		maxBytes = DefaultMaxBytes
 	}
 	return &Cache{maxEntries: max(maxEntries, 1), maxBytes: maxBytes, gens: map[string]*atomic.Uint64{},
-		ents: map[string]*Entry{}, scopes: map[string]map[string]struct{}{}}
+		ents: map[string]*Entry{}, scopes: map[string]map[string]struct{}{}, queried: map[string]*Entry{}}
 }
 
 // Generation is the generation counter of scope: read it before rendering, and Put stores
@@ -96,7 +108,8 @@ func (c *Cache) Invalidate(scopes ...string) {
 			}
 			clear(c.ents)
 			clear(c.scopes)
-			c.bytes = 0
+			clear(c.queried)
+			c.bytes, c.queriedBytes = 0, 0
 			c.mu.Unlock()
 			continue
 		}
@@ -139,7 +152,15 @@ func (c *Cache) Put(key string, e *Entry, g *atomic.Uint64) {
 	if _, ok := c.ents[key]; ok {
 		c.removeLocked(key)
 	}
-	c.evictLocked(e.size)
+	queried := strings.IndexByte(key, '?') >= 0
+	if queried {
+		c.evictLocked(c.queried, &c.queriedBytes, c.maxBytes/queriedShare, max(c.maxEntries/queriedShare, 1), e.size)
+	}
+	c.evictLocked(c.ents, &c.bytes, c.maxBytes, c.maxEntries, e.size)
+	if queried {
+		c.queried[key] = e
+		c.queriedBytes += e.size
+	}
 	c.ents[key] = e
 	ks := c.scopes[e.scope]
 	if ks == nil {
@@ -160,15 +181,20 @@ func (c *Cache) removeLocked(key string) {
 		delete(ks, key)
 	}
 	c.bytes -= e.size
+	if _, ok := c.queried[key]; ok {
+		delete(c.queried, key)
+		c.queriedBytes -= e.size
+	}
 }
 
-// evictLocked frees room for an entry of the given size: entries not hit since the last sweep go
-// first; a hit entry loses its mark and is spared once (second chance). Two sweeps always free
-// enough, since the second finds every mark cleared.
-func (c *Cache) evictLocked(need int64) {
-	for pass := 0; pass < 2 && (c.bytes+need > c.maxBytes || len(c.ents) >= c.maxEntries); pass++ {
-		for k, e := range c.ents {
-			if c.bytes+need <= c.maxBytes && len(c.ents) < c.maxEntries {
+// evictLocked frees room in ents (all entries, or the queried ones), whose charged size is
+// *bytes, for an entry of the given size within maxBytes and maxEntries: entries not hit since
+// the last sweep go first; a hit entry loses its mark and is spared once (second chance). Two
+// sweeps always free enough, since the second finds every mark cleared.
+func (c *Cache) evictLocked(ents map[string]*Entry, bytes *int64, maxBytes int64, maxEntries int, need int64) {
+	for pass := 0; pass < 2 && (*bytes+need > maxBytes || len(ents) >= maxEntries); pass++ {
+		for k, e := range ents {
+			if *bytes+need <= maxBytes && len(ents) < maxEntries {
 				return
 			}
 			if e.used.Load() && pass == 0 {

@@ -63,3 +63,33 @@ func TestCacheBoundsAndGenerations(t *testing.T) {
 }
 
 var textPlain = http.Header{"Content-Type": {"text/plain"}}
+
+// Ensure entries keyed by a query (?page=N) share a quarter of the bound and evict only each
+// other: a flood of them never pushes a plain entry out, however full the cache is.
+func TestQueriedKeysHaveTheirOwnBudget(t *testing.T) {
+	const bound = 64 << 10
+	c := New(40, bound)
+	g := c.Generation("posts")
+	body := make([]byte, 2<<10)
+	for i := range 8 {
+		c.Put(fmt.Sprintf("/p/%d", i), NewEntry(g.Load(), "posts", 200, textPlain, body), g)
+	}
+	for i := range 2000 {
+		c.Put(fmt.Sprintf("/list?page=%d", i), NewEntry(g.Load(), "posts", 200, textPlain, body), g)
+		if c.queriedBytes > bound/queriedShare || len(c.queried) > 40/queriedShare {
+			t.Fatalf("queried entries hold %d bytes in %d entries, over a quarter of the bound", c.queriedBytes, len(c.queried))
+		}
+	}
+	for i := range 8 {
+		if c.Get(fmt.Sprintf("/p/%d", i), g.Load()) == nil {
+			t.Errorf("/p/%d was evicted by a flood of ?page=N", i)
+		}
+	}
+	if c.Get("/list?page=1999", g.Load()) == nil {
+		t.Error("the newest queried entry was not kept")
+	}
+	c.Invalidate("posts")
+	if n, b := c.Stats(); n != 0 || b != 0 || c.queriedBytes != 0 || len(c.queried) != 0 {
+		t.Errorf("after invalidating: %d entries, %d bytes, %d queried bytes", n, b, c.queriedBytes)
+	}
+}

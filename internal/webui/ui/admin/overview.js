@@ -35,7 +35,8 @@ export function trackingPanel(id, title) {
   return h('section', { class: 'panel' }, emptyState({
     id, iconName: 'chart-line', title,
     text: 'Add this tag to every page of your site (before </body>); page views appear here within seconds. '
-      + 'It sets no cookies and keeps only an anonymous id. Want sample data to look around? Run folio seed --demo on an empty database.',
+      + 'It sets no cookies. By default it keeps one random id in the visitor\'s localStorage (folio_vid) so returning visitors are counted; '
+      + 'with analytics storage set to none it stores nothing on the device. Want sample data to look around? Run folio seed --demo on an empty database.',
     action: h('div', { class: 'tracking' }, h('pre', { class: 'snippet' }, h('code', { id: 'tracking-snippet' }, trackingSnippet())), copySnippet()),
   }));
 }
