@@ -297,11 +297,12 @@ export const contact = {
 export const analytics = {
   render: () => settingsForm({
     group: 'analytics', title: 'Analytics',
-    intro: 'folio counts visits without cookies and keeps no address; what it keeps, and for how long, is set here.',
+    intro: 'folio counts visits without cookies and keeps no address. Here: what the tracking tag may keep in a visitor\'s browser, and how long the figures are kept.',
     fields: (ctl, value) => [
       h('div', { class: 'grid' },
-        ctl('storage', 'Recording', h('select', {}, [['local', 'On: count visits'], ['none', 'Off: count nothing']]
-          .map(([v, t]) => h('option', { value: v, selected: v === (value('storage') || 'local') }, t)))),
+        ctl('storage', 'On the visitor\'s device', h('select', {}, [['local', 'A random id (counts returning visitors)'], ['none', 'Nothing']]
+          .map(([v, t]) => h('option', { value: v, selected: v === (value('storage') || 'local') }, t))),
+        { hint: 'The id lives in the browser\'s localStorage (folio_vid), never in a cookie.' }),
         ctl('retentionDays', 'Keep the figures for (days)', h('input', { type: 'number', min: 1, value: value('retentionDays') || '' }), { hint: 'Older days are deleted.' })),
     ],
     after: async () => h('section', { class: 'panel', id: 'tracking-panel' }, h('h2', {}, 'Tracking tag'),
