@@ -17,7 +17,7 @@ const ACTIONS = {
   'articles.publishing-options': 'Changed publishing options', 'media.upload': 'Uploaded a file', 'media.delete': 'Deleted a file',
   'ai.generate-image': 'Generated an image', 'extblog.publish': 'Published on the external blog',
   'extblog.unpublish': 'Unpublished on the external blog', 'extblog.delete': 'Removed from the external blog',
-  'user.profile': 'Edited the profile', 'settings.update': 'Changed settings', 'settings.mail.test': 'Sent a test mail',
+  'user.profile': 'Edited the profile', 'settings.update': 'Changed settings', 'settings.mail_test': 'Sent a test mail',
   'webhooks.create': 'Created a webhook', 'webhooks.delete': 'Deleted a webhook', 'webhooks.test': 'Sent a test webhook',
   'schedule.types.create': 'Created a meeting type', 'schedule.types.update': 'Edited a meeting type', 'schedule.types.delete': 'Deleted a meeting type',
   'schedule.overrides.update': 'Changed a day\'s hours', 'schedule.overrides.delete': 'Restored a day\'s usual hours',
