@@ -30,11 +30,10 @@ func (s Slot) MarshalJSON() ([]byte, error) {
 type BookingConfig struct {
 	// DurationOptions lists the meeting lengths offered, in minutes; the first is the default.
 	DurationOptions []int
-	// HoursStart and HoursEnd bound business hours in the owner's zone: [HoursStart:00,
-	// HoursEnd:00) of each business day. HoursEnd may be 24 (midnight at the end of the day).
-	HoursStart, HoursEnd int
-	// BusinessDays lists the weekdays (in the owner's zone) on which meetings may be held.
-	BusinessDays []time.Weekday
+	// Weekly are the business hours of each weekday (index time.Weekday, in the owner's zone):
+	// ranges of minutes past midnight, 24:00 (1440) the end of the day; a day without a range
+	// is closed. Each range has its own slot grid from its start.
+	Weekly [7]DayHours
 	// Location is the owner's time zone.
 	Location *time.Location
 	// AdvanceDays bounds how far ahead a slot may start: start ≤ now + AdvanceDays×24h.
@@ -42,7 +41,7 @@ type BookingConfig struct {
 	AdvanceDays int
 	// MinNotice is the minimum notice: start ≥ now + MinNotice.
 	MinNotice time.Duration
-	// SlotStep is the grid of slot starts from HoursStart:00 in the owner's wall clock.
+	// SlotStep is the grid of slot starts from each range's start in the owner's wall clock.
 	SlotStep time.Duration
 	// Buffer is free time required before and after each meeting.
 	Buffer time.Duration
@@ -75,9 +74,16 @@ func (c BookingConfig) AllowsDuration(minutes int) bool {
 	return slices.Contains(c.DurationOptions, minutes)
 }
 
-// IsBusinessDay reports whether d is one of the business days.
-func (c BookingConfig) IsBusinessDay(d time.Weekday) bool {
-	return slices.Contains(c.BusinessDays, d)
+// BusinessHours returns the same hours [startHour:00, endHour:00) on each of days and no
+// hours on the others: the shape of the BOOKING_BUSINESS_* variables.
+func BusinessHours(startHour, endHour int, days ...time.Weekday) [7]DayHours {
+	var w [7]DayHours
+	for _, d := range days {
+		if d >= time.Sunday && d <= time.Saturday {
+			w[d].Ranges = [][2]int{{startHour * 60, endHour * 60}}
+		}
+	}
+	return w
 }
 
 // Validate checks the configuration for values that would make slot generation meaningless.
@@ -88,12 +94,6 @@ func (c BookingConfig) Validate() error {
 		return fmt.Errorf("booking: time zone is not set")
 	case len(c.DurationOptions) == 0:
 		return fmt.Errorf("booking: no duration options")
-	case c.HoursStart < 0 || c.HoursStart > 23:
-		return fmt.Errorf("booking: business hours start %d is not an hour 0-23", c.HoursStart)
-	case c.HoursEnd < 1 || c.HoursEnd > 24:
-		return fmt.Errorf("booking: business hours end %d is not an hour 1-24", c.HoursEnd)
-	case c.HoursEnd <= c.HoursStart:
-		return fmt.Errorf("booking: business hours end %d is not after start %d", c.HoursEnd, c.HoursStart)
 	case c.SlotStep < 0 || c.SlotStep%time.Minute != 0:
 		return fmt.Errorf("booking: slot step %v is not a positive whole number of minutes", c.SlotStep)
 	case c.Buffer < 0:
@@ -106,9 +106,16 @@ func (c BookingConfig) Validate() error {
 			return fmt.Errorf("booking: duration option %d is not 1-1440 minutes", d)
 		}
 	}
-	for _, d := range c.BusinessDays {
-		if d < time.Sunday || d > time.Saturday {
-			return fmt.Errorf("booking: business day %d is not 0-6", d)
+	for d, day := range c.Weekly {
+		for i, r := range day.Ranges {
+			if r[0] < 0 || r[1] > 24*60 || r[1] <= r[0] {
+				return fmt.Errorf("booking: business hours %d-%d of %s are not a range within the day", r[0], r[1], time.Weekday(d))
+			}
+			for _, o := range day.Ranges[:i] {
+				if r[0] < o[1] && o[0] < r[1] {
+					return fmt.Errorf("booking: business hours of %s overlap", time.Weekday(d))
+				}
+			}
 		}
 	}
 	return nil

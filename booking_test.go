@@ -154,8 +154,8 @@ func TestIntervalOverlaps(t *testing.T) {
 
 func TestBookingConfigValidate(t *testing.T) {
 	t.Parallel()
-	ok := BookingConfig{DurationOptions: []int{30, 60}, HoursStart: 9, HoursEnd: 18,
-		BusinessDays: []time.Weekday{1, 2, 3, 4, 5}, Location: time.UTC, AdvanceDays: 60, MinNotice: 24 * time.Hour}
+	ok := BookingConfig{DurationOptions: []int{30, 60}, Weekly: BusinessHours(9, 18, 1, 2, 3, 4, 5),
+		Location: time.UTC, AdvanceDays: 60, MinNotice: 24 * time.Hour}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("Validate() = %v", err)
 	}
@@ -166,12 +166,12 @@ func TestBookingConfigValidate(t *testing.T) {
 		func(c *BookingConfig) { c.Location = nil },
 		func(c *BookingConfig) { c.DurationOptions = nil },
 		func(c *BookingConfig) { c.DurationOptions = []int{0} },
-		func(c *BookingConfig) { c.HoursStart = 18 },
-		func(c *BookingConfig) { c.HoursEnd = 25 },
-		func(c *BookingConfig) { c.HoursStart = -1 },
+		func(c *BookingConfig) { c.Weekly = BusinessHours(18, 18, 1) },
+		func(c *BookingConfig) { c.Weekly = BusinessHours(9, 25, 1) },
+		func(c *BookingConfig) { c.Weekly = BusinessHours(-1, 9, 1) },
+		func(c *BookingConfig) { c.Weekly[2].Ranges = [][2]int{{540, 720}, {700, 800}} },
 		func(c *BookingConfig) { c.SlotStep = 90 * time.Second },
 		func(c *BookingConfig) { c.Buffer = -time.Minute },
-		func(c *BookingConfig) { c.BusinessDays = []time.Weekday{7} },
 	}
 	for i, edit := range bad {
 		c := ok

@@ -25,6 +25,7 @@ import (
 	"github.com/foliohq/folio/bench/loadgen"
 	"github.com/foliohq/folio/bench/seed"
 	"github.com/foliohq/folio/internal/httpapi"
+	"github.com/foliohq/folio/internal/settings"
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
@@ -60,7 +61,12 @@ func run(posts, uncached, cached int) error {
 	}
 	seeded := time.Since(t0)
 
-	srv := &httpapi.Server{Sitemap: db.Content, PublicCacheSize: 10_000, SiteURL: "https://ada.example.org"}
+	site, err := settings.New(ctx, db.Settings, settings.Options{Defaults: folio.Settings{Site: folio.SiteSettings{URL: "https://ada.example.org"}},
+		Secret: "the benchmark's instance secret"})
+	if err != nil {
+		return err
+	}
+	srv := &httpapi.Server{Sitemap: db.Content, PublicCacheSize: 10_000, Settings: site}
 	h := srv.Handler()
 	db.Changed = func(scope string) { srv.Invalidate(scope) }
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

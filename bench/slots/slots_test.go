@@ -36,8 +36,7 @@ func newFixture(b *testing.B) fixture {
 	}
 	f := fixture{
 		cfg: folio.BookingConfig{
-			DurationOptions: []int{30, 60}, HoursStart: 9, HoursEnd: 18,
-			BusinessDays: []time.Weekday{1, 2, 3, 4, 5}, Location: owner,
+			DurationOptions: []int{30, 60}, Weekly: folio.BusinessHours(9, 18, 1, 2, 3, 4, 5), Location: owner,
 			AdvanceDays: 60, MinNotice: 24 * time.Hour, SlotStep: 30 * time.Minute, Buffer: 10 * time.Minute,
 		},
 		visitor: visitor,

@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"crypto/rand"
@@ -133,16 +134,18 @@ type Service struct {
 	projects  Projects
 	loc       *time.Location
 	rotation  string
-	retention int // days of raw rows kept (Options.RetentionDays)
-	rawLimit  int
-	sampleTo  int // Options.SampleTarget
-	siteHost  string
-	storage   func() string
-	batch     int
-	every     time.Duration
-	now       func() time.Time
-	rand      io.Reader
-	log       *slog.Logger
+	retention atomic.Int64 // days of raw rows kept (Options.RetentionDays, SetRetentionDays)
+	// retentionSet wakes RunRetention when the retention changes.
+	retentionSet chan struct{}
+	rawLimit     int
+	sampleTo     int // Options.SampleTarget
+	siteHost     string
+	storage      func() string // Options.Storage
+	batch        int
+	every        time.Duration
+	now          func() time.Time
+	rand         io.Reader
+	log          *slog.Logger
 
 	mu      sync.RWMutex // guards closed and sends on queue against close(queue)
 	closed  bool
@@ -175,7 +178,8 @@ type item struct {
 // project report. It returns an error for an unknown rotation or site URL.
 func New(store Store, projects Projects, o Options) (*Service, error) {
 	s := &Service{store: store, projects: projects, loc: o.Location, rotation: o.Rotation, batch: o.BatchSize, every: o.FlushInterval,
-		retention: o.RetentionDays, storage: o.Storage, now: o.Now, rand: o.Rand, log: o.Logger, done: make(chan struct{})}
+		retentionSet: make(chan struct{}, 1), storage: o.Storage, now: o.Now, rand: o.Rand, log: o.Logger, done: make(chan struct{})}
+	s.retention.Store(int64(o.RetentionDays))
 	if s.loc == nil {
 		s.loc = time.UTC
 	}
@@ -384,31 +388,42 @@ func (c *botCache) isBot(ua string) bool {
 // Prune deletes the raw page views and events older than the retention (see
 // Store.PruneAnalytics) and returns how many rows went; without a retention it does nothing.
 func (s *Service) Prune(ctx context.Context) (int64, error) {
-	if s.retention <= 0 {
+	days := int(s.retention.Load())
+	if days <= 0 {
 		return 0, nil
 	}
-	keepFrom := s.now().In(s.loc).AddDate(0, 0, -s.retention).Format(time.DateOnly)
+	keepFrom := s.now().In(s.loc).AddDate(0, 0, -days).Format(time.DateOnly)
 	return s.store.PruneAnalytics(ctx, keepFrom)
 }
 
-// RunRetention prunes at once and then every hour until ctx ends. Pruning is idempotent, so
-// every instance runs it and none needs to be elected.
-func (s *Service) RunRetention(ctx context.Context) {
-	if s.retention <= 0 {
+// SetRetentionDays changes how many days of raw page views and events are kept (0: all), as the
+// owner's settings do while the service runs; RunRetention prunes at once.
+func (s *Service) SetRetentionDays(days int) {
+	if s.retention.Swap(int64(days)) == int64(days) {
 		return
 	}
+	select {
+	case s.retentionSet <- struct{}{}:
+	default:
+	}
+}
+
+// RunRetention prunes at once, then every hour and whenever the retention changes, until ctx
+// ends. Pruning is idempotent, so every instance runs it and none needs to be elected.
+func (s *Service) RunRetention(ctx context.Context) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
 		if n, err := s.Prune(ctx); err != nil {
 			s.log.Warn("analytics retention failed", "error", err.Error())
 		} else if n > 0 {
-			s.log.Info("analytics retention pruned raw rows", "rows", n, "days_kept", s.retention)
+			s.log.Info("analytics retention pruned raw rows", "rows", n, "days_kept", s.retention.Load())
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-s.retentionSet:
 		}
 	}
 }

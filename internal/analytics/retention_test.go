@@ -95,5 +95,10 @@ func TestRetentionPrunesRawRowsAndKeepsTotals(t *testing.T) {
 		if n, err := keepAll.Prune(ctx); err != nil || n != 0 {
 			t.Errorf("prune without a retention = %d, %v; want 0, nil", n, err)
 		}
+		// The owner sets a retention while the service runs: the next prune applies it.
+		keepAll.SetRetentionDays(30)
+		if n, err := keepAll.Prune(ctx); err != nil || n == 0 || countRows(t, db, "analytics_pageviews") != 0 {
+			t.Errorf("prune after SetRetentionDays(30) = %d, %v; %d page views left", n, err, countRows(t, db, "analytics_pageviews"))
+		}
 	})
 }

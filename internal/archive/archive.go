@@ -6,6 +6,7 @@
 //	profile.json      the owner's profile
 //	media.json        the media library's records (storage keys, sizes, who and when)
 //	media/<key>       the media files
+//	settings.json     the settings the owner changed (field path → value), secrets left out
 //
 // The archive is deterministic (entries sorted, fixed modification times), so export → import
 // into an empty site → export gives the same bytes. Import is idempotent: ids and slugs are
@@ -45,7 +46,7 @@ const (
 	// longest content the API accepts (folio.MaxPostContentLen characters of at most 4 bytes)
 	// and 64 KiB of front matter.
 	MaxPostFileBytes = 4*folio.MaxPostContentLen + 64<<10
-	// MaxDocumentBytes bounds projects.json, profile.json and media.json.
+	// MaxDocumentBytes bounds projects.json, profile.json, media.json and settings.json.
 	MaxDocumentBytes = 16 << 20
 	// DefaultMaxBytes bounds everything an archive inflates to (folio import --max-bytes).
 	DefaultMaxBytes = 4 << 30
@@ -190,6 +191,8 @@ type Source interface {
 	AllMedia(ctx context.Context) ([]folio.MediaEntry, error)
 	// OwnerProfile returns the site owner's profile, or ENOTFOUND when there is no owner yet.
 	OwnerProfile(ctx context.Context) (*folio.User, error)
+	// SettingsDocument returns the settings the owner changed and their version.
+	SettingsDocument(ctx context.Context) (folio.SettingsDoc, int64, error)
 }
 
 // Importer is what Apply writes to: each call replaces the row with the same id.
@@ -198,6 +201,9 @@ type Importer interface {
 	ImportProject(ctx context.Context, p *folio.Project) error
 	ImportPost(ctx context.Context, p *folio.Post) error
 	ImportMedia(ctx context.Context, m folio.MediaEntry) error
+	// ImportSettings replaces the stored settings by doc (which holds no secret), keeping the
+	// stored secrets.
+	ImportSettings(ctx context.Context, doc folio.SettingsDoc) error
 }
 
 // Export writes the archive of everything in db (and the media files in store) to w.
@@ -211,6 +217,10 @@ func Export(ctx context.Context, db Source, store folio.BlobStore, w io.Writer) 
 		return err
 	}
 	media, err := db.AllMedia(ctx)
+	if err != nil {
+		return err
+	}
+	settings, _, err := db.SettingsDocument(ctx)
 	if err != nil {
 		return err
 	}
@@ -230,7 +240,8 @@ func Export(ctx context.Context, db Source, store folio.BlobStore, w io.Writer) 
 		}
 		return add(name, zip.Deflate, bytes.NewReader(append(b, '\n')))
 	}
-	// Entries in name order: media.json, media/…, posts/…, profile.json, projects.json.
+	// Entries in name order: media.json, media/…, posts/…, profile.json, projects.json,
+	// settings.json.
 	if err := addJSON("media.json", media); err != nil {
 		return err
 	}
@@ -277,6 +288,11 @@ func Export(ctx context.Context, db Source, store folio.BlobStore, w io.Writer) 
 	if err := addJSON("projects.json", projects); err != nil {
 		return err
 	}
+	if settings = settings.WithoutSecrets(); len(settings) > 0 {
+		if err := addJSON("settings.json", settings); err != nil {
+			return err
+		}
+	}
 	return zw.Close()
 }
 
@@ -286,6 +302,7 @@ type Archive struct {
 	Projects []*folio.Project
 	Profile  *folio.User
 	Media    []folio.MediaEntry
+	Settings folio.SettingsDoc    // nil when the archive has none
 	posts    []*zip.File          // the posts/<slug>.md entries
 	files    map[string]*zip.File // media key → entry
 	// used counts the bytes inflated so far, against max.
@@ -369,6 +386,14 @@ func Read(r io.ReaderAt, size, maxBytes int64) (*Archive, error) {
 		case name == "media.json":
 			if err := a.readJSON(f, &a.Media); err != nil {
 				return nil, err
+			}
+		case name == "settings.json":
+			if err := a.readJSON(f, &a.Settings); err != nil {
+				return nil, err
+			}
+			a.Settings = a.Settings.WithoutSecrets() // secrets are never imported
+			if err := a.Settings.Validate(); err != nil {
+				return nil, invalid(name, "%v", err)
 			}
 		default:
 			return nil, invalid(name, "not an entry of a folio archive")
@@ -579,7 +604,7 @@ func (a *Archive) readJSON(f *zip.File, v any) error {
 // Summary counts what an import wrote.
 type Summary struct {
 	Posts, Projects, Media int
-	Profile                bool
+	Profile, Settings      bool
 	// Renamed counts the media files whose key in the archive was not their content address:
 	// they are stored under it, and posts and projects referring to the old key are rewritten.
 	Renamed int
@@ -636,6 +661,12 @@ func (a *Archive) Apply(ctx context.Context, db Importer, up *media.Uploader) (S
 			return s, err
 		}
 		s.Profile = true
+	}
+	if a.Settings != nil {
+		if err := db.ImportSettings(ctx, a.Settings); err != nil {
+			return s, err
+		}
+		s.Settings = true
 	}
 	for i, p := range a.Projects {
 		p.Description = renameRefs(p.Description, renamed)

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"image"
 	"image/color"
@@ -25,7 +26,8 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 // fillSite writes content that uses every field: a published post with SEO, settings, series,
-// tags and cross-publishing; a scheduled draft; projects; the owner's profile; two media files.
+// tags and cross-publishing; a scheduled draft; projects; the owner's profile; two media files;
+// settings the owner changed, a (sealed) SMTP password among them.
 func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 	t.Helper()
 	ctx := context.Background()
@@ -75,6 +77,11 @@ func fillSite(t *testing.T, db *sqldb.DB, store folio.BlobStore) {
 		if err := db.Media.RecordMedia(ctx, obj, "upload", "", owner.ID); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := db.Settings.SaveSettingsDocument(ctx, folio.SettingsDoc{"booking.timezone": json.RawMessage(`"Europe/Paris"`),
+		"booking.hours.sat": json.RawMessage(`[{"start":"10:00","end":"12:00"}]`), "site.ownerName": json.RawMessage(`"Olivia O."`),
+		"mail.smtp.password": json.RawMessage(`"v1:sealed-source-secret"`)}, 0); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -179,7 +186,7 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 
 	got := entries(t, first)
 	pngKey, variantKey, pdfKey := mediaKeys(t, src)
-	for _, name := range []string{"projects.json", "profile.json", "media.json", "media/" + pngKey, "media/" + variantKey, "media/" + pdfKey, "posts/draft.md"} {
+	for _, name := range []string{"projects.json", "profile.json", "media.json", "media/" + pngKey, "media/" + variantKey, "media/" + pdfKey, "posts/draft.md", "settings.json"} {
 		if _, ok := got[name]; !ok {
 			t.Fatalf("the archive lacks %s: %v", name, keys(got))
 		}
@@ -196,13 +203,25 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 			t.Errorf("%s lacks %q:\n%s", postName, want, got[postName])
 		}
 	}
+	if s := got["settings.json"]; !strings.Contains(s, `"booking.timezone": "Europe/Paris"`) || strings.Contains(s, "password") || strings.Contains(s, "sealed") {
+		t.Errorf("settings.json must hold the changed settings and no secret:\n%s", s)
+	}
 	if !strings.Contains(got["posts/draft.md"], "scheduledAt: ") || !strings.HasSuffix(got["posts/draft.md"], "\n---\nno trailing newline") {
 		t.Errorf("draft:\n%s", got["posts/draft.md"])
 	}
 
 	pg, pgStore := foliotest.MustOpenPostgres(t), newStore(t)
-	if sum := importInto(t, first, pg, pgStore); sum.Posts != 2 || sum.Projects != 2 || sum.Media != 2 || !sum.Profile {
+	// The target's own secret stays: an archive never carries one.
+	if err := pg.Settings.SaveSettingsDocument(context.Background(), folio.SettingsDoc{"mail.smtp.password": json.RawMessage(`"v1:target-secret"`),
+		"site.name": json.RawMessage(`"replaced by the import"`)}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if sum := importInto(t, first, pg, pgStore); sum.Posts != 2 || sum.Projects != 2 || sum.Media != 2 || !sum.Profile || !sum.Settings {
 		t.Fatalf("import into PostgreSQL: %+v", sum)
+	}
+	if doc, _, err := pg.Settings.SettingsDocument(context.Background()); err != nil || string(doc["mail.smtp.password"]) != `"v1:target-secret"` ||
+		doc["site.name"] != nil || string(doc["site.ownerName"]) != `"Olivia O."` {
+		t.Errorf("settings after the import: %v %v", doc, err)
 	}
 	second := export(t, pg, pgStore)
 	if !bytes.Equal(first, second) {
@@ -313,6 +332,9 @@ func TestReadRefusesPathTricks(t *testing.T) {
 		"bad json":         {"projects.json", `{`},
 		"project no id":    {"projects.json", `[{"title":"x"}]`},
 		"profile no email": {"profile.json", `{"id":"u"}`},
+		"bad setting":      {"settings.json", `{"booking.timezone":"Mars/Base"}`},
+		"unknown setting":  {"settings.json", `{"site.evil":1}`},
+		"settings list":    {"settings.json", `[1]`},
 		"unlisted media":   {"media/backups/folio-29990101T000000Z.db", "SQLite format 3\x00"},
 		"post over limits": {"posts/a.md", strings.Replace(okPost, "title: A", "title: "+strings.Repeat("t", folio.MaxPostTitleLen+1), 1)},
 	} {

@@ -42,7 +42,7 @@ func (s *Service) AvailableOfType(ctx context.Context, date, typeSlug string, du
 	if err != nil {
 		return nil, folio.BadRequest("date", "must be a calendar date YYYY-MM-DD")
 	}
-	loc := s.Config.Location
+	loc := s.config().Location
 	if timezone != "" {
 		if loc, err = folio.LoadZone(timezone); err != nil {
 			return nil, folio.BadRequest("timezone", "must be an IANA time zone name, like Europe/Berlin")
@@ -78,8 +78,8 @@ func (s *Service) AvailableOfType(ctx context.Context, date, typeSlug string, du
 }
 
 func (s *Service) durationError(field string) error {
-	opts := make([]string, len(s.Config.DurationOptions))
-	for i, o := range s.Config.DurationOptions {
+	opts := make([]string, len(s.config().DurationOptions))
+	for i, o := range s.config().DurationOptions {
 		opts[i] = strconv.Itoa(o)
 	}
 	return &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
@@ -96,7 +96,7 @@ func (s *Service) CheckConflict(ctx context.Context, req folio.ConflictRequest) 
 	if err != nil {
 		return false, err
 	}
-	buf := s.Config.Buffer
+	buf := s.config().Buffer
 	busy, err := s.busy(ctx, iv.Start.Add(-buf), iv.End.Add(buf))
 	if err != nil {
 		return false, err
@@ -107,7 +107,7 @@ func (s *Service) CheckConflict(ctx context.Context, req folio.ConflictRequest) 
 // configFor returns the booking configuration for type t with the overrides of the owner dates
 // [from, to] loaded.
 func (s *Service) configFor(ctx context.Context, t folio.MeetingType, from, to slots.Date) (folio.BookingConfig, error) {
-	cfg := s.Config
+	cfg := s.config()
 	cfg.DurationOptions = []int{t.DurationMinutes}
 	cfg.Buffer = time.Duration(t.BufferMinutes) * time.Minute
 	ovs, err := s.Store.Overrides(ctx, from.String(), to.String())
@@ -143,7 +143,7 @@ func (s *Service) dayFull(ctx context.Context, t folio.MeetingType, start time.T
 	if t.MaxPerDay <= 0 || t.Slug == "" {
 		return false, nil
 	}
-	ds, de := ownerDay(s.Config.Location, start)
+	ds, de := ownerDay(s.config().Location, start)
 	n, err := s.Store.CountTypeBookings(ctx, t.Slug, ds, de, s.now().Add(-s.pendingTTL()))
 	return n >= t.MaxPerDay, err
 }
@@ -156,7 +156,7 @@ func (s *Service) dropFullDays(ctx context.Context, t folio.MeetingType, in []fo
 	full := map[time.Time]bool{}
 	out := in[:0]
 	for _, sl := range in {
-		ds, _ := ownerDay(s.Config.Location, sl.Start)
+		ds, _ := ownerDay(s.config().Location, sl.Start)
 		f, ok := full[ds]
 		if !ok {
 			var err error
@@ -192,7 +192,7 @@ func (s *Service) AvailableDays(ctx context.Context, from, to, typeSlug string, 
 	if err != nil {
 		return nil, folio.BadRequest("to", "must be a calendar date YYYY-MM-DD")
 	}
-	loc := s.Config.Location
+	loc := s.config().Location
 	if timezone != "" {
 		if loc, err = folio.LoadZone(timezone); err != nil {
 			return nil, folio.BadRequest("timezone", "must be an IANA time zone name, like Europe/Berlin")

@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/foliohq/folio"
@@ -56,12 +57,12 @@ type Service struct {
 	Store    Store
 	Jobs     JobsTx
 	Calendar folio.Calendar
-	Config   folio.BookingConfig
 	// Provider names the calendar provider in each booking's record (google, caldav, local).
 	Provider string
-	// Owner is the organizer of every meeting; Owner.Email (CONTACT_RECIPIENT) also gets the
-	// owner's confirmation mail.
-	Owner folio.Participant
+	// Owner returns who the meetings are with (settings.Service.Owner): the organizer of every
+	// event, whose address also gets the owner's mails. Nil: an organizer without name or
+	// address, and no owner's mail.
+	Owner func(context.Context) folio.Participant
 	// Mail and Outbox, when both set, queue the confirmation mails in the transaction that
 	// confirms the booking; nil sends none.
 	Mail   MailQueue
@@ -76,25 +77,57 @@ type Service struct {
 	// CreateTimeout bounds phase 2 (event creation and confirmation), which runs to the end
 	// even when the caller goes away. Default DefaultCreateTimeout.
 	CreateTimeout time.Duration
-	// SiteURL is FOLIO_SITE_URL: manage links are <SiteURL>/book/manage/<token>.
-	SiteURL string
-	// Reminders are how long before the start the visitor gets a reminder (BOOKING_REMINDERS).
-	Reminders []time.Duration
 	// MaxPerEmailPerDay caps the bookings of one visitor address in 24 hours
 	// (BOOKING_MAX_PER_EMAIL_PER_DAY); 0: no cap.
 	MaxPerEmailPerDay int
+
+	settings atomic.Pointer[Settings]
+}
+
+// Settings are the owner's booking settings, which change while the service runs (PUT
+// /api/settings): every request that starts after Apply uses the new ones.
+type Settings struct {
+	Config folio.BookingConfig
+	// Reminders are how long before the start the visitor gets a reminder.
+	Reminders []time.Duration
+	// SiteURL is the public site: manage links are <SiteURL>/book/manage/<token>.
+	SiteURL string
 }
 
 // New returns a Service after checking cfg. store keeps the bookings; jobs queues the
 // reminders in the transactions that change them.
 func New(store Store, jobs JobsTx, cal folio.Calendar, cfg folio.BookingConfig, provider string) (*Service, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
 	if store == nil || jobs == nil || cal == nil {
 		return nil, errors.New("booking: a store, a job queue and a calendar are required")
 	}
-	return &Service{Store: store, Jobs: jobs, Calendar: cal, Config: cfg, Provider: provider}, nil
+	s := &Service{Store: store, Jobs: jobs, Calendar: cal, Provider: provider}
+	if err := s.Apply(Settings{Config: cfg}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Apply puts st in force after checking its configuration; a refused one changes nothing.
+func (s *Service) Apply(st Settings) error {
+	if err := st.Config.Validate(); err != nil {
+		return err
+	}
+	s.settings.Store(&st)
+	return nil
+}
+
+// Settings returns the settings in force.
+func (s *Service) Settings() Settings { return *s.settings.Load() }
+
+// config returns the booking configuration in force.
+func (s *Service) config() folio.BookingConfig { return s.settings.Load().Config }
+
+// owner returns who the meetings are with.
+func (s *Service) owner(ctx context.Context) folio.Participant {
+	if s.Owner == nil {
+		return folio.Participant{}
+	}
+	return s.Owner(ctx)
 }
 
 func (s *Service) now() time.Time {
@@ -175,7 +208,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	now := s.now()
 	dur := time.Duration(req.DurationMinutes) * time.Minute
 	end := start.Add(dur)
-	od := slots.DateOf(start.In(s.Config.Location))
+	od := slots.DateOf(start.In(s.config().Location))
 	cfg, err := s.configFor(ctx, mt, od, od)
 	if err != nil {
 		return Answer{}, err
@@ -204,7 +237,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 		AttendeeName: strings.TrimSpace(req.AttendeeName), AttendeeEmail: req.AttendeeEmail, Provider: s.Provider,
 		IdempotencyKey: key, RequestHash: hash, CreatedAt: now, ManageToken: newToken(), TypeSlug: mt.Slug,
 	}
-	dayStart, dayEnd := ownerDay(s.Config.Location, start)
+	dayStart, dayEnd := ownerDay(s.config().Location, start)
 	lim := folio.ReserveLimits{Buffer: buf, StaleBefore: now.Add(-s.pendingTTL()), MaxPerDay: mt.MaxPerDay, DayStart: dayStart, DayEnd: dayEnd,
 		MaxPerEmail: s.MaxPerEmailPerDay, EmailSince: now.Add(-24 * time.Hour)}
 	switch err := s.Store.ReserveBooking(ctx, b, lim); {
@@ -230,7 +263,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	defer cancel()
 	ev := folio.CalendarEvent{
 		ID: b.ID, Summary: b.Summary, Description: b.Description, Start: b.Start, End: b.End,
-		TimeZone: b.TimeZone, Organizer: s.Owner, Attendee: folio.Participant{Name: b.AttendeeName, Email: b.AttendeeEmail},
+		TimeZone: b.TimeZone, Organizer: s.owner(ctx), Attendee: folio.Participant{Name: b.AttendeeName, Email: b.AttendeeEmail},
 	}
 	created, err := s.Calendar.CreateEvent(cctx, ev)
 	if err != nil {
@@ -360,7 +393,7 @@ func (s *Service) EventICS(ctx context.Context, token string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return publishedICS(s.eventOf(b), b)
+	return publishedICS(s.eventOf(ctx, b), b)
 }
 
 // publishedICS renders ev, the event of b, as a published .ics (METHOD:PUBLISH, the UID of the

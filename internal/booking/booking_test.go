@@ -35,9 +35,8 @@ func mustZone(t testing.TB, name string) *time.Location {
 
 func testConfig(t testing.TB) folio.BookingConfig {
 	return folio.BookingConfig{
-		DurationOptions: []int{30, 60}, HoursStart: 9, HoursEnd: 18,
-		BusinessDays: []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday},
-		Location:     mustZone(t, "America/New_York"), AdvanceDays: 400, MinNotice: 24 * time.Hour, SlotStep: 30 * time.Minute,
+		DurationOptions: []int{30, 60}, Weekly: folio.BusinessHours(9, 18, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday),
+		Location: mustZone(t, "America/New_York"), AdvanceDays: 400, MinNotice: 24 * time.Hour, SlotStep: 30 * time.Minute,
 	}
 }
 
@@ -51,7 +50,9 @@ func newService(t testing.TB, db *sqldb.DB, cal folio.Calendar, provider string)
 	}
 	clock := foliotest.NewClock(testNow)
 	svc.Now = clock.Now
-	svc.Owner = folio.Participant{Name: "Olivia Owner", Email: "owner@example.com"}
+	svc.Owner = func(context.Context) folio.Participant {
+		return folio.Participant{Name: "Olivia Owner", Email: "owner@example.com"}
+	}
 	ob := mail.NewOutbox(db.Outbox, nil, folio.MailAddress{Email: "folio@example.com"}, nil)
 	ob.Now = clock.Now
 	svc.Mail, svc.Outbox = ob, db.Outbox
@@ -436,7 +437,11 @@ func TestCheckConflictAndBuffer(t *testing.T) {
 			{"2026-03-04T09:00:00-05:00", 30, 15 * time.Minute, false},
 			{"2026-03-04T10:45:00-05:00", 30, 15 * time.Minute, false},
 		} {
-			svc.Config.Buffer = tc.buffer
+			st := svc.Settings()
+			st.Config.Buffer = tc.buffer
+			if err := svc.Apply(st); err != nil {
+				t.Fatal(err)
+			}
 			if got := check(tc.start, tc.dur); got != tc.want {
 				t.Errorf("%s +%dm buffer %v: conflict = %v, want %v", tc.start, tc.dur, tc.buffer, got, tc.want)
 			}

@@ -25,14 +25,14 @@ func (s *Service) bookingMails(kind invite.Kind, ev folio.CalendarEvent, b *foli
 		return nil
 	}
 	if visitorLoc == nil {
-		visitorLoc = s.Config.Location
+		visitorLoc = s.config().Location
 	}
 	method := "REQUEST"
 	if kind == invite.Cancelled {
 		method = "CANCEL"
 	}
 	visitor := folio.MailAddress{Name: b.AttendeeName, Email: b.AttendeeEmail}
-	owner := folio.MailAddress{Name: s.Owner.Name, Email: s.Owner.Email}
+	owner := folio.MailAddress(ev.Organizer)
 	var items []mail.OutboxItem
 	for _, forOwner := range []bool{false, true} {
 		if forOwner && !toOwner {
@@ -45,7 +45,7 @@ func (s *Service) bookingMails(kind invite.Kind, ev folio.CalendarEvent, b *foli
 		if to.Email == "" {
 			continue
 		}
-		c, err := invite.BookingMail(kind, view, s.Config.Location, visitorLoc, forOwner, x)
+		c, err := invite.BookingMail(kind, view, s.config().Location, visitorLoc, forOwner, x)
 		if err != nil {
 			s.log().Error("booking: mail not rendered", "booking_id", b.ID, "kind", string(kind), "error", err.Error())
 			continue

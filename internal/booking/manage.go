@@ -65,13 +65,13 @@ func (s *Service) manageURL(token string) string {
 	if token == "" {
 		return ""
 	}
-	return strings.TrimRight(s.SiteURL, "/") + ManagePath + token
+	return strings.TrimRight(s.Settings().SiteURL, "/") + ManagePath + token
 }
 
-func (s *Service) eventOf(b *folio.Booking) folio.CalendarEvent {
+func (s *Service) eventOf(ctx context.Context, b *folio.Booking) folio.CalendarEvent {
 	return folio.CalendarEvent{
 		ID: b.ID, Summary: b.Summary, Description: b.Description, Start: b.Start, End: b.End, TimeZone: b.TimeZone,
-		Organizer: s.Owner, Attendee: folio.Participant{Name: b.AttendeeName, Email: b.AttendeeEmail},
+		Organizer: s.owner(ctx), Attendee: folio.Participant{Name: b.AttendeeName, Email: b.AttendeeEmail},
 		MeetLink: b.MeetLink, EventLink: b.EventLink, Sequence: b.Sequence, ManageURL: s.manageURL(b.ManageToken),
 	}
 }
@@ -91,7 +91,7 @@ func (s *Service) byToken(ctx context.Context, token string) (*folio.Booking, er
 func (s *Service) Status(b *folio.Booking) folio.BookingStatus {
 	loc, err := folio.LoadZone(b.TimeZone)
 	if err != nil {
-		loc = s.Config.Location
+		loc = s.config().Location
 	}
 	open := b.Status == folio.BookingConfirmed && s.now().Before(b.Start)
 	return folio.BookingStatus{ID: b.ID, Status: b.Status, StartTime: b.Start.In(loc).Format(time.RFC3339), EndTime: b.End.In(loc).Format(time.RFC3339),
@@ -115,7 +115,7 @@ func (s *Service) ICS(ctx context.Context, token string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return publishedICS(invite.ForVisitor(s.eventOf(b)), b)
+	return publishedICS(invite.ForVisitor(s.eventOf(ctx, b)), b)
 }
 
 // List lists bookings for the admin route.
@@ -206,7 +206,7 @@ func (s *Service) cancel(ctx context.Context, id string, in folio.CancelInput, b
 	}
 	cctx, cancel := s.changeContext(ctx)
 	defer cancel()
-	ev := s.eventOf(b)
+	ev := s.eventOf(ctx, b)
 	if err := s.Calendar.DeleteEvent(cctx, ev); err != nil {
 		s.abort(cctx, id)
 		s.log().Warn("booking: provider refused the cancel; booking unchanged", "booking_id", id, "error", err.Error())

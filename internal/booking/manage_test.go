@@ -39,8 +39,11 @@ func book(t *testing.T, svc *booking.Service, req folio.BookingRequest) (booking
 
 func lifecycleService(t *testing.T, db *sqldb.DB, cal folio.Calendar) *booking.Service {
 	svc := newService(t, db, cal, "fake")
-	svc.SiteURL = "https://site.example"
-	svc.Reminders = booking.DefaultReminders
+	st := svc.Settings()
+	st.SiteURL, st.Reminders = "https://site.example", booking.DefaultReminders
+	if err := svc.Apply(st); err != nil {
+		t.Fatal(err)
+	}
 	return svc
 }
 

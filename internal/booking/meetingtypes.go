@@ -12,10 +12,10 @@ import (
 
 // DefaultTypes returns the types that exist while none is stored: one per duration option.
 func (s *Service) DefaultTypes() []folio.MeetingType {
-	out := make([]folio.MeetingType, 0, len(s.Config.DurationOptions))
-	for _, d := range s.Config.DurationOptions {
+	out := make([]folio.MeetingType, 0, len(s.config().DurationOptions))
+	for _, d := range s.config().DurationOptions {
 		out = append(out, folio.MeetingType{Slug: strconv.Itoa(d) + "min", Title: strconv.Itoa(d) + " minute meeting",
-			DurationMinutes: d, BufferMinutes: int(s.Config.Buffer / time.Minute)})
+			DurationMinutes: d, BufferMinutes: int(s.config().Buffer / time.Minute)})
 	}
 	return out
 }
@@ -59,17 +59,17 @@ func (s *Service) resolveType(ctx context.Context, slug string, duration int, du
 			Details: []folio.FieldError{{Field: "type", Message: "must be one of " + strings.Join(slugs, ", ")}}}
 	}
 	if duration == 0 {
-		duration = s.Config.DefaultDuration()
+		duration = s.config().DefaultDuration()
 	}
 	for _, t := range ts {
 		if t.DurationMinutes == duration {
 			return t, nil
 		}
 	}
-	if !s.Config.AllowsDuration(duration) {
+	if !s.config().AllowsDuration(duration) {
 		return folio.MeetingType{}, s.durationError(durationField)
 	}
-	return folio.MeetingType{DurationMinutes: duration, BufferMinutes: int(s.Config.Buffer / time.Minute)}, nil
+	return folio.MeetingType{DurationMinutes: duration, BufferMinutes: int(s.config().Buffer / time.Minute)}, nil
 }
 
 // SaveType creates (slug "" in the path: POST) or replaces (PUT) a stored meeting type. The
@@ -132,5 +132,5 @@ func (s *Service) typeOf(ctx context.Context, b *folio.Booking) (folio.MeetingTy
 			return t, nil
 		}
 	}
-	return folio.MeetingType{Slug: b.TypeSlug, DurationMinutes: b.DurationMinutes, BufferMinutes: int(s.Config.Buffer / time.Minute)}, nil
+	return folio.MeetingType{Slug: b.TypeSlug, DurationMinutes: b.DurationMinutes, BufferMinutes: int(s.config().Buffer / time.Minute)}, nil
 }

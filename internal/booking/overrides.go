@@ -29,7 +29,7 @@ func (s *Service) DeleteOverride(ctx context.Context, date string) error {
 
 // Overrides lists the overrides of [from, to] (YYYY-MM-DD; default today … +365 days).
 func (s *Service) Overrides(ctx context.Context, from, to string) ([]folio.AvailabilityOverride, error) {
-	today := slots.DateOf(s.now().In(s.Config.Location))
+	today := slots.DateOf(s.now().In(s.config().Location))
 	f, t := today, today.AddDays(365)
 	var err error
 	if from != "" {

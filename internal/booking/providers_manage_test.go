@@ -28,7 +28,11 @@ import (
 func rescheduleThenCancel(t *testing.T, svc *booking.Service, cal folio.Calendar, day string) string {
 	t.Helper()
 	ctx := context.Background()
-	svc.SiteURL = "https://site.example"
+	live := svc.Settings()
+	live.SiteURL = "https://site.example"
+	if err := svc.Apply(live); err != nil {
+		t.Fatal(err)
+	}
 	_, token := book(t, svc, request(day+"T10:00:00-05:00"))
 	busyOn := func() []folio.Interval {
 		start, _ := time.Parse(time.RFC3339, day+"T00:00:00-05:00")

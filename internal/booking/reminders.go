@@ -29,7 +29,7 @@ type reminderPayload struct {
 // the future. The key names the booking, its start and the offset, so a moved booking gets new
 // jobs and an old one (if a worker claimed it before it was deleted) sees the start changed.
 func (s *Service) planReminders(ctx context.Context, tx *sql.Tx, id string, start, now time.Time) error {
-	for _, d := range s.Reminders {
+	for _, d := range s.Settings().Reminders {
 		at := start.Add(-d)
 		if d <= 0 || !at.After(now) {
 			continue
@@ -62,7 +62,7 @@ func (s *Service) Remind(ctx context.Context, key, payload string) error {
 		return nil
 	}
 	loc, _ := folio.LoadZone(b.TimeZone)
-	items := s.bookingMails(invite.Reminder, s.eventOf(b), b, loc, s.now(), invite.Extras{}, false)
+	items := s.bookingMails(invite.Reminder, s.eventOf(ctx, b), b, loc, s.now(), invite.Extras{}, false)
 	_, err = s.Store.RecordReminder(ctx, key, s.now(), func(tx *sql.Tx) error { return s.insertMails(ctx, tx, items) })
 	return err
 }

@@ -41,7 +41,7 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 		return folio.BookingStatus{}, err
 	}
 	end := start.Add(time.Duration(mt.DurationMinutes) * time.Minute)
-	od := slots.DateOf(start.In(s.Config.Location))
+	od := slots.DateOf(start.In(s.config().Location))
 	cfg, err := s.configFor(ctx, mt, od, od)
 	if err != nil {
 		return folio.BookingStatus{}, err
@@ -60,7 +60,7 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 		return folio.BookingStatus{}, errTaken()
 	}
 	stale := now.Add(-s.pendingTTL())
-	ds, de := ownerDay(s.Config.Location, start)
+	ds, de := ownerDay(s.config().Location, start)
 	hold := &folio.Booking{ID: folio.NewID(), Start: start.UTC(), End: end.UTC(), DurationMinutes: mt.DurationMinutes, TimeZone: visitorLoc.String()}
 	lim := folio.ReserveLimits{Buffer: buf, StaleBefore: stale, MaxPerDay: mt.MaxPerDay, DayStart: ds, DayEnd: de}
 	b, err = s.Store.BeginBookingChange(ctx, b.ID, now, lim, hold, func(cur *folio.Booking) error {
@@ -78,7 +78,7 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 	}
 	cctx, cancel := s.changeContext(ctx)
 	defer cancel()
-	old := s.eventOf(b)
+	old := s.eventOf(ctx, b)
 	ev := old
 	ev.Start, ev.End, ev.TimeZone, ev.Sequence = start.UTC(), end.UTC(), visitorLoc.String(), b.Sequence+1
 	moved, err := s.Calendar.MoveEvent(cctx, ev)

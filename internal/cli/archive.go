@@ -111,7 +111,7 @@ func runImport(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	fmt.Fprintf(env.Stdout, "imported %d posts, %d projects, %d media files, profile: %v\n", sum.Posts, sum.Projects, sum.Media, sum.Profile)
+	fmt.Fprintf(env.Stdout, "imported %d posts, %d projects, %d media files, profile: %v, settings: %v\n", sum.Posts, sum.Projects, sum.Media, sum.Profile, sum.Settings)
 	if sum.Renamed > 0 {
 		fmt.Fprintf(env.Stdout, "%d media files were stored under new keys (their content address); posts and projects now refer to those\n", sum.Renamed)
 	}

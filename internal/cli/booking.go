@@ -12,6 +12,7 @@ import (
 	"github.com/foliohq/folio/internal/calendar/google"
 	"github.com/foliohq/folio/internal/calendar/local"
 	"github.com/foliohq/folio/internal/config"
+	"github.com/foliohq/folio/internal/settings"
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
@@ -32,9 +33,12 @@ func calendarProvider(cfg *config.Config) string {
 type bookingDeps struct {
 	Config *config.Config
 	DB     *sqldb.DB
-	// Mail sends the confirmations; the owner's copy goes to its Recipient (CONTACT_RECIPIENT).
+	// Mail sends the confirmations.
 	Mail *mailPart
-	Log  *slog.Logger
+	// Settings give the booking rules and who the meetings are with; the service follows
+	// their changes.
+	Settings *settings.Service
+	Log      *slog.Logger
 }
 
 // newBookings builds the calendar provider and the booking service.
@@ -56,19 +60,24 @@ func newBookings(ctx context.Context, d bookingDeps) (*booking.Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CALENDAR_PROVIDER=%s: %w", provider, err)
 	}
-	svc, err := booking.New(db.Bookings, db.Jobs, cal, folio.BookingConfig{
-		DurationOptions: cfg.BookingDurations, HoursStart: cfg.BookingHoursStart, HoursEnd: cfg.BookingHoursEnd,
-		BusinessDays: cfg.BookingDays, Location: cfg.BookingTimezone, AdvanceDays: cfg.BookingAdvanceDays,
-		MinNotice: time.Duration(cfg.BookingMinNoticeHours) * time.Hour,
-		SlotStep:  time.Duration(cfg.BookingSlotStepMinutes) * time.Minute,
-		Buffer:    time.Duration(cfg.BookingBufferMinutes) * time.Minute,
-	}, provider)
+	first, err := bookingSettings(cfg, d.Settings.Current())
 	if err != nil {
 		return nil, fmt.Errorf("BOOKING_*: %w", err)
 	}
-	svc.Owner = folio.Participant(d.Mail.Recipient)
-	svc.SiteURL = cfg.SiteURL
-	svc.Reminders = cfg.BookingReminders
+	svc, err := booking.New(db.Bookings, db.Jobs, cal, first.Config, provider)
+	if err != nil {
+		return nil, fmt.Errorf("BOOKING_*: %w", err)
+	}
+	d.Settings.Subscribe(func(s folio.Settings) {
+		st, err := bookingSettings(cfg, s)
+		if err == nil {
+			err = svc.Apply(st)
+		}
+		if err != nil {
+			log.Error("the new booking settings cannot be used; booking keeps the previous ones", "error", err.Error())
+		}
+	})
+	svc.Owner = d.Settings.Owner
 	svc.MaxPerEmailPerDay = cfg.BookingMaxPerEmailPerDay
 	svc.Mail, svc.Outbox = d.Mail.Outbox, db.Outbox
 	svc.Log = log
@@ -79,19 +88,34 @@ func newBookings(ctx context.Context, d bookingDeps) (*booking.Service, error) {
 	return svc, nil
 }
 
-// bookingHost is who the meetings are with, for the host card of /book: the name of the site's
-// profile (the first owner account), read on each call so a profile edit shows at once. The
-// photo is empty until the site settings give one (site.ownerName and site.photoUrl then take
-// over here).
-func bookingHost(db *sqldb.DB, log *slog.Logger) func(context.Context) folio.BookingHost {
+// bookingHost is who the meetings are with, for the host card of /book: the owner's public name
+// (site.ownerName, else the first owner account's name) and photo from the settings, read on each
+// call so an edit shows at once.
+func bookingHost(st *settings.Service) func(context.Context) folio.BookingHost {
 	return func(ctx context.Context) folio.BookingHost {
-		u, err := db.Archive.OwnerProfile(ctx)
-		if err != nil {
-			if !folio.IsNotFound(err) {
-				log.Warn("the owner's profile was not read; /book names no host", "error", err.Error())
-			}
-			return folio.BookingHost{}
-		}
-		return folio.BookingHost{Name: u.Name}
+		return folio.BookingHost{Name: st.Owner(ctx).Name, PhotoURL: st.Current().Site.PhotoURL}
 	}
+}
+
+// bookingSettings are the booking service's settings from the owner's settings s, with what
+// only the environment sets (the durations and the slot grid).
+func bookingSettings(cfg *config.Config, s folio.Settings) (booking.Settings, error) {
+	loc, err := folio.LoadZone(s.Booking.Timezone)
+	if err != nil {
+		return booking.Settings{}, err
+	}
+	reminders := make([]time.Duration, 0, len(s.Booking.Reminders))
+	for _, r := range s.Booking.Reminders {
+		d, err := folio.ParseReminder(r)
+		if err != nil {
+			return booking.Settings{}, err
+		}
+		reminders = append(reminders, d)
+	}
+	return booking.Settings{Config: folio.BookingConfig{
+		DurationOptions: cfg.BookingDurations, Weekly: s.Booking.Hours.Days(), Location: loc, AdvanceDays: s.Booking.HorizonDays,
+		MinNotice: time.Duration(s.Booking.MinNoticeMinutes) * time.Minute,
+		SlotStep:  time.Duration(cfg.BookingSlotStepMinutes) * time.Minute,
+		Buffer:    time.Duration(s.Booking.BufferMinutes) * time.Minute,
+	}, Reminders: reminders, SiteURL: s.Site.URL}, nil
 }

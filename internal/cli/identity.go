@@ -74,9 +74,9 @@ func newLimiter(cfg *config.Config, rdb *redis.Client, log *slog.Logger) folio.L
 	return ratelimit.NewMemoryBounded(time.Now, cfg.RateLimitMaxIDs)
 }
 
-// instanceSecret is NEXTAUTH_SECRET, the key material of sessions, TOTP secrets at rest and backup
-// manifests; without it (development: config refuses production without it) the secret
-// generated into the data directory on first use.
+// instanceSecret is NEXTAUTH_SECRET, the key material of sessions, TOTP secrets at rest, the
+// settings' stored secrets and backup manifests; without it (development: config refuses
+// production without it) the secret generated into the data directory on first use.
 func instanceSecret(cfg *config.Config) (string, error) {
 	if cfg.NextAuthSecret != "" {
 		return cfg.NextAuthSecret, nil

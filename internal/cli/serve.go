@@ -16,6 +16,7 @@ import (
 	"github.com/foliohq/folio/internal/config"
 	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/httpapi"
+	"github.com/foliohq/folio/internal/settings"
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
@@ -40,11 +41,19 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	mail, err := newMail(cfg, db, log)
+	secret, err := instanceSecret(cfg)
 	if err != nil {
 		return err
 	}
-	bookings, err := newBookings(ctx, bookingDeps{Config: cfg, DB: db, Mail: mail, Log: log})
+	settings, err := newSettings(ctx, cfg, db, secret, log)
+	if err != nil {
+		return err
+	}
+	mail, err := newMail(cfg, db, settings, log)
+	if err != nil {
+		return err
+	}
+	bookings, err := newBookings(ctx, bookingDeps{Config: cfg, DB: db, Mail: mail, Settings: settings, Log: log})
 	if err != nil {
 		return err
 	}
@@ -64,11 +73,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	ui, err := newWebUI(cfg)
+	ui, err := newWebUI(cfg, settings)
 	if err != nil {
 		return err
 	}
-	an, err := newAnalytics(cfg, db, log)
+	an, err := newAnalytics(cfg, db, settings, log)
 	if err != nil {
 		return err
 	}
@@ -76,12 +85,12 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	auditLog := audit.New(db.Audit, audit.Options{RetentionDays: cfg.AuditRetention, Logger: log})
 
 	srv := newServer(serverDeps{Config: cfg, DB: db, Log: log, Media: media, Mail: mail, Bookings: bookings,
-		Identity: identity, Limiter: limiter, Extblog: extblog, UI: ui, Analytics: an, Audit: auditLog})
+		Identity: identity, Limiter: limiter, Extblog: extblog, UI: ui, Analytics: an, Audit: auditLog, Settings: settings})
 	handler := srv.Handler()
 	an.Start()
 	defer closeAnalytics(an, cfg, log) // after the HTTP server has shut down (defers run last)
 
-	changes := newChanges(db, srv, extblog, log)
+	changes := newChanges(db, srv, settings, extblog, log)
 	backups, err := newBackups(cfg, db, media.Store, log)
 	if err != nil {
 		return err
@@ -102,7 +111,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		changes.send,
 		changes.listen,
 		func(ctx context.Context) { mail.Outbox.Run(ctx) },
-		an.RunRetention, // returns at once when ANALYTICS_RETENTION_DAYS is 0
+		an.RunRetention,
 		func(ctx context.Context) { identity.Run(ctx, httpapi.DefaultUsageFlush) },
 		auditLog.Run,
 		extblog.run, // SIGHUP token reload
@@ -132,6 +141,7 @@ type serverDeps struct {
 	UI        http.Handler
 	Analytics *analytics.Service
 	Audit     *audit.Writer
+	Settings  *settings.Service
 }
 
 // newServer is the HTTP server over the parts.
@@ -144,7 +154,6 @@ func newServer(d serverDeps) *httpapi.Server {
 		Health: db, Notifier: db, Unavailable: sqldb.IsUnavailable, MediaLibrary: db.Media, Webhooks: db.Webhooks, AuditLog: db.Audit, Users: db.Identity,
 		Archive:             archiveExporter{db},
 		RequestTimeout:      cfg.RequestTimeout,
-		SiteURL:             cfg.SiteURL,
 		PublicCacheSize:     publicCacheSize(cfg),
 		PublicCacheBytes:    cfg.PublicCacheBytes,
 		MetricsToken:        cfg.MetricsToken,
@@ -157,7 +166,7 @@ func newServer(d serverDeps) *httpapi.Server {
 			IPv6Prefix: cfg.RateLimitIPv6Prefix},
 
 		MediaStore: d.Media.Store, MediaFiles: d.Media.Files, Uploader: d.Media.Uploader, ImageStudio: d.Media.Studio,
-		Outbox: d.Mail.Outbox, ContactRecipient: d.Mail.Recipient,
+		Outbox: d.Mail.Outbox, Settings: d.Settings,
 		Bookings: d.Bookings,
 		Auth:     d.Identity, Identity: d.Identity, CORSAllowedOrigins: cfg.CORSAllowedOrigins,
 		ExtBlog: d.Extblog.API,
@@ -169,7 +178,7 @@ func newServer(d serverDeps) *httpapi.Server {
 		Analytics:        d.Analytics,
 		Collectors:       d.Analytics.Collectors(),
 		Audit:            d.Audit,
-		BookingHost:      bookingHost(db, log), // the host card of /book
+		BookingHost:      bookingHost(d.Settings), // the host card of /book
 	}
 }
 

@@ -4,21 +4,17 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/config"
+	"github.com/foliohq/folio/internal/settings"
 	"github.com/foliohq/folio/internal/webui"
 )
 
 // newWebUI builds the admin dashboard and the booking page. The booking page learns the
-// booking settings it needs before its first API call from /book/config.json.
-func newWebUI(cfg *config.Config) (http.Handler, error) {
-	opt := webui.Options{Booking: webui.BookingConfig{
-		DurationOptions: cfg.BookingDurations,
-		AdvanceDays:     cfg.BookingAdvanceDays,
-		MinNoticeHours:  cfg.BookingMinNoticeHours,
-	}, EmbedOrigins: cfg.BookingEmbedOrigins}
-	if cfg.BookingTimezone != nil {
-		opt.Booking.OwnerTimeZone = cfg.BookingTimezone.String()
-	}
+// booking settings it needs before its first API call from /book/config.json, and who may frame
+// it from the embed origins: both follow the owner's settings.
+func newWebUI(cfg *config.Config, st *settings.Service) (http.Handler, error) {
+	var opt webui.Options
 	// Media URLs are absolute (S3's public base, MEDIA_PUBLIC_URL or FOLIO_SITE_URL/media), and
 	// may point at another origin than this server's: the dashboard's CSP lets those images in.
 	switch {
@@ -33,6 +29,12 @@ func newWebUI(cfg *config.Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.Subscribe(func(s folio.Settings) {
+		if err := ui.SetBooking(webui.BookingConfig{DurationOptions: cfg.BookingDurations, AdvanceDays: s.Booking.HorizonDays,
+			MinNoticeHours: s.Booking.MinNoticeMinutes / 60, OwnerTimeZone: s.Booking.Timezone}, s.Booking.EmbedOrigins); err != nil {
+			panic(err) // a BookingConfig always encodes
+		}
+	})
 	return ui, nil
 }
 

@@ -131,7 +131,14 @@ type Config struct {
 	WebhookAllowPrivate bool          // webhooks may target loopback, private and link-local addresses
 	BackupInterval      time.Duration // 0: no scheduled SQLite snapshots
 	BackupKeep          int           // snapshots kept under backups/ in the media storage
+
+	// given holds the variables set in the environment or the .env file (not defaulted).
+	given map[string]bool
 }
+
+// Given reports whether the variable was set in the environment or the .env file, rather
+// than taking its default.
+func (c *Config) Given(name string) bool { return c.given[name] }
 
 // Production reports whether FOLIO_ENV=production.
 func (c *Config) Production() bool { return c.Env == "production" }

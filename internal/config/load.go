@@ -31,7 +31,7 @@ func Load(getenv func(string) string, dotenvPath string) (*Config, error) {
 			return nil, err
 		}
 	}
-	c := &Config{}
+	c := &Config{given: map[string]bool{}}
 	var short []string // secrets under their production minimum, by name (never by value)
 	for _, o := range options {
 		v, ok := getenv(o.name), true
@@ -40,6 +40,8 @@ func Load(getenv func(string) string, dotenvPath string) (*Config, error) {
 		}
 		if !ok || v == "" {
 			v = o.def
+		} else {
+			c.given[o.name] = true
 		}
 		if err := o.set(c, v); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", o.name, err)

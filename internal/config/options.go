@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/foliohq/folio"
 )
 
 // option is one variable: the options table below parses it, documents it (Help) and fills
@@ -110,7 +112,7 @@ var options = []option{
 	{name: "SMTP_PASSWORD", def: "", help: "SMTP password", secret: true, set: str(func(c *Config) *string { return &c.SMTPPassword })},
 	{name: "SMTP_FROM", def: "folio@localhost", help: "sender address of every mail", set: address(func(c *Config) *string { return &c.SMTPFrom })},
 	{name: "SMTP_TLS", def: "opportunistic", help: "opportunistic, starttls, tls or none", set: oneOf(func(c *Config) *string { return &c.SMTPTLS }, "opportunistic", "starttls", "tls", "none")},
-	{name: "CONTACT_RECIPIENT", def: "owner@localhost", help: "where contact-form messages and booking notices go", set: address(func(c *Config) *string { return &c.ContactRecipient })},
+	{name: "CONTACT_RECIPIENT", def: "", help: "where contact-form messages and booking notices go; empty: the owner account's email (the dashboard's settings may set it)", set: address(func(c *Config) *string { return &c.ContactRecipient })},
 
 	// Media
 	{name: "MEDIA_STORAGE", def: "local", help: "local (FOLIO_DATA_DIR/media served at /media/) or s3", set: oneOf(func(c *Config) *string { return &c.MediaStorage }, "local", "s3")},
@@ -211,12 +213,12 @@ var options = []option{
 	{name: "BOOKING_MIN_NOTICE_HOURS", def: "24", help: "minimum notice in hours", set: integer(0, 24*365, func(c *Config) *int { return &c.BookingMinNoticeHours })},
 	{name: "BOOKING_SLOT_STEP_MINUTES", def: "30", help: "grid of slot starts from the business-hours start", set: integer(5, 240, func(c *Config) *int { return &c.BookingSlotStepMinutes })},
 	{name: "BOOKING_BUFFER_MINUTES", def: "0", help: "free time kept around every busy interval", set: integer(0, 240, func(c *Config) *int { return &c.BookingBufferMinutes })},
-	{name: "BOOKING_REMINDERS", def: "24h,1h", help: "comma list of how long before a meeting the visitor gets a reminder mail (Go durations); empty: none", set: func(c *Config, v string) error {
+	{name: "BOOKING_REMINDERS", def: "24h,1h", help: "comma list of how long before a meeting the visitor gets a reminder mail, like 24h, 1h, 15m or 2d (whole minutes, at most 30 days); empty: none", set: func(c *Config, v string) error {
 		c.BookingReminders = nil
 		for _, f := range list(v) {
-			d, err := time.ParseDuration(f)
-			if err != nil || d <= 0 || d > 30*24*time.Hour {
-				return fmt.Errorf("%q is not a duration between 1s and 720h, like 24h or 30m", f)
+			d, err := folio.ParseReminder(f)
+			if err != nil {
+				return err
 			}
 			c.BookingReminders = append(c.BookingReminders, d)
 		}

@@ -125,6 +125,7 @@ func (s blogAPI) listPosts(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := postList{Posts: make([]folio.PostSummary, 0, len(ps)), Pagination: newPagination(page, limit, total)}
 	for _, p := range ps {
+		s.publicAuthor(r, &p.PostSummary)
 		out.Posts = append(out.Posts, p.PostSummary)
 	}
 	return writeJSON(w, http.StatusOK, out)
@@ -162,6 +163,7 @@ func (s blogAPI) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusMovedPermanently)
 		return nil
 	}
+	s.publicAuthor(r, &p.PostSummary)
 	return s.writePost(w, r, http.StatusOK, p)
 }
 
@@ -173,6 +175,7 @@ func (s blogAPI) getPostByID(w http.ResponseWriter, r *http.Request) error {
 	if err := visible(r, p, r.PathValue("id")); err != nil {
 		return err
 	}
+	s.publicAuthor(r, &p.PostSummary)
 	return s.writePost(w, r, http.StatusOK, p)
 }
 

@@ -56,7 +56,11 @@ func visitorICS(t *testing.T, ts *testServer, v *openAPIValidator, token, id str
 
 func lifecycleServer(t *testing.T, db *sqldb.DB, cal *bookingtest.Calendar) *testServer {
 	svc := newBookingService(t, db, cal)
-	svc.SiteURL = "https://site.example"
+	st := svc.Settings()
+	st.SiteURL = "https://site.example"
+	if err := svc.Apply(st); err != nil {
+		t.Fatal(err)
+	}
 	return newBookingServer(t, db, svc)
 }
 

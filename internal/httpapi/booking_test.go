@@ -33,9 +33,8 @@ func bookingConfig(t testing.TB) folio.BookingConfig {
 		t.Fatal(err)
 	}
 	return folio.BookingConfig{
-		DurationOptions: []int{30, 60}, HoursStart: 9, HoursEnd: 18,
-		BusinessDays: []time.Weekday{time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday},
-		Location:     ny, AdvanceDays: 400, MinNotice: 24 * time.Hour, SlotStep: 30 * time.Minute,
+		DurationOptions: []int{30, 60}, Weekly: folio.BusinessHours(9, 18, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday),
+		Location: ny, AdvanceDays: 400, MinNotice: 24 * time.Hour, SlotStep: 30 * time.Minute,
 	}
 }
 
@@ -52,7 +51,9 @@ func newBookingService(t testing.TB, db *sqldb.DB, cal folio.Calendar, tweak ...
 		t.Fatal(err)
 	}
 	svc.Now = func() time.Time { return bookingNow }
-	svc.Owner = folio.Participant{Name: "Olivia Owner", Email: "owner@example.com"}
+	svc.Owner = func(context.Context) folio.Participant {
+		return folio.Participant{Name: "Olivia Owner", Email: "owner@example.com"}
+	}
 	ob := mail.NewOutbox(db.Outbox, nil, folio.MailAddress{Email: "folio@example.com"}, nil)
 	ob.Now = svc.Now
 	svc.Mail, svc.Outbox = ob, db.Outbox
@@ -223,7 +224,7 @@ func TestBookingSlotsAcrossDST(t *testing.T) {
 	t.Run("owner hours across the spring-forward gap", func(t *testing.T) {
 		db := foliotest.MustOpenSQLite(t)
 		svc := newBookingService(t, db, &bookingtest.Calendar{}, func(c *folio.BookingConfig) {
-			c.HoursStart, c.HoursEnd, c.BusinessDays = 0, 5, []time.Weekday{time.Sunday}
+			c.Weekly = folio.BusinessHours(0, 5, time.Sunday)
 		})
 		ts := newBookingServer(t, db, svc)
 		got := slotStarts(t, ts.do("GET", "/api/schedule/available?date=2026-03-08&timezone=America/New_York", "", nil))

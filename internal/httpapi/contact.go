@@ -129,7 +129,7 @@ func (s contactAPI) contact(w http.ResponseWriter, r *http.Request) error {
 			return fail(http.StatusBadRequest, fmt.Sprintf("The field %s must be valid text of at most %d characters.", f.name, f.max))
 		}
 	}
-	if s.Outbox == nil {
+	if s.Outbox == nil || s.Settings == nil {
 		return fail(http.StatusInternalServerError, "The message could not be sent: mail is not configured.")
 	}
 
@@ -141,7 +141,7 @@ func (s contactAPI) contact(w http.ResponseWriter, r *http.Request) error {
 	htmlBody := fmt.Sprintf("<p><strong>Name:</strong> %s<br><strong>Email:</strong> %s</p><p><strong>Message:</strong></p><p>%s</p>",
 		html.EscapeString(in.Name), html.EscapeString(in.Email), strings.ReplaceAll(html.EscapeString(in.Message), "\n", "<br>"))
 	msg := &folio.MailMessage{
-		To:      []folio.MailAddress{s.ContactRecipient},
+		To:      []folio.MailAddress{folio.MailAddress(s.owner(r.Context()))},
 		ReplyTo: &folio.MailAddress{Name: in.Name, Email: in.Email},
 		Subject: subject, Text: text, HTML: htmlBody,
 	}

@@ -26,7 +26,7 @@ func newContactServer(t *testing.T, db *sqldb.DB, smtp *smtptest.Server, helperL
 	}
 	outbox := mail.NewOutbox(db.Outbox, mailer, from, nil)
 	ts := newTestServer(t, db, func(s *Server) {
-		s.Outbox, s.ContactRecipient = outbox, folio.MailAddress{Name: "Owner", Email: "owner@example.org"}
+		s.Outbox, s.Settings = outbox, testSettings(t, db, "CONTACT_RECIPIENT", "owner@example.org")
 		s.Limits.Helper = helperLimit
 	})
 	return ts, outbox

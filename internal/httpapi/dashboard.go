@@ -66,6 +66,10 @@ func (s dashboardAPI) setupState(w http.ResponseWriter, r *http.Request) error {
 func (s dashboardAPI) listFeatures(w http.ResponseWriter, r *http.Request) error {
 	fs := make([]Feature, 0, len(s.Features))
 	for _, f := range s.Features {
+		// The mail server may be set from the dashboard since start (Settings).
+		if f.ID == "smtp" && s.Settings != nil && s.Settings.Current().Mail.SMTP.Host != "" {
+			f.Configured, f.Missing = true, nil
+		}
 		if f.Missing == nil {
 			f.Missing = []string{}
 		}

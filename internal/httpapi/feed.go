@@ -64,15 +64,20 @@ type atomEntry struct {
 	Content    atomText       `xml:"content"`
 }
 
+// siteURL is the public site (site.url of the settings), for canonical links, feeds and the
+// sitemap.
 func (s *Server) siteURL() string {
-	u := strings.TrimRight(s.SiteURL, "/")
-	if u == "" {
-		u = "http://localhost:8080"
+	if s.Settings == nil {
+		return "http://localhost:8080"
 	}
-	return u
+	return strings.TrimRight(s.Settings.Current().Site.URL, "/")
 }
 
-func (s *Server) siteHost() string {
+// siteName names the site in the feeds: site.name of the settings, else the site's host.
+func (s *Server) siteName() string {
+	if s.Settings != nil && s.Settings.Current().Site.Name != "" {
+		return s.Settings.Current().Site.Name
+	}
 	if u, err := url.Parse(s.siteURL()); err == nil && u.Host != "" {
 		return u.Host
 	}
@@ -111,10 +116,10 @@ func (s feedAPI) blogFeed(w http.ResponseWriter, r *http.Request) error {
 	}
 	site := s.siteURL()
 	feed := atomFeed{
-		Title:     "Blog — " + s.siteHost(),
+		Title:     "Blog — " + s.siteName(),
 		ID:        site + strings.TrimSuffix(sitePostPath, "/"),
 		Links:     []atomLink{{Rel: "self", Type: "application/atom+xml", Href: site + "/api/blog/feed.xml"}, {Rel: "alternate", Type: "text/html", Href: site + strings.TrimSuffix(sitePostPath, "/")}},
-		Author:    atomPerson{Name: s.siteHost()},
+		Author:    atomPerson{Name: s.siteName()},
 		Generator: "folio",
 	}
 	if tag != "" {
@@ -137,7 +142,7 @@ func (s feedAPI) blogFeed(w http.ResponseWriter, r *http.Request) error {
 			Content: atomText{Type: "html", Body: renderMarkdown(p.Content)},
 		}
 		if e.Author.Name == "" {
-			e.Author.Name = s.siteHost()
+			e.Author.Name = s.siteName()
 		}
 		if p.PublishedAt != nil {
 			e.Published = atomTime(*p.PublishedAt)
@@ -216,10 +221,10 @@ func (s feedAPI) blogJSONFeed(w http.ResponseWriter, r *http.Request) error {
 	site := s.siteURL()
 	feed := jsonFeed{
 		Version:     jsonFeedVersion,
-		Title:       "Blog — " + s.siteHost(),
+		Title:       "Blog — " + s.siteName(),
 		HomePageURL: site + strings.TrimSuffix(sitePostPath, "/"),
 		FeedURL:     site + "/api/blog/feed.json",
-		Authors:     []jsonFeedAuthor{{Name: s.siteHost()}},
+		Authors:     []jsonFeedAuthor{{Name: s.siteName()}},
 		Items:       []jsonFeedItem{},
 	}
 	if tag != "" {

@@ -56,7 +56,7 @@ func TestBlogFeed(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		clock := foliotest.NewClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
 		db.Now = clock.Now
-		ts := newBlogServer(t, db, func(s *Server) { s.SiteURL = "https://ada.example.org/" })
+		ts := newBlogServer(t, db, func(s *Server) { s.Settings = testSettings(t, db, "FOLIO_SITE_URL", "https://ada.example.org/") })
 		for i := 1; i <= 22; i++ {
 			clock.Advance(time.Hour)
 			ts.do("POST", "/api/blog", "write", map[string]any{"title": fmt.Sprintf("Post %d", i), "status": "published", "category": "Notes",
@@ -132,7 +132,7 @@ func TestSitemap(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		clock := foliotest.NewClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
 		db.Now = clock.Now
-		ts := newBlogServer(t, db, func(s *Server) { s.SiteURL = "https://ada.example.org" })
+		ts := newBlogServer(t, db, func(s *Server) { s.Settings = testSettings(t, db, "FOLIO_SITE_URL", "https://ada.example.org") })
 		ts.do("POST", "/api/blog", "write", map[string]any{"title": "Hello world", "content": "x", "status": "published"})
 		ts.do("POST", "/api/blog", "write", map[string]any{"title": "Draft", "content": "x"})
 		clock.Advance(time.Hour)

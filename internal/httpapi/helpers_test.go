@@ -13,9 +13,11 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/archive"
+	"github.com/foliohq/folio/internal/config"
 	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/identity"
 	"github.com/foliohq/folio/internal/ratelimit"
+	"github.com/foliohq/folio/internal/settings"
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
@@ -50,8 +52,8 @@ type testServer struct {
 func newTestServer(t *testing.T, db *sqldb.DB, tweak ...func(*Server)) *testServer {
 	t.Helper()
 	s := &Server{Auth: testActors, Limiter: ratelimit.NewMemory(time.Now), PublicCacheSize: 100,
-		Limits: Limits{Public: 1000, Authenticated: 1000, Admin: 5000, Helper: 5}, SiteURL: "http://folio.test"}
-	withStores(s, db)
+		Limits: Limits{Public: 1000, Authenticated: 1000, Admin: 5000, Helper: 5}}
+	withStores(t, s, db)
 	for _, f := range tweak {
 		f(s)
 	}
@@ -63,13 +65,36 @@ func newTestServer(t *testing.T, db *sqldb.DB, tweak ...func(*Server)) *testServ
 }
 
 // withStores gives s the services and stores of db, as internal/cli does: the one place a test
-// server is built from a *sqldb.DB. Accounts stands in for the Identity a test server may lack.
-func withStores(s *Server, db *sqldb.DB) {
+// server is built from a *sqldb.DB. Accounts stands in for the Identity a test server may lack;
+// the settings are the environment's defaults.
+func withStores(t testing.TB, s *Server, db *sqldb.DB) {
 	s.Health, s.Notifier, s.Unavailable = db, db, sqldb.IsUnavailable
 	s.Content, s.Contact, s.Sitemap = content.New(db.Content), db.Contact, db.Content
 	s.MediaLibrary, s.Webhooks, s.AuditLog, s.Users = db.Media, db.Webhooks, db.Audit, db.Identity
 	s.Archive, s.OutboxLog = archiveOf{db}, db.Outbox
 	s.Accounts = identity.New(db.Identity, identity.Config{Now: s.now})
+	s.Settings = testSettings(t, db)
+}
+
+// testSettings is a settings service over db with the settings the environment env gives
+// (name, value pairs; none: every default), as internal/cli builds it.
+func testSettings(t testing.TB, db *sqldb.DB, env ...string) *settings.Service {
+	t.Helper()
+	vars := map[string]string{}
+	for i := 0; i+1 < len(env); i += 2 {
+		vars[env[i]] = env[i+1]
+	}
+	cfg, err := config.Load(func(k string) string { return vars[k] }, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults, locked := cfg.Settings()
+	svc, err := settings.New(context.Background(), db.Settings, settings.Options{Defaults: defaults, Locked: locked,
+		Secret: "the instance secret of the tests, 32 bytes or more"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
 }
 
 // archiveOf exports db's archive, as internal/cli's exporter does.

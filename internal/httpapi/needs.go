@@ -23,6 +23,7 @@ const (
 	needBooking
 	needAnalytics
 	needSessions
+	needSettings
 )
 
 // needSpec says what a need is called in the OpenAPI document and how it is found missing.
@@ -66,6 +67,12 @@ var needs = [...]needSpec{
 	needAnalytics: {"analytics", func(s *Server) error {
 		if s.Analytics == nil {
 			return folio.Errorf(folio.EUNAVAILABLE, "Analytics is not running on this server.")
+		}
+		return nil
+	}},
+	needSettings: {"settings", func(s *Server) error {
+		if s.Settings == nil {
+			return folio.Errorf(folio.EUNAVAILABLE, "Settings are not available on this server.")
 		}
 		return nil
 	}},

@@ -262,7 +262,7 @@ func (s *Server) OpenAPI() map[string]any {
 				"authenticated (read/write key, editor session) %d per credential, admin (admin key, owner session) %d; "+
 				"helper limit %d per identifier on top of the tier where x-folio-access.limit says so; 429 carries retryAfter "+
 				"and Retry-After.", s.Limits.Public, s.Limits.Authenticated, s.Limits.Admin, s.Limits.Helper)},
-		"servers": []any{map[string]any{"url": strings.TrimRight(s.SiteURL, "/")}},
+		"servers": []any{map[string]any{"url": s.siteURL()}},
 		"paths":   paths,
 		"components": map[string]any{
 			"schemas": g.components,

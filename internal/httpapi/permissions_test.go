@@ -81,6 +81,10 @@ var documentedRoutes = []documentedRoute{
 	{"POST", "/api/webhooks/{}/test", adminAccess, limitTier},
 	{"GET", "/api/webhooks/{}/deliveries", adminAccess, limitTier},
 	{"GET", "/api/export", adminAccess, limitTier},
+	// Settings: owner session or admin key (docs/api.md, "Settings").
+	{"GET", "/api/settings", adminAccess, limitTier},
+	{"PUT", "/api/settings", adminAccess, limitTier},
+	{"POST", "/api/settings/mail/test", adminAccess, limitTier},
 	{"GET", "/api/contact/messages", adminAccess, limitTier},
 	// Extblog dashboard routes: manage:articles session or admin key.
 	{"*", "/api/extblog/publish", manageArticles, limitTier},

@@ -38,7 +38,7 @@ func TestRateLimitIPv6PrefixSharesBudget(t *testing.T) {
 				handler := func(l folio.Limiter) http.Handler {
 					s := &Server{Auth: testActors, Limiter: l, ClientIP: clientip.New([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}),
 						Limits: Limits{Public: 3, Authenticated: 1000, Admin: 5000, Helper: 5, Window: time.Hour}}
-					withStores(s, db)
+					withStores(t, s, db)
 					return s.Handler()
 				}
 				a, b := handler(la), handler(lb)

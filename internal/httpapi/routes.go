@@ -20,6 +20,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, searchAPI{s}.routes()...)
 	rs = append(rs, webhookAPI{s}.routes()...)
 	rs = append(rs, exportAPI{s}.routes()...)
+	rs = append(rs, settingsAPI{s}.routes()...)
 	return rs
 }
 

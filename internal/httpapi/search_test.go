@@ -79,7 +79,7 @@ func TestTagsAndFeeds(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		clock := foliotest.NewClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
 		db.Now = clock.Now
-		ts := newBlogServer(t, db, func(s *Server) { s.SiteURL = "https://ada.example.org" })
+		ts := newBlogServer(t, db, func(s *Server) { s.Settings = testSettings(t, db, "FOLIO_SITE_URL", "https://ada.example.org") })
 		mk := func(title, status string, tags ...string) {
 			t.Helper()
 			clock.Advance(time.Minute)

@@ -26,6 +26,7 @@ import (
 	"github.com/foliohq/folio/internal/identity"
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
+	"github.com/foliohq/folio/internal/settings"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -74,8 +75,6 @@ type Server struct {
 	AccessLog bool
 	// RequestTimeout bounds the work of one request.
 	RequestTimeout time.Duration
-	// SiteURL is the public site (canonical links, feeds).
-	SiteURL string
 	// PublicCacheSize is how many rendered public responses are kept (0 disables the cache).
 	PublicCacheSize int
 	// PublicCacheBytes bounds the memory of the kept responses (0: respcache.DefaultMaxBytes).
@@ -91,9 +90,12 @@ type Server struct {
 	ImageStudio *media.ImageStudio
 	MediaFiles  http.Handler
 
-	// Outbox stores and sends mail; ContactRecipient receives contact-form messages.
-	Outbox           *mail.Outbox
-	ContactRecipient folio.MailAddress
+	// Outbox stores and sends mail (its Mailer is the one the mail settings choose).
+	Outbox *mail.Outbox
+	// Settings are the owner's settings (settings.go); they also say who the owner is: the
+	// recipient of contact messages and the public author of posts. Nil: the settings routes
+	// answer 503, and contact messages are stored but not mailed.
+	Settings *settings.Service
 
 	cache   *respcache.Cache
 	metrics *metrics
@@ -262,10 +264,15 @@ func (s *Server) Handler() http.Handler {
 }
 
 // Invalidate drops cached public responses of the given scopes on this instance (a post or
-// project scope also drops the sitemap, which is made of both), and the cached user of a user
-// scope (folio.ScopeUserPrefix: revocation, password, role, TOTP change, removal).
+// project scope also drops the sitemap, which is made of both; the settings scope drops them
+// all), and the cached user of a user scope (folio.ScopeUserPrefix: revocation, password, role,
+// TOTP change, removal).
 func (s *Server) Invalidate(scopes ...string) {
 	for _, sc := range scopes {
+		if sc == folio.ScopeSettings {
+			s.cache.Invalidate("*") // the site's identity and URL are in many public answers
+			continue
+		}
 		if s.Identity != nil && (sc == "*" || strings.HasPrefix(sc, folio.ScopeUserPrefix)) {
 			s.Identity.UserChanged(sc)
 		}

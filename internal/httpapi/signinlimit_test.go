@@ -231,7 +231,11 @@ func TestManageLinkBudgetIsNotTheSignInOne(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		f := newIdentityFixture(t, db, IdentityConfig{}, proxied, func(s *Server) {
 			svc := newBookingService(t, db, &bookingtest.Calendar{})
-			svc.SiteURL = "https://site.example"
+			st := svc.Settings()
+			st.SiteURL = "https://site.example"
+			if err := svc.Apply(st); err != nil {
+				t.Fatal(err)
+			}
 			s.Bookings = svc
 		})
 		token := bookForToken(t, f.testServer, bookBody("2026-03-04T15:00:00Z"))

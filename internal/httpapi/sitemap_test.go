@@ -64,7 +64,10 @@ func sitemapLocs(t *testing.T, body []byte) []string {
 func TestSitemapCacheAndScans(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		store := &countingSitemapStore{db: db}
-		ts := newBlogServer(t, db, func(s *Server) { s.SiteURL = "https://ada.example.org"; s.Sitemap = store })
+		ts := newBlogServer(t, db, func(s *Server) {
+			s.Settings = testSettings(t, db, "FOLIO_SITE_URL", "https://ada.example.org")
+			s.Sitemap = store
+		})
 		const n = 230 // three pages of the old handler's 100
 		for i := 1; i <= n; i++ {
 			ts.do("POST", "/api/blog", "write", map[string]any{"title": fmt.Sprintf("Post %d", i), "content": "x", "status": "published"})
@@ -114,7 +117,7 @@ func TestSitemapIndex(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		store := &countingSitemapStore{db: db}
 		ts := newBlogServer(t, db, func(s *Server) {
-			s.SiteURL = "https://ada.example.org"
+			s.Settings = testSettings(t, db, "FOLIO_SITE_URL", "https://ada.example.org")
 			s.SitemapFileURLs = 3
 			s.Sitemap = store
 		})

@@ -199,7 +199,7 @@ func TestWebhookEndToEndBookingAndContact(t *testing.T) {
 		contactTS, outbox := newContactServer(t, db, smtp, 1000)
 		ts := newTestServer(t, db, func(s *Server) {
 			s.Bookings = svc
-			s.Outbox, s.ContactRecipient = outbox, folio.MailAddress{Name: "Owner", Email: "owner@example.org"}
+			s.Outbox, s.Settings = outbox, testSettings(t, db, "CONTACT_RECIPIENT", "owner@example.org")
 			s.Limits.Helper = 1000
 			s.WebhookAllowPrivate = true // the receiver is on loopback
 		})

@@ -84,7 +84,7 @@ type Outbox struct {
 	Mailer folio.Mailer
 	Log    *slog.Logger // nil: discard
 	// From is the configured sender; its domain goes into generated Message-IDs of messages
-	// with a zero From.
+	// with a zero From. A Mailer that knows its sender (Switch) overrides it.
 	From folio.MailAddress
 	// Owner names this worker in leases; NewOutbox sets a random one. Must differ between
 	// instances and must not change once the outbox is in use.
@@ -211,7 +211,7 @@ func (o *Outbox) NewItem(m *folio.MailMessage) (OutboxItem, error) {
 		for k, v := range msg.Headers {
 			headers[k] = v
 		}
-		headers["Message-ID"] = NewMessageID(effectiveFrom(&msg, o.From).Email)
+		headers["Message-ID"] = NewMessageID(effectiveFrom(&msg, o.sender()).Email)
 		msg.Headers = headers
 	}
 	payload, err := json.Marshal(&msg)
@@ -223,6 +223,14 @@ func (o *Outbox) NewItem(m *folio.MailMessage) (OutboxItem, error) {
 		ID: folio.NewID(), Payload: payload, Recipients: recipients(&msg), Subject: msg.Subject,
 		Status: OutboxPending, NextAttemptAt: now, CreatedAt: now,
 	}, nil
+}
+
+// sender is the configured sender: the mailer's own when it knows one (Switch), else From.
+func (o *Outbox) sender() folio.MailAddress {
+	if s, ok := o.Mailer.(interface{ Sender() folio.MailAddress }); ok {
+		return s.Sender()
+	}
+	return o.From
 }
 
 func hasHeader(h map[string]string, name string) bool {

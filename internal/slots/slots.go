@@ -5,9 +5,10 @@
 //
 // # The slot rules, precisely
 //
-// Owner side. For each date D of the owner's calendar that is a business day (weekday of D in
-// the owner's zone), candidate starts are the wall-clock times HoursStart:00 + k×SlotStep
-// (k = 0, 1, …) before HoursEnd:00 on D in the owner's zone. A wall time is turned into
+// Owner side. For each date D of the owner's calendar, the business hours of D's weekday
+// (BookingConfig.Weekly, in the owner's zone; none: closed) are ranges "HH:MM"–"HH:MM"; in each
+// range candidate starts are the wall-clock times start + k×SlotStep (k = 0, 1, …) before its
+// end on D in the owner's zone. A wall time is turned into
 // instants deliberately around daylight-saving transitions:
 //   - in a spring-forward gap (e.g. 02:00–03:00 on 2026-03-08 in America/New_York) the wall
 //     time does not exist, and no slot is offered for it;
@@ -19,7 +20,7 @@
 // it, business day or not.
 //
 // A candidate [start, start+duration) is offered when every instant of it shows a wall time in
-// [HoursStart:00, HoursEnd:00) of D (or in its override range) in the owner's zone (durations
+// its range of D (business hours or override) in the owner's zone (durations
 // are elapsed time, so an hour lost or gained inside business hours shortens or lengthens the
 // working day accordingly), and:
 //   - start ≥ now + MinNotice;
@@ -151,19 +152,17 @@ func IsOffered(cfg folio.BookingConfig, start time.Time, duration int, now time.
 type hours struct{ lo, hi time.Duration }
 
 // hoursOf returns the opening hours of owner date od: the override's ranges when there is one
-// (none: closed), else business hours on a business day, else none.
+// (none: closed), else the business hours of its weekday.
 func hoursOf(cfg folio.BookingConfig, od Date) []hours {
-	if o, ok := cfg.Overrides[od.String()]; ok {
-		out := make([]hours, 0, len(o.Ranges))
-		for _, r := range o.Ranges {
-			out = append(out, hours{minutes(r[0]), minutes(r[1])})
-		}
-		return out
+	day, ok := cfg.Overrides[od.String()]
+	if !ok {
+		day = cfg.Weekly[od.Weekday()]
 	}
-	if !cfg.IsBusinessDay(od.Weekday()) {
-		return nil
+	out := make([]hours, 0, len(day.Ranges))
+	for _, r := range day.Ranges {
+		out = append(out, hours{minutes(r[0]), minutes(r[1])})
 	}
-	return []hours{{time.Duration(cfg.HoursStart) * time.Hour, time.Duration(cfg.HoursEnd) * time.Hour}}
+	return out
 }
 
 // Conflicts reports whether [start−buffer, end+buffer) overlaps any busy interval. Intervals are

@@ -45,9 +45,7 @@ var everyDay = []time.Weekday{0, 1, 2, 3, 4, 5, 6}
 func specDefaults(loc *time.Location) folio.BookingConfig {
 	return folio.BookingConfig{
 		DurationOptions: []int{30, 60},
-		HoursStart:      9,
-		HoursEnd:        18,
-		BusinessDays:    weekdays,
+		Weekly:          folio.BusinessHours(9, 18, weekdays...),
 		Location:        loc,
 		AdvanceDays:     60,
 		MinNotice:       24 * time.Hour,
@@ -72,7 +70,7 @@ func TestSlotsTable(t *testing.T) {
 
 	hours := func(loc *time.Location, from, to int) folio.BookingConfig {
 		c := specDefaults(loc)
-		c.HoursStart, c.HoursEnd, c.BusinessDays = from, to, everyDay
+		c.Weekly = folio.BusinessHours(from, to, everyDay...)
 		c.AdvanceDays = 0
 		return c
 	}
@@ -413,20 +411,10 @@ var propertyZones = []string{
 // time.Time's wall clock: an independent oracle for Slots.
 func bruteOffered(cfg folio.BookingConfig, start time.Time, duration int, now time.Time, busy []folio.Interval) bool {
 	w := start.In(cfg.Location)
-	if !slices.Contains(cfg.BusinessDays, w.Weekday()) || w.Second() != 0 || w.Nanosecond() != 0 {
+	if w.Second() != 0 || w.Nanosecond() != 0 || !slices.ContainsFunc(cfg.Weekly[w.Weekday()].Ranges, func(r [2]int) bool {
+		return bruteWithin(cfg, r, start, duration)
+	}) {
 		return false
-	}
-	step := int(cfg.Step() / time.Minute)
-	m := w.Hour()*60 + w.Minute() - cfg.HoursStart*60
-	if m < 0 || m%step != 0 {
-		return false
-	}
-	od := DateOf(w)
-	for u := start; u.Before(start.Add(minutes(duration))); u = u.Add(time.Minute) {
-		wu := u.In(cfg.Location)
-		if DateOf(wu) != od || wu.Hour() < cfg.HoursStart || wu.Hour() >= cfg.HoursEnd {
-			return false
-		}
 	}
 	if start.Before(now.Add(cfg.MinNotice)) {
 		return false
@@ -437,22 +425,45 @@ func bruteOffered(cfg folio.BookingConfig, start time.Time, duration int, now ti
 	return !Conflicts(busy, start, start.Add(minutes(duration)), cfg.Buffer)
 }
 
+// bruteWithin reports whether start is on range r's grid and every minute of the meeting shows
+// a wall time in r on start's owner date.
+func bruteWithin(cfg folio.BookingConfig, r [2]int, start time.Time, duration int) bool {
+	w := start.In(cfg.Location)
+	m := w.Hour()*60 + w.Minute()
+	if m < r[0] || (m-r[0])%int(cfg.Step()/time.Minute) != 0 {
+		return false
+	}
+	od := DateOf(w)
+	for u := start; u.Before(start.Add(minutes(duration))); u = u.Add(time.Minute) {
+		wu := u.In(cfg.Location)
+		if mu := wu.Hour()*60 + wu.Minute(); DateOf(wu) != od || mu < r[0] || mu >= r[1] {
+			return false
+		}
+	}
+	return true
+}
+
+// randomConfig draws a configuration; a business day has one range of whole hours, or two
+// ranges on the 5-minute grid (a lunch break), so grids that start off the hour are covered too.
 func randomConfig(r *rand.Rand, owner *time.Location) folio.BookingConfig {
-	hs := r.IntN(23)
-	he := hs + 1 + r.IntN(24-hs)
-	var days []time.Weekday
-	for d := time.Sunday; d <= time.Saturday; d++ {
-		if r.IntN(3) > 0 {
-			days = append(days, d)
+	var week [7]folio.DayHours
+	for d := range week {
+		switch r.IntN(3) {
+		case 1:
+			hs := r.IntN(23)
+			week[d].Ranges = [][2]int{{hs * 60, (hs + 1 + r.IntN(24-hs)) * 60}}
+		case 2:
+			a := 5 * r.IntN(140)
+			b := a + 5*(1+r.IntN(60))
+			c := b + 5*(1+r.IntN(20))
+			week[d].Ranges = [][2]int{{a, b}, {c, min(c+5*(1+r.IntN(100)), 24*60)}}
 		}
 	}
 	steps := []int{5, 10, 15, 20, 30, 45, 60, 90}
 	durs := []int{15, 30, 45, 60, 90, 120}
 	return folio.BookingConfig{
 		DurationOptions: []int{durs[r.IntN(len(durs))], durs[r.IntN(len(durs))]},
-		HoursStart:      hs,
-		HoursEnd:        he,
-		BusinessDays:    days,
+		Weekly:          week,
 		Location:        owner,
 		AdvanceDays:     r.IntN(90),
 		MinNotice:       time.Duration(r.IntN(72)) * time.Hour,

@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/settings"
 )
 
 // The export and import of a site's content (internal/archive): every row as stored, ids,
@@ -201,4 +203,29 @@ func (s *ArchiveStore) ImportMedia(ctx context.Context, m folio.MediaEntry) erro
 		return wrap("ImportMedia", err)
 	}
 	return nil
+}
+
+// ImportSettings replaces the settings document by doc, keeping the stored secrets (an archive
+// carries none), and tells every instance.
+func (s *ArchiveStore) ImportSettings(ctx context.Context, doc folio.SettingsDoc) error {
+	for {
+		cur, n, err := s.SettingsDocument(ctx)
+		if err != nil {
+			return err
+		}
+		next := doc.WithoutSecrets()
+		for _, k := range folio.SettingsSecretFields {
+			if v, ok := cur[k]; ok {
+				next[k] = v
+			}
+		}
+		if err := s.DB.Settings.SaveSettingsDocument(ctx, next, n); !errors.Is(err, settings.ErrStale) {
+			return err
+		}
+	}
+}
+
+// SettingsDocument returns the settings document (settings.Store's), for export.
+func (s *ArchiveStore) SettingsDocument(ctx context.Context) (folio.SettingsDoc, int64, error) {
+	return s.DB.Settings.SettingsDocument(ctx)
 }

@@ -65,6 +65,7 @@ type DB struct {
 	Extblog  *ExtblogStore
 	Contact  *ContactStore
 	Archive  *ArchiveStore
+	Settings *SettingsStore
 
 	group groupCommit
 	stmts stmtCache

@@ -54,6 +54,9 @@ type ExtblogStore struct{ *DB }
 // ContactStore stores contact-form messages.
 type ContactStore struct{ *DB }
 
+// SettingsStore stores the owner's settings document.
+type SettingsStore struct{ *DB }
+
 // ArchiveStore reads and writes whole-site archives (export and import).
 type ArchiveStore struct{ *DB }
 
@@ -72,4 +75,5 @@ func (db *DB) openStores() {
 	db.Extblog = &ExtblogStore{db}
 	db.Contact = &ContactStore{db}
 	db.Archive = &ArchiveStore{db}
+	db.Settings = &SettingsStore{db}
 }
