@@ -126,15 +126,6 @@ func TestBrowserScreens(t *testing.T) {
 		chromedp.WaitVisible(css("#stat-views")))
 
 	screens := dashboardScreens(postID, projectID)
-	if os.Getenv("TMP_NO_SETTINGS") != "" {
-		var keep []screen
-		for _, sc := range screens {
-			if !strings.HasPrefix(sc.name, "settings-") || strings.Contains("settings-keys settings-webhooks settings-features settings-export settings-audit settings-profile settings-security", sc.name) {
-				keep = append(keep, sc)
-			}
-		}
-		screens = keep
-	}
 	t.Run("light", func(t *testing.T) {
 		for _, sc := range screens {
 			visit(t, desk, sc, sc.name+"-light", 1280)

@@ -51,6 +51,7 @@ func TestBrowserSettings(t *testing.T) {
 				t[0].value = '09:00'; t[1].value = '10:00'; t[2].value = '14:00'; t[3].value = '15:00';
 			}
 		})()`))
+		desk.top(t)
 		desk.screenshot(t, f.site, "settings-01-booking-hours")
 		desk.do(t, "save", chromedp.Click(css("#save-booking")))
 		desk.waitText(t, "#toasts", "Booking settings saved")
@@ -78,8 +79,8 @@ func TestBrowserSettings(t *testing.T) {
 
 	t.Run("sender of a booking's mail", func(t *testing.T) {
 		desk.do(t, "mail settings", chromedp.Navigate(f.base+"/admin/#/settings/mail"), chromedp.WaitVisible(css("#settings-mail")),
-			chromedp.SendKeys(css("#set-mail-fromName"), "Olive at Folio"),
-			chromedp.SendKeys(css("#set-mail-fromAddress"), "olive@sender.example"),
+			chromedp.SetValue(css("#set-mail-fromName"), "Olive at Folio"),
+			chromedp.SetValue(css("#set-mail-fromAddress"), "olive@sender.example"),
 			chromedp.Click(css("#save-mail")))
 		desk.waitText(t, "#toasts", "Mail settings saved")
 		var av struct{ Slots []struct{ Start string } }
@@ -130,7 +131,7 @@ func TestBrowserSettings(t *testing.T) {
 			chromedp.SetValue(css("#set-mail-smtp-host"), "127.0.0.1"),
 			chromedp.SetValue(css("#set-mail-smtp-port"), "1"),
 			chromedp.SetValue(css("#set-mail-smtp-tls"), "none"),
-			chromedp.SendKeys(css("#set-mail-smtp-username"), "olive"),
+			chromedp.SetValue(css("#set-mail-smtp-username"), "olive"),
 			chromedp.SendKeys(css("#set-mail-smtp-password"), secret),
 			chromedp.Click(css("#save-mail")))
 		desk.waitText(t, "#toasts", "Mail settings saved")
@@ -144,6 +145,7 @@ func TestBrowserSettings(t *testing.T) {
 		if got := desk.text(t, "#mail-test-panel .status"); !strings.Contains(strings.ToLower(got), "refused") && !strings.Contains(strings.ToLower(got), "connect") {
 			t.Errorf("the failed test mail says %q, want the reason (connection refused)", got)
 		}
+		desk.top(t)
 		desk.screenshot(t, f.site, "settings-03-mail-test-failed")
 	})
 }
