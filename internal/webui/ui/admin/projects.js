@@ -22,7 +22,7 @@ async function list(announce) {
   const status = statusBox();
   const body = h('div', {});
   const load = async (page = 1) => {
-    const res = await api('GET', `/api/projects${query({ page, limit: 20, status: 'published,draft,archived' })}`);
+    const res = await api('GET', `/api/projects${query({ page, limit: 20, status: 'published,draft,archived', include: 'images' })}`);
     const rows = res.projects.map((p) => {
       const remove = async () => {
         if (!await confirmDialog({ title: 'Delete this project?', message: `“${p.title}” will be deleted from your portfolio. This cannot be undone.`, confirmLabel: 'Delete project' })) return;
