@@ -78,6 +78,13 @@ type ImageGenerator interface {
 	Generate(ctx context.Context, prompt, size string) (data []byte, contentType, revisedPrompt string, err error)
 }
 
+// MediaFilter selects media to list: Query matches the file name or the generation prompt
+// (case-insensitive, anywhere in them); Page and Limit page the newest-first list.
+type MediaFilter struct {
+	Query       string
+	Page, Limit int
+}
+
 // MediaRecord is a stored media object as the media library lists it.
 type MediaRecord struct {
 	MediaObject

@@ -39,15 +39,18 @@ type ProjectImage struct {
 	Height int    `json:"height,omitempty"`
 }
 
-// ProjectListItem is the list form of a project: exactly these fields (docs/api.md, "Projects").
+// ProjectListItem is the list form of a project: exactly these fields (docs/api.md, "Projects"),
+// and the images only when the list is asked for them (include=images: the dashboard's
+// thumbnails).
 type ProjectListItem struct {
-	ID           string    `json:"id"`
-	Title        string    `json:"title"`
-	Description  string    `json:"description"`
-	Technologies []string  `json:"technologies"`
-	Status       string    `json:"status"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
+	ID           string         `json:"id"`
+	Title        string         `json:"title"`
+	Description  string         `json:"description"`
+	Technologies []string       `json:"technologies"`
+	Status       string         `json:"status"`
+	CreatedAt    time.Time      `json:"createdAt"`
+	UpdatedAt    time.Time      `json:"updatedAt"`
+	Images       []ProjectImage `json:"images,omitempty" doc:"only with include=images"`
 }
 
 // ListItem returns the list form of p.

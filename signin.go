@@ -10,6 +10,10 @@ import (
 type AuditActor struct {
 	UserID string `json:"userId"`
 	KeyID  string `json:"keyId"`
+	// Name and Email name the user when the log is read (GET /api/audit); they are not stored,
+	// so an entry shows the user's current name, and nothing once the user is removed.
+	Name  string `json:"name,omitempty" doc:"the user's current name (when listed; empty once the user is removed)"`
+	Email string `json:"email,omitempty" doc:"the user's current email (when listed)"`
 }
 
 // AuditEntry is one record of the audit log (docs/api.md, "Authentication and permissions"). IP

@@ -242,7 +242,7 @@ func TestRoundTripSQLitePostgresSQLite(t *testing.T) {
 		t.Fatal("PostgreSQL → SQLite changed the archive")
 	}
 	// Variants travel with their object: files in the new storage, listed with this site's URLs.
-	media, _, err := back.Media.Media(context.Background(), 1, 10)
+	media, _, err := back.Media.Media(context.Background(), folio.MediaFilter{Page: 1, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -277,5 +278,26 @@ func TestSeedDemoAnalytics(t *testing.T) {
 		if len(fun.Steps) == 0 || fun.Steps[0].Visitors == 0 {
 			t.Errorf("funnel after the demo seed: %+v", fun.Steps)
 		}
+		// Visitors come from many countries, the most from the biggest network's.
+		countries, err := svc.Breakdown(ctx, analytics.BreakdownParams{Dimension: "country", Range: rg, Page: 1, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(countries.Rows) < 10 || countries.Rows[0].Value != "US" {
+			t.Errorf("countries after the demo seed: %+v", countries.Rows)
+		}
 	})
+}
+
+// Every demo network is placed in the country it stands for by the embedded data.
+func TestDemoNetworksCountries(t *testing.T) {
+	for _, n := range demoNetworks {
+		for _, last := range []byte{1, 128, 250} {
+			a := n.base
+			a[3] = last
+			if got := analytics.Country(netip.AddrFrom4(a).String()); got != n.country {
+				t.Errorf("%v: country %s, want %s", a, got, n.country)
+			}
+		}
+	}
 }

@@ -27,6 +27,40 @@ var demoUserAgents = []string{
 	"Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
 }
 
+// demoNetworks are public networks the embedded country data places (checked by
+// TestSeedDemoAnalytics), weighted like a small English-speaking site's audience, so the
+// countries breakdown shows a spread; a visitor's address is one of them with a random last
+// byte. A few visitors come from a documentation range no country owns.
+var demoNetworks = []struct {
+	base    [4]byte
+	country string
+	weight  int
+}{
+	{[4]byte{8, 8, 8, 0}, "US", 30}, {[4]byte{81, 2, 69, 0}, "GB", 12}, {[4]byte{90, 84, 0, 0}, "FR", 8},
+	{[4]byte{24, 48, 0, 0}, "CA", 6}, {[4]byte{49, 36, 0, 0}, "IN", 6}, {[4]byte{193, 0, 6, 0}, "NL", 5},
+	{[4]byte{133, 242, 0, 0}, "JP", 4}, {[4]byte{200, 160, 2, 0}, "BR", 4}, {[4]byte{1, 128, 0, 0}, "AU", 4},
+	{[4]byte{80, 58, 0, 0}, "ES", 3}, {[4]byte{151, 1, 0, 0}, "IT", 3}, {[4]byte{78, 64, 0, 0}, "SE", 3},
+	{[4]byte{83, 0, 0, 0}, "PL", 2}, {[4]byte{62, 2, 0, 0}, "CH", 2}, {[4]byte{41, 0, 0, 0}, "ZA", 1},
+	{[4]byte{190, 0, 0, 0}, "CO", 1}, {[4]byte{203, 0, 113, 0}, analytics.UnknownCountry, 2},
+}
+
+// demoAddress draws a visitor's address from demoNetworks.
+func demoAddress(rng *rand.Rand) string {
+	total := 0
+	for _, n := range demoNetworks {
+		total += n.weight
+	}
+	pick := rng.IntN(total)
+	for _, n := range demoNetworks {
+		if pick -= n.weight; pick < 0 {
+			a := n.base
+			a[3] = byte(rng.IntN(250) + 1)
+			return netip.AddrFrom4(a).String()
+		}
+	}
+	panic("unreachable")
+}
+
 var demoReferrers = []string{"", "", "", "https://github.com/example", "https://news.ycombinator.com/item?id=1",
 	"https://www.google.com/", "https://www.linkedin.com/feed/", "https://lobste.rs/", "https://duckduckgo.com/"}
 
@@ -102,7 +136,7 @@ func SeedDemoAnalytics(ctx context.Context, db *sqldb.DB, loc *time.Location, si
 				continue
 			}
 			ua := demoUserAgents[rng.IntN(len(demoUserAgents))]
-			ip := netip.AddrFrom4([4]byte{203, 0, 113, byte(rng.IntN(250) + 1)}).String()
+			ip := demoAddress(rng)
 			ref := demoReferrers[rng.IntN(len(demoReferrers))]
 			if d == 9 && v%2 == 0 {
 				ref = "https://news.ycombinator.com/item?id=2"

@@ -134,10 +134,10 @@ type auditAPI struct{ *Server }
 func (s auditAPI) routes() []route {
 	return []route{
 		{Method: "GET", Pattern: "/api/audit", Handle: s.listAudit, Level: folio.LevelAdmin,
-			Tag: "Audit", Summary: "The audit log, newest first: writes by keys and sessions, sign-ins, TOTP changes, key and session revocations",
+			Tag: "Audit", Summary: "The audit log, newest first: writes by keys and sessions, sign-ins, TOTP changes, key and session revocations; actor.name and actor.email name the user",
 			Query: []param{
 				{Name: "action", Type: "string", Doc: "exact action (auth.login), or a prefix ending in . or * (auth.*)"},
-				{Name: "actor", Type: "string", Doc: "a user id or an API key id"},
+				{Name: "actor", Type: "string", Doc: "a user id, a user's email or an API key id"},
 				{Name: "from", Type: "string", Doc: "RFC 3339 time, entries at or after it; or a date (YYYY-MM-DD, UTC), from its start"},
 				{Name: "to", Type: "string", Doc: "RFC 3339 time, entries before it; or a date (YYYY-MM-DD, UTC), through its end"},
 				pageParam, limitParam},
@@ -159,6 +159,21 @@ func (s auditAPI) listAudit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f := folio.AuditFilter{Action: strings.TrimSpace(q.Get("action")), Actor: strings.TrimSpace(q.Get("actor")), Page: page, Limit: limit}
+	var users []*folio.User
+	if s.Users != nil {
+		if users, err = s.Users.Users(r.Context()); err != nil {
+			return err
+		}
+	}
+	// An email names a user: the filter is that user's id.
+	if strings.Contains(f.Actor, "@") {
+		for _, u := range users {
+			if strings.EqualFold(u.Email, f.Actor) {
+				f.Actor = u.ID
+				break
+			}
+		}
+	}
 	for _, p := range []struct {
 		name string
 		dst  **time.Time
@@ -189,6 +204,15 @@ func (s auditAPI) listAudit(w http.ResponseWriter, r *http.Request) error {
 	entries, total, err := s.AuditLog.AuditEntries(r.Context(), f)
 	if err != nil {
 		return err
+	}
+	byID := make(map[string]*folio.User, len(users))
+	for _, u := range users {
+		byID[u.ID] = u
+	}
+	for i := range entries {
+		if u := byID[entries[i].Actor.UserID]; u != nil {
+			entries[i].Actor.Name, entries[i].Actor.Email = u.Name, u.Email
+		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	return writeJSON(w, http.StatusOK, auditList{Entries: entries, Total: total, Page: page, Limit: limit})

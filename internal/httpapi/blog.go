@@ -13,9 +13,40 @@ import (
 
 const scopePosts = folio.ScopePosts
 
-// renderMarkdown turns a post's Markdown into sanitized HTML. The renderer holds no state that
-// changes after construction, so one serves every request.
-var renderMarkdown = markdown.New().Render
+// postRenderer turns a post's Markdown into sanitized HTML. It holds no state that changes
+// after construction, so one serves every request; renderMarkdown is its plain form (feeds).
+var (
+	postRenderer   = markdown.New()
+	renderMarkdown = postRenderer.Render
+)
+
+// maxDescribedImages bounds the images of one post looked up in the media library.
+const maxDescribedImages = 100
+
+// renderPost renders a post's Markdown for a page: images from the media library get their
+// srcset, size and lazy loading (one lookup for all of them). Without the library, or when the
+// lookup fails, the images are plain; the text never depends on it.
+func (s *Server) renderPost(r *http.Request, src string) string {
+	if s.MediaLibrary == nil {
+		return renderMarkdown(src)
+	}
+	return postRenderer.RenderWithImages(src, func(urls []string) map[string]markdown.Image {
+		recs, err := s.MediaLibrary.MediaByURL(r.Context(), urls[:min(len(urls), maxDescribedImages)])
+		if err != nil {
+			s.log(r).Warn("post images: media lookup failed; images without srcset", "error", err.Error())
+			return nil
+		}
+		out := make(map[string]markdown.Image, len(recs))
+		for _, m := range recs {
+			im := markdown.Image{Width: m.Width, Height: m.Height}
+			for _, v := range m.Variants {
+				im.Variants = append(im.Variants, markdown.Variant{Width: v.Width, URL: v.URL})
+			}
+			out[m.URL] = im
+		}
+		return out
+	})
+}
 
 type postList struct {
 	Posts      []folio.PostSummary `json:"posts" doc:"full posts without content"`
@@ -109,8 +140,8 @@ func visible(r *http.Request, p *folio.Post, key string) error {
 	return nil
 }
 
-func writePost(w http.ResponseWriter, status int, p *folio.Post) error {
-	p.ContentHTML = renderMarkdown(p.Content)
+func (s *Server) writePost(w http.ResponseWriter, r *http.Request, status int, p *folio.Post) error {
+	p.ContentHTML = s.renderPost(r, p.Content)
 	return writeJSON(w, status, p)
 }
 
@@ -136,7 +167,7 @@ func (s blogAPI) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
 	if err := s.withComments(w, r, p); err != nil {
 		return err
 	}
-	return writePost(w, http.StatusOK, p)
+	return s.writePost(w, r, http.StatusOK, p)
 }
 
 func (s blogAPI) getPostByID(w http.ResponseWriter, r *http.Request) error {
@@ -151,7 +182,7 @@ func (s blogAPI) getPostByID(w http.ResponseWriter, r *http.Request) error {
 	if err := s.withComments(w, r, p); err != nil {
 		return err
 	}
-	return writePost(w, http.StatusOK, p)
+	return s.writePost(w, r, http.StatusOK, p)
 }
 
 func (s blogAPI) createPost(w http.ResponseWriter, r *http.Request) error {
@@ -168,7 +199,7 @@ func (s blogAPI) createPost(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", "/api/blog/"+p.Slug)
-	return writePost(w, http.StatusCreated, p)
+	return s.writePost(w, r, http.StatusCreated, p)
 }
 
 // postIDBySlug resolves the current slug of a post for a write. A former slug is 404: writes
@@ -200,7 +231,7 @@ func (s blogAPI) updatePost(w http.ResponseWriter, r *http.Request, id func() (s
 	if err != nil {
 		return err
 	}
-	return writePost(w, http.StatusOK, p)
+	return s.writePost(w, r, http.StatusOK, p)
 }
 
 func (s blogAPI) updatePostBySlug(w http.ResponseWriter, r *http.Request) error {
@@ -262,7 +293,7 @@ func (s blogAPI) savePublishingOptions(w http.ResponseWriter, r *http.Request) e
 	default:
 		out.Platform = s.publishOnPlatform(r, p)
 	}
-	p.ContentHTML = renderMarkdown(p.Content)
+	p.ContentHTML = s.renderPost(r, p.Content)
 	return writeJSON(w, http.StatusOK, out)
 }
 

@@ -88,5 +88,5 @@ func (s dashboardAPI) previewMarkdown(w http.ResponseWriter, r *http.Request) er
 		return &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 			Details: []folio.FieldError{{Field: "content", Message: fmt.Sprintf("must be at most %d characters", folio.MaxPostContentLen)}}}
 	}
-	return writeJSON(w, http.StatusOK, previewOutput{HTML: renderMarkdown(in.Content)})
+	return writeJSON(w, http.StatusOK, previewOutput{HTML: s.renderPost(r, in.Content)})
 }

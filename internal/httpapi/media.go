@@ -44,7 +44,8 @@ func (s mediaAPI) routes() []route {
 			BodyType: "multipart/form-data", Status: http.StatusCreated, Resp: folio.MediaObject{}, Errors: []int{413, 415, 422, 503}},
 		{Method: "GET", Pattern: "/api/media", Handle: s.listMedia, Level: folio.LevelWrite,
 			Tag: "Media", Summary: "List stored media, newest first (the dashboard's media library)",
-			Query: []param{pageParam, limitParam}, Status: http.StatusOK, Resp: mediaList{}},
+			Query:  []param{pageParam, limitParam, {Name: "q", Type: "string", Doc: "only files whose name or generation prompt contains this text (any case)"}},
+			Status: http.StatusOK, Resp: mediaList{}},
 		{Method: "DELETE", Pattern: "/api/media/{key}", Handle: s.deleteMedia, Level: folio.LevelWrite, Needs: needMediaStorage,
 			Tag: "Media", Summary: "Delete a stored file (`key` from the upload answer or the list) with its variants; 409 listing the posts and projects that show it (details: field post or project, id, title), unless force=true",
 			Query:  []param{{Name: "force", Type: "boolean", Doc: "`true`: delete even while posts or projects show the file"}},
@@ -72,7 +73,7 @@ func (s mediaAPI) listMedia(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	items, total, err := s.MediaLibrary.Media(r.Context(), page, limit)
+	items, total, err := s.MediaLibrary.Media(r.Context(), folio.MediaFilter{Query: r.URL.Query().Get("q"), Page: page, Limit: limit})
 	if err != nil {
 		return err
 	}

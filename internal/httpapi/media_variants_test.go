@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -108,5 +109,64 @@ func TestMediaVariantsRoute(t *testing.T) {
 			t.Errorf("bomb: %d %s", res.Status, res.Body)
 		}
 		v.check("POST", "/api/media/upload", res)
+	})
+}
+
+// An image of the media library in a post is rendered responsive wherever the post's HTML is
+// served (the post, the editor's preview), and the library is searchable by file name.
+func TestPostImagesFromTheLibrary(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ts := newMediaServer(t, db, nil)
+		ts.Uploader.MaxBytes = 1 << 20
+		v := newOpenAPIValidator(t, ts)
+		ct, body := multipartBody(t, "file", "Harbour_at_dawn.jpg", phoneJPEG(t, 700, 350))
+		res := ts.do("POST", "/api/media/upload", "write", body, "Content-Type", ct)
+		if res.Status != http.StatusCreated {
+			t.Fatalf("upload: %d %s", res.Status, res.Body)
+		}
+		var obj struct {
+			URL      string
+			Variants []struct {
+				Width int
+				URL   string
+			}
+		}
+		json.Unmarshal(res.Body, &obj)
+		if len(obj.Variants) != 2 {
+			t.Fatalf("upload result %s", res.Body)
+		}
+		wantSet := `srcset="` + obj.Variants[0].URL + ` 320w, ` + obj.Variants[1].URL + ` 640w, ` + obj.URL + ` 700w"`
+		src := "Intro.\n\n![The harbour](" + obj.URL + ")\n\n![Elsewhere](https://img.example.org/x.png)"
+
+		post := ts.do("POST", "/api/posts", "write", map[string]any{"title": "With a photo", "content": src})
+		if post.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", post.Status, post.Body)
+		}
+		id := post.json(t)["id"].(string)
+		for _, got := range []string{
+			post.json(t)["contentHtml"].(string),
+			ts.do("GET", "/api/posts/"+id, "write", nil).json(t)["contentHtml"].(string),
+			ts.do("POST", "/api/blog/preview", "write", map[string]string{"content": src}).json(t)["html"].(string),
+		} {
+			if !strings.Contains(got, wantSet) || !strings.Contains(got, `width="700" height="350" loading="lazy"`) {
+				t.Errorf("library image not responsive: %s\nwant %s", got, wantSet)
+			}
+			if !strings.Contains(got, `<img src="https://img.example.org/x.png" alt="Elsewhere">`) {
+				t.Errorf("an outside image changed: %s", got)
+			}
+		}
+
+		for q, want := range map[string]int{"harbour": 1, "HARBOUR_AT": 1, "dusk": 0, "%": 0} {
+			list := ts.do("GET", "/api/media?q="+url.QueryEscape(q), "write", nil)
+			v.check("GET", "/api/media", list)
+			var ml struct {
+				Media      []struct{ Filename string }
+				Pagination struct{ Total int }
+			}
+			json.Unmarshal(list.Body, &ml)
+			if len(ml.Media) != want || ml.Pagination.Total != want {
+				t.Errorf("q=%s: %s, want %d", q, list.Body, want)
+			}
+		}
 	})
 }

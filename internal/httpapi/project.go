@@ -26,7 +26,8 @@ func (s projectAPI) routes() []route {
 			Query: []param{pageParam, limitParam,
 				{Name: "status", Type: "string", Doc: "published, draft or archived (comma list); draft/archived need write access"},
 				{Name: "technology", Type: "string", Doc: "exact technology, case-insensitive"},
-				{Name: "q", Type: "string", Doc: "case-insensitive text in title or description"}},
+				{Name: "q", Type: "string", Doc: "case-insensitive text in title or description"},
+				{Name: "include", Type: "string", Doc: "`images`: each item also carries its images (the dashboard's thumbnails); anything else is 400"}},
 			Status: http.StatusOK, Resp: projectList{}, Errors: []int{401, 403}},
 		{Method: "GET", Pattern: "/api/projects/{id}", Handle: s.getProject, Cache: scopeProjects,
 			Tag: "Projects", Summary: "Get one project with every field", Status: http.StatusOK, Resp: folio.Project{}, Errors: []int{404}},
@@ -53,13 +54,25 @@ func (s projectAPI) listProjects(w http.ResponseWriter, r *http.Request) error {
 	if f.Statuses, err = listStatuses(r, "projects"); err != nil {
 		return err
 	}
+	images := false
+	switch q.Get("include") {
+	case "":
+	case "images":
+		images = true
+	default:
+		return folio.BadRequest("include", "must be images (or absent)")
+	}
 	ps, total, err := s.Content.Projects(r.Context(), f)
 	if err != nil {
 		return err
 	}
 	out := projectList{Projects: make([]folio.ProjectListItem, 0, len(ps)), Total: total, Page: page, Limit: limit}
 	for _, p := range ps {
-		out.Projects = append(out.Projects, p.ListItem())
+		item := p.ListItem()
+		if images {
+			item.Images = p.Images
+		}
+		out.Projects = append(out.Projects, item)
 	}
 	return writeJSON(w, http.StatusOK, out)
 }

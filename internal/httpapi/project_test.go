@@ -47,6 +47,14 @@ func TestProjectRoutes(t *testing.T) {
 		if n := len(ts.do("GET", "/api/projects", "write", nil).json(t)["projects"].([]any)); n != 2 {
 			t.Errorf("write key sees %d projects, want 2", n)
 		}
+		// include=images adds each item's images (the dashboard's thumbnails), nothing else.
+		withImages := ts.do("GET", "/api/projects?include=images", "", nil).json(t)["projects"].([]any)[0].(map[string]any)
+		if imgs, _ := withImages["images"].([]any); len(imgs) != 1 || imgs[0].(map[string]any)["url"] != "https://example.org/a.png" || len(withImages) != len(want)+1 {
+			t.Errorf("list item with include=images = %v", withImages)
+		}
+		if res := ts.do("GET", "/api/projects?include=everything", "", nil); res.Status != 400 || !strings.Contains(string(res.Body), `"field":"include"`) {
+			t.Errorf("include=everything: %d %s", res.Status, res.Body)
+		}
 
 		for _, tc := range []struct {
 			name, method, path, token string

@@ -58,7 +58,7 @@ type Server struct {
 	MediaLibrary MediaLibrary
 	Webhooks     WebhookStore
 	AuditLog     AuditLog
-	Users        UserCounter
+	Users        UserDirectory
 	Archive      Exporter
 	OutboxLog    OutboxLog
 	Sitemap      SitemapSource

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -481,8 +482,16 @@ func TestAuditLog(t *testing.T) {
 				t.Errorf("no %q entry in %v", k, order)
 				continue
 			}
-			if e.Actor != want {
+			if e.Actor.UserID != want.UserID || e.Actor.KeyID != want.KeyID {
 				t.Errorf("%s: actor %+v, want %+v", k, e.Actor, want)
+			}
+			// The list names the user, as they are called now.
+			u := f.Owner
+			if want.UserID == f.Editor.ID {
+				u = f.Editor
+			}
+			if e.Actor.Name != u.Name || e.Actor.Email != u.Email {
+				t.Errorf("%s: actor named %q <%s>, want %q <%s>", k, e.Actor.Name, e.Actor.Email, u.Name, u.Email)
 			}
 		}
 		if got["projects.create 201"].ResourceID != projectID || got["projects.update 200"].ResourceID != projectID ||
@@ -514,6 +523,10 @@ func TestAuditLog(t *testing.T) {
 		}
 		if l := q("actor=" + f.Editor.ID); l.Total != 1 {
 			t.Errorf("actor=editor: %d", l.Total)
+		}
+		// An email stands for its user, in any case.
+		if l := q("actor=" + url.QueryEscape(strings.ToUpper(f.Editor.Email))); l.Total != 1 || l.Entries[0].Actor.UserID != f.Editor.ID {
+			t.Errorf("actor=editor's email: %+v", l)
 		}
 		if l := q("from=" + start.Add(time.Hour).Format(time.RFC3339)); l.Total != 0 {
 			t.Errorf("from the future: %d", l.Total)

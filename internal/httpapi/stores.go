@@ -21,7 +21,8 @@ type Notifier interface {
 	Notify(ctx context.Context, scope string) error
 }
 
-// MediaLibrary records stored media, lists them and finds what uses them (mediaAPI).
+// MediaLibrary records stored media, lists and searches them, finds the images a post shows (for
+// their srcset, blog.go) and what uses them (mediaAPI).
 type MediaLibrary = media.Store
 
 // WebhookStore keeps the outgoing webhooks and their delivery logs (webhookAPI).
@@ -46,9 +47,11 @@ type Exporter interface {
 	Export(ctx context.Context, media folio.BlobStore, w io.Writer) error
 }
 
-// UserCounter counts the users, for whether the instance still needs its first (dashboardAPI).
-type UserCounter interface {
+// UserDirectory counts the users, for whether the instance still needs its first (dashboardAPI),
+// and lists them, so the audit log can name the people in it (auditAPI).
+type UserDirectory interface {
 	CountUsers(ctx context.Context) (int, error)
+	Users(ctx context.Context) ([]*folio.User, error)
 }
 
 // OutboxLog lists the mail outbox's items with their delivery status (GET /api/mail/outbox).

@@ -159,3 +159,45 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// Images the caller knows become responsive (srcset of their copies and the original, sizes,
+// width, height, lazy loading); others are left as they are, and a srcset the caller got wrong
+// (a URL that is not http(s) or root-relative) never survives the sanitizer.
+func TestRenderWithImages(t *testing.T) {
+	t.Parallel()
+	r := New()
+	const src = "![A cat](https://site.example/media/cat.png)\n\n![Elsewhere](https://img.example.org/x.png)\n\n![Again](https://site.example/media/cat.png)"
+	var asked []string
+	got := r.RenderWithImages(src, func(urls []string) map[string]Image {
+		asked = urls
+		return map[string]Image{"https://site.example/media/cat.png": {Width: 1600, Height: 1200, Variants: []Variant{
+			{Width: 320, URL: "https://site.example/media/cat-w320.jpg"}, {Width: 640, URL: "https://site.example/media/cat-w640.jpg"}}}}
+	})
+	if strings.Join(asked, " ") != "https://site.example/media/cat.png https://img.example.org/x.png" {
+		t.Errorf("asked about %q, want each image address once", asked)
+	}
+	want := `srcset="https://site.example/media/cat-w320.jpg 320w, https://site.example/media/cat-w640.jpg 640w, https://site.example/media/cat.png 1600w" sizes="` +
+		ImageSizes + `" width="1600" height="1200" loading="lazy" decoding="async">`
+	if strings.Count(got, want) != 2 {
+		t.Errorf("known image: got\n%s\nwant twice\n%s", got, want)
+	}
+	if !strings.Contains(got, `<img src="https://site.example/media/cat.png" alt="A cat" srcset=`) {
+		t.Errorf("known image lost its src or alt: %s", got)
+	}
+	if !strings.Contains(got, `<img src="https://img.example.org/x.png" alt="Elsewhere">`) {
+		t.Errorf("unknown image changed: %s", got)
+	}
+	if plain := r.Render(src); strings.Contains(plain, "srcset") {
+		t.Errorf("Render added a srcset: %s", plain)
+	}
+
+	hostile := r.RenderWithImages("![x](/media/a.png)", func([]string) map[string]Image {
+		return map[string]Image{"/media/a.png": {Width: 900, Height: 600, Variants: []Variant{{Width: 320, URL: "javascript:alert(1)"}}}}
+	})
+	if strings.Contains(hostile, "javascript") || strings.Contains(hostile, "srcset") {
+		t.Errorf("a hostile variant URL survived: %s", hostile)
+	}
+	if !strings.Contains(hostile, `width="900" height="600"`) {
+		t.Errorf("the size of a known image is lost: %s", hostile)
+	}
+}

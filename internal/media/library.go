@@ -13,8 +13,12 @@ import (
 type Store interface {
 	// RecordMedia remembers a stored object; the same key again keeps its first record.
 	RecordMedia(ctx context.Context, obj folio.MediaObject, source, prompt, createdBy string) error
-	// Media lists records, newest first, with the total count.
-	Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error)
+	// Media lists records, newest first, with the total count; f.Query keeps those whose file
+	// name or prompt contains it, in any case (LIKE wildcards are literal).
+	Media(ctx context.Context, f folio.MediaFilter) ([]folio.MediaRecord, int, error)
+	// MediaByURL returns the records whose URL is one of urls (the images a post shows, for
+	// their srcset), in no particular order; unknown URLs are left out.
+	MediaByURL(ctx context.Context, urls []string) ([]folio.MediaRecord, error)
 	// MediaByKey returns the record of key, or ENOTFOUND.
 	MediaByKey(ctx context.Context, key string) (folio.MediaRecord, error)
 	// MediaUses lists the posts whose content or social image and the projects whose images or

@@ -24,8 +24,12 @@ func (s *libraryStore) RecordMedia(ctx context.Context, obj folio.MediaObject, s
 	return nil
 }
 
-func (s *libraryStore) Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error) {
+func (s *libraryStore) Media(ctx context.Context, f folio.MediaFilter) ([]folio.MediaRecord, int, error) {
 	return nil, len(s.recs), nil
+}
+
+func (s *libraryStore) MediaByURL(ctx context.Context, urls []string) ([]folio.MediaRecord, error) {
+	return nil, nil
 }
 
 func (s *libraryStore) MediaByKey(ctx context.Context, key string) (folio.MediaRecord, error) {

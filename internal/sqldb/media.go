@@ -45,26 +45,50 @@ func (s *MediaStore) RecordMedia(ctx context.Context, obj folio.MediaObject, sou
 // mediaColumns are the columns scanMedia reads.
 const mediaColumns = `key, url, filename, size, content_type, width, height, source, prompt, created_at, variants, blurhash`
 
-// Media lists stored objects, newest first, with the total count.
-func (s *MediaStore) Media(ctx context.Context, page, limit int) ([]folio.MediaRecord, int, error) {
+// Media lists stored objects, newest first, with the total count; f.Query keeps those whose
+// file name or prompt contains it, in any case.
+func (s *MediaStore) Media(ctx context.Context, f folio.MediaFilter) ([]folio.MediaRecord, int, error) {
+	var args Args
+	where := ""
+	if q := strings.TrimSpace(f.Query); q != "" {
+		p := args.Add("%" + escapeLike(strings.ToLower(q)) + "%")
+		where = ` WHERE LOWER(filename) LIKE ` + p + ` ESCAPE '\' OR LOWER(prompt) LIKE ` + p + ` ESCAPE '\'`
+	}
 	var total int
-	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM media`).Scan(&total); err != nil {
+	if err := s.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM media`+where, args...).Scan(&total); err != nil {
 		return nil, 0, wrap("Media", err)
 	}
-	rows, err := s.R.QueryContext(ctx, `SELECT `+mediaColumns+` FROM media ORDER BY created_at DESC, key LIMIT $1 OFFSET $2`, limit, (page-1)*limit)
+	out, err := s.queryMedia(ctx, "Media", `SELECT `+mediaColumns+` FROM media`+where+` ORDER BY created_at DESC, key LIMIT `+
+		args.Add(f.Limit)+` OFFSET `+args.Add((f.Page-1)*f.Limit), args...)
+	return out, total, err
+}
+
+// MediaByURL returns the stored objects whose URL is one of urls (the images a post shows), in
+// no particular order; unknown URLs are left out.
+func (s *MediaStore) MediaByURL(ctx context.Context, urls []string) ([]folio.MediaRecord, error) {
+	if len(urls) == 0 {
+		return []folio.MediaRecord{}, nil
+	}
+	var args Args
+	return s.queryMedia(ctx, "MediaByURL", `SELECT `+mediaColumns+` FROM media WHERE url IN (`+args.AddList(urls)+`)`, args...)
+}
+
+// queryMedia runs a query of mediaColumns and scans every row.
+func (s *MediaStore) queryMedia(ctx context.Context, op, q string, args ...any) ([]folio.MediaRecord, error) {
+	rows, err := s.R.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, 0, wrap("Media", err)
+		return nil, wrap(op, err)
 	}
 	defer rows.Close()
 	out := []folio.MediaRecord{}
 	for rows.Next() {
 		m, err := scanMedia(rows)
 		if err != nil {
-			return nil, 0, wrap("Media", err)
+			return nil, wrap(op, err)
 		}
 		out = append(out, m)
 	}
-	return out, total, rows.Err()
+	return out, rows.Err()
 }
 
 // MediaByKey returns the record of the object stored under key, or ENOTFOUND.

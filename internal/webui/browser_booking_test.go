@@ -206,11 +206,14 @@ func browseBookingLifecycle(t *testing.T, chromium string, s *site) {
 	if res.status != 200 {
 		t.Fatalf("API booking: %d %s", res.status, res.body)
 	}
-	desk.do(t, "all bookings", chromedp.Navigate(s.base+"/admin/#/schedule/bookings"), chromedp.WaitVisible(css("#booking-list")))
-	desk.waitText(t, "#booking-list", "Otto Other")
-	// newTab accepts every dialog: the prompt for a reason is answered with an empty one.
-	desk.do(t, "cancel Otto", chromedp.Click(css("#booking-list tbody tr button")))
-	desk.waitText(t, "main .status", "Cancelled the meeting with Otto Other")
+	// The former "All bookings" address leads to Bookings, which lists every booking.
+	desk.do(t, "all bookings", chromedp.Navigate(s.base+"/admin/#/schedule/bookings"), chromedp.WaitVisible(css("#bookings-table")))
+	desk.waitText(t, "#bookings-table", "Otto Other")
+	desk.do(t, "Otto's actions", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#bookings-table tbody tr')]
+		.find((r) => r.textContent.includes('Otto Other')).querySelector('.menu-button').click()`),
+		chromedp.Click(css(`.menu:popover-open [id^="cancel-"]`)), chromedp.WaitVisible(css("#cancel-booking-dialog")))
+	desk.do(t, "cancel Otto", chromedp.SendKeys(css("#cancel-reason"), "Double-booked"), chromedp.Click(css("#cancel-confirm")))
+	desk.waitText(t, "#toasts", "Cancelled the meeting with Otto Other")
 	desk.screenshot(t, s, "35-all-bookings")
 	var list struct {
 		Bookings []struct{ AttendeeName, CancelReason, CancelledBy string }
@@ -218,7 +221,7 @@ func browseBookingLifecycle(t *testing.T, chromium string, s *site) {
 	s.api(t, "GET", "/api/schedule/bookings?status=cancelled", nil, nil).decode(t, &list)
 	found := false
 	for _, b := range list.Bookings {
-		found = found || (b.AttendeeName == "Otto Other" && b.CancelledBy == "owner")
+		found = found || (b.AttendeeName == "Otto Other" && b.CancelledBy == "owner" && b.CancelReason == "Double-booked")
 	}
 	if !found {
 		t.Errorf("cancelled bookings after the dashboard cancel: %+v", list)

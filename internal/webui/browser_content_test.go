@@ -2,18 +2,21 @@ package webui_test
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 )
 
-// TestBrowserContent drives the dashboard's search boxes and the media library's uploads
-// (several files at once with progress, drag and drop, paste) and its variants/srcset.
+// TestBrowserContent drives the dashboard's search boxes, the media library's uploads (several
+// files at once with progress, drag and drop, paste) and its variants/srcset, and images in the
+// post editor (the library picker, paste, drop; the preview's srcset).
 func TestBrowserContent(t *testing.T) {
 	chromium := findChromium(t)
 	s := startFolio(t)
@@ -74,10 +77,10 @@ func TestBrowserContent(t *testing.T) {
 		wide, square := filepath.Join(dir, "wide.png"), filepath.Join(dir, "square.png")
 		writeSizedPNG(t, wide, 700, 350)
 		writeSizedPNG(t, square, 500, 500)
+		// Choosing files uploads them at once (no second button to press).
 		desk.do(t, "upload two files at once",
 			chromedp.Navigate(s.base+"/admin/#/media"), chromedp.WaitVisible(css("#upload-form")),
-			chromedp.SetUploadFiles(css("#upload-file"), []string{wide, square}),
-			chromedp.Click(css("#upload-form button[type=submit]")))
+			chromedp.SetUploadFiles(css("#upload-file"), []string{wide, square}))
 		desk.waitFor(t, "both uploads done", `document.querySelectorAll('#upload-queue li.ok').length === 2`)
 		if n := eval[int](t, desk, `[...document.querySelectorAll('#upload-queue progress')].filter((p) => p.value === 1).length`); n != 2 {
 			t.Errorf("%d full progress bars, want 2", n)
@@ -106,30 +109,98 @@ func TestBrowserContent(t *testing.T) {
 		desk.waitFor(t, "the pasted image uploaded", `document.querySelectorAll('#upload-queue li.ok').length === 4`)
 		desk.waitFor(t, "four images in the library", `document.querySelectorAll('#media-grid figure').length >= 4`)
 
-		// Copy srcset copies the variants and the original at their widths.
+		// Copy srcset (in the tile's menu) copies the variants and the original at their widths.
 		desk.do(t, "copy a srcset", chromedp.Evaluate[chromedp.Void](`(() => {
 			const fig = [...document.querySelectorAll('#media-grid figure')].find((f) => f.textContent.includes('700×350'));
 			window.__copied = '';
 			navigator.clipboard.writeText = async (t) => { window.__copied = t; };
-			fig.querySelector('[data-copy=srcset]').click();
-		})()`))
+			fig.querySelector('.menu-button').click();
+		})()`), chromedp.Click(css(`.menu:popover-open [id^="copy-srcset-"]`)))
 		desk.waitFor(t, "the srcset on the clipboard", `/ 320w, .* 640w, .* 700w$/.test(window.__copied)`)
 
-		// Delete: a project shows the 700×350 image, so the server refuses and names it; the
-		// person deletes it anyway.
-		url := eval[string](t, desk, `[...document.querySelectorAll('#media-grid figure')].find((f) => f.textContent.includes('700×350')).dataset.key`)
+		// Delete (in the tile's menu): a project shows the 500×500 image, so the server refuses
+		// and names it; the person deletes it anyway.
+		url := eval[string](t, desk, `[...document.querySelectorAll('#media-grid figure')].find((f) => f.textContent.includes('500×500')).dataset.key`)
 		if res := s.api(t, "POST", "/api/projects", map[string]any{"title": "Gradient study", "description": "d",
 			"images": []map[string]any{{"url": url, "alt": "a gradient", "type": "screenshot"}}}, nil); res.status != 201 {
 			t.Fatalf("create project: %d %s", res.status, res.body)
 		}
-		desk.do(t, "delete the image", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#media-grid figure')]
-			.find((f) => f.textContent.includes('700×350')).querySelector('button.quiet-danger').click()`),
+		desk.do(t, "delete the image", chromedp.Click(css(fmt.Sprintf(`#media-grid figure[data-key=%s] .menu-button`, jsString(url)))),
+			chromedp.Click(css(`.menu:popover-open [id^="delete-"]`)),
 			chromedp.WaitVisible(css("#confirm-dialog")), chromedp.Click(css("#confirm-ok")))
 		desk.waitText(t, "#media-uses", "Project “Gradient study”")
 		desk.screenshot(t, s, "content-03-media-in-use")
 		desk.do(t, "delete it anyway", chromedp.Click(css("#media-force")))
 		desk.waitFor(t, "the image gone from the library", `document.querySelectorAll('#media-grid figure').length === 3 &&
-			![...document.querySelectorAll('#media-grid figure')].some((f) => f.textContent.includes('700×350'))`)
+			![...document.querySelectorAll('#media-grid figure')].some((f) => f.textContent.includes('500×500'))`)
+
+		// A file the server refuses is listed with its reason, where the summary says, and its
+		// bar does not pretend it arrived.
+		bad := filepath.Join(dir, "notes.txt")
+		if err := os.WriteFile(bad, []byte("not an image"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		desk.do(t, "upload a text file", chromedp.SetUploadFiles(css("#upload-file"), []string{bad}))
+		desk.waitText(t, "#upload-summary", "marked in the list above")
+		if got := eval[string](t, desk, `[...document.querySelectorAll('#upload-queue li.error')].map((l) => l.textContent).join('|')`); !strings.Contains(got, "notes.txt") || !strings.Contains(got, "not accepted") {
+			t.Errorf("the failed upload says %q", got)
+		}
+		if n := eval[int](t, desk, `document.querySelectorAll('#upload-queue li.error progress').length`); n != 0 {
+			t.Errorf("the failed upload still has %d progress bar(s)", n)
+		}
+		// The list's position: the summary comes after it.
+		if !eval[bool](t, desk, `!!(document.querySelector('#upload-queue').compareDocumentPosition(document.querySelector('#upload-summary')) & Node.DOCUMENT_POSITION_FOLLOWING)`) {
+			t.Error("the summary is not below the list it points to")
+		}
+		desk.screenshot(t, s, "content-03b-media-upload-failed")
+
+		// Search finds files by name.
+		desk.do(t, "search the library", chromedp.SendKeys(css("#media-search"), "WIDE"))
+		desk.waitFor(t, "only wide.png", `document.querySelectorAll('#media-grid figure').length === 1 && document.querySelector('#media-grid figure').textContent.includes('wide.png')`)
+	})
+
+	t.Run("images in the post editor", func(t *testing.T) {
+		desk.do(t, "new post", chromedp.Navigate(s.base+"/admin/#/posts/new"), chromedp.WaitVisible(css("#post-content")),
+			chromedp.SendKeys(css("#post-form input[name=title]"), "Pictures"),
+			chromedp.SendKeys(css("#post-content"), "Before.\n"))
+		// The Image button opens the library; choosing an image writes its Markdown.
+		desk.do(t, "insert from the library", chromedp.Click(css("#insert-image")), chromedp.WaitVisible(css("#media-picker")))
+		desk.waitFor(t, "the library in the picker", `[...document.querySelectorAll('#picker-grid button')].some((b) => b.title === 'wide.png')`)
+		desk.do(t, "search the picker", chromedp.SendKeys(css("#picker-search"), "wide"))
+		desk.waitFor(t, "only the match", `document.querySelectorAll('#picker-grid button').length === 1`)
+		desk.screenshot(t, s, "content-03-media-picker")
+		desk.do(t, "choose it", chromedp.Click(css(`#picker-grid button[title="wide.png"]`)))
+		desk.waitFor(t, "the image's Markdown", `/!\[wide\]\(http[^)]+\.png\)/.test(document.querySelector('#post-content').value)`)
+		// Pasting and dropping an image upload it and write its Markdown where the text is.
+		file := func(name, color string) string {
+			return `(async () => {
+				const c = document.createElement('canvas'); c.width = 420; c.height = 280;
+				const g = c.getContext('2d'); g.fillStyle = '` + color + `'; g.fillRect(0, 0, 420, 280);
+				const blob = await new Promise((r) => c.toBlob(r, 'image/png'));
+				const dt = new DataTransfer(); dt.items.add(new File([blob], '` + name + `', { type: 'image/png' }));
+				return dt; })()`
+		}
+		desk.do(t, "paste an image", chromedp.Evaluate[chromedp.Void](`(async () => {
+			const dt = await `+file("pasted-shot.png", "#2a2")+`;
+			const area = document.querySelector('#post-content');
+			area.focus(); area.setSelectionRange(area.value.length, area.value.length);
+			area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+		})()`))
+		desk.waitFor(t, "the pasted image's Markdown", `/!\[pasted shot\]\(http[^)]+\)/.test(document.querySelector('#post-content').value)`)
+		desk.do(t, "drop an image", chromedp.Evaluate[chromedp.Void](`(async () => {
+			const dt = await `+file("dropped-photo.png", "#a2a")+`;
+			document.querySelector('#post-content').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+		})()`))
+		desk.waitFor(t, "the dropped image's Markdown", `/!\[dropped photo\]\(http[^)]+\)/.test(document.querySelector('#post-content').value)`)
+		if eval[bool](t, desk, `document.querySelector('#post-content').value.includes('Uploading')`) {
+			t.Error("an upload's placeholder is left in the text")
+		}
+		// The preview (the server's renderer) gives the library image its srcset, as published.
+		desk.do(t, "preview", chromedp.Click(css(`#editor-view [data-value="preview"]`)))
+		desk.waitFor(t, "the responsive image in the preview", `[...document.querySelectorAll('#post-preview img')].some((i) =>
+			/ 320w, .* 640w, .* 700w$/.test(i.getAttribute('srcset') || '') && i.getAttribute('width') === '700' && i.complete && i.naturalWidth > 0)`)
+		desk.screenshot(t, s, "content-04-editor-images")
+		desk.do(t, "back to writing", chromedp.Click(css(`#editor-view [data-value="write"]`)))
 	})
 }
 

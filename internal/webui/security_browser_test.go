@@ -111,11 +111,16 @@ func TestBrowserSecurity(t *testing.T) {
 		desk.waitText(t, "#totp-panel", "9 recovery codes left")
 	})
 
-	t.Run("change password on the Profile page", func(t *testing.T) {
+	t.Run("change password on the Security page", func(t *testing.T) {
 		if res := s.api(t, "GET", "/api/user/profile", nil, nil); res.status != 200 {
 			t.Fatalf("the API session before: %d", res.status)
 		}
-		desk.do(t, "profile", chromedp.Navigate(s.base+"/admin/#/profile"), chromedp.WaitVisible(css("#password-form")))
+		// The password is changed in one place: Security (the Profile page only points there).
+		desk.do(t, "profile", chromedp.Navigate(s.base+"/admin/#/settings/profile"), chromedp.WaitVisible(css("#profile-form")))
+		if eval[bool](t, desk, `!!document.querySelector('#password-form')`) {
+			t.Error("the Profile page has a password form too")
+		}
+		desk.do(t, "security", chromedp.Navigate(s.base+"/admin/#/settings/security"), chromedp.WaitVisible(css("#password-form")))
 		desk.do(t, "too short", chromedp.SendKeys(css("#password-current"), adminPassword), chromedp.SendKeys(css("#password-new"), "short"),
 			chromedp.SendKeys(css("#password-again"), "short"), chromedp.Click(css("#password-form button[type=submit]")))
 		desk.waitText(t, "#password-form .status", "at least 12 characters")

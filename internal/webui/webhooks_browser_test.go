@@ -52,7 +52,7 @@ func TestBrowserWebhooks(t *testing.T) {
 		t.Fatalf("secret shown: %q", secret)
 	}
 	desk.waitText(t, "#webhooks-table", "https://hooks.example.invalid/folio")
-	desk.waitText(t, "#webhooks-table", "post.published")
+	desk.waitText(t, "#webhooks-table", "A post is published")
 	desk.screenshot(t, s, "webhooks-01-created")
 	desk.do(t, "dismiss the secret", chromedp.Click(css("#new-webhook-done")))
 	if n := eval[int](t, desk, `document.querySelectorAll('#new-webhook-secret').length`); n != 0 {
@@ -66,15 +66,18 @@ func TestBrowserWebhooks(t *testing.T) {
 		t.Fatalf("GET /api/webhooks: %d %s", res.status, res.body)
 	}
 
-	desk.do(t, "send a test delivery", chromedp.Click(css("#webhooks-table button[aria-label^='Send a test']")))
+	desk.do(t, "send a test delivery", chromedp.Click(css("#webhooks-table .menu-button")), chromedp.Click(css("#webhooks-table [id^='test-']")))
 	desk.waitText(t, "#deliveries-table", "webhook.test")
 	desk.waitFor(t, "the test delivery in the log", `document.querySelector('#deliveries-table tr[data-status]') !== null`)
 	desk.screenshot(t, s, "webhooks-02-log")
+	desk.do(t, "delete the webhook", chromedp.Click(css("#webhooks-table .menu-button")), chromedp.Click(css("#webhooks-table [id^='delete-']")),
+		chromedp.WaitVisible(css("#confirm-dialog")), chromedp.Click(css("#confirm-ok")))
+	desk.waitText(t, "main", "No webhooks yet.")
+
+	// Export (and how to import) is a settings page of its own.
+	desk.do(t, "open Settings → Import and export", chromedp.Navigate(s.base+"/admin/#/settings/export"), chromedp.WaitVisible(css("#export-link")))
 	if href := eval[string](t, desk, `document.querySelector('#export-link').getAttribute('href')`); href != "/api/export" {
 		t.Fatalf("export link %q", href)
 	}
-
-	desk.do(t, "delete the webhook", chromedp.Click(css("#webhooks-table button.quiet-danger")), chromedp.WaitVisible(css("#confirm-dialog")),
-		chromedp.Click(css("#confirm-ok")))
-	desk.waitText(t, "main", "No webhooks yet.")
+	desk.waitText(t, "#import-panel", "folio import")
 }

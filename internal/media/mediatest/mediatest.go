@@ -4,6 +4,7 @@ package mediatest
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/foliohq/folio"
@@ -46,7 +47,7 @@ func TestStore(t *testing.T, open func(t *testing.T) Stores) {
 		if _, err := s.MediaByKey(ctx, "missing.png"); folio.ErrorCode(err) != folio.ENOTFOUND {
 			t.Errorf("MediaByKey(missing) = %v, want ENOTFOUND", err)
 		}
-		list, total, err := s.Media(ctx, 1, 10)
+		list, total, err := s.Media(ctx, folio.MediaFilter{Page: 1, Limit: 10})
 		if err != nil || total != 1 || len(list) != 1 || list[0].Key != key {
 			t.Errorf("Media = %v, %d, %v", list, total, err)
 		}
@@ -124,8 +125,47 @@ func TestStore(t *testing.T, open func(t *testing.T) Stores) {
 		if err := s.DeleteMedia(ctx, key, nil); folio.ErrorCode(err) != folio.ENOTFOUND {
 			t.Errorf("second delete: %v, want ENOTFOUND", err)
 		}
-		if _, total, _ := s.Media(ctx, 1, 10); total != 0 {
+		if _, total, _ := s.Media(ctx, folio.MediaFilter{Page: 1, Limit: 10}); total != 0 {
 			t.Errorf("%d records left", total)
+		}
+	})
+
+	t.Run("SearchAndByURL", func(t *testing.T) {
+		s := open(t).Media
+		other := obj
+		other.Key, other.URL, other.Filename = "a1"+key[2:], "https://cdn.test/media/a1"+key[2:], "Harbour_50%_at dawn.jpg"
+		if err := s.RecordMedia(ctx, obj, "upload", "", "u1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RecordMedia(ctx, other, "ai", "A LIGHTHOUSE in fog", "u1"); err != nil {
+			t.Fatal(err)
+		}
+		for q, want := range map[string]string{"": "a1,0f", "SHOT": "0f", "harbour_50%": "a1", "lighthouse": "a1", "_at d": "a1",
+			"50_": "", "%": "a1", "nothing": ""} {
+			list, total, err := s.Media(ctx, folio.MediaFilter{Query: q, Page: 1, Limit: 10})
+			var got []string
+			for _, m := range list {
+				got = append(got, m.Key[:2])
+			}
+			if err != nil || strings.Join(got, ",") != want || total != len(got) {
+				t.Errorf("Media(q=%q) = %v (total %d), %v; want %q", q, got, total, err, want)
+			}
+		}
+		if list, total, _ := s.Media(ctx, folio.MediaFilter{Page: 2, Limit: 1}); total != 2 || len(list) != 1 || list[0].Key != obj.Key {
+			t.Errorf("second page = %v, %d", list, total)
+		}
+
+		byURL, err := s.MediaByURL(ctx, []string{obj.URL, "https://elsewhere.test/x.png", other.URL})
+		if err != nil || len(byURL) != 2 {
+			t.Fatalf("MediaByURL = %v, %v", byURL, err)
+		}
+		for _, m := range byURL {
+			if m.URL == obj.URL && (m.Width != 1000 || len(m.Variants) != 1 || m.Variants[0].URL != obj.Variants[0].URL) {
+				t.Errorf("MediaByURL record = %+v", m)
+			}
+		}
+		if none, err := s.MediaByURL(ctx, nil); err != nil || len(none) != 0 {
+			t.Errorf("MediaByURL(nil) = %v, %v", none, err)
 		}
 	})
 }

@@ -13,7 +13,6 @@ import * as media from './media.js';
 import * as bookings from './bookings.js';
 import * as meetingTypes from './meetingtypes.js';
 import * as availability from './availability.js';
-import * as bookingList from './bookinglist.js';
 import * as inbox from './inbox.js';
 import * as comments from './comments.js';
 import * as keys from './keys.js';
@@ -23,32 +22,41 @@ import * as profile from './profile.js';
 import * as security from './security.js';
 import * as auditLog from './audit.js';
 import * as subscribers from './subscribers.js';
+import * as exportPage from './export.js';
+import * as settings from './settings.js';
 import { totpStep } from './signin.js';
 
 const app = document.getElementById('app');
 const live = document.getElementById('live');
 
-// Pages: hash prefix, title, module, icon, whether only owners (admin level) may open them, and
-// the "g <key>" keyboard shortcut. A page without an icon gets a generic one.
+// Pages: hash prefix (and older addresses that still lead there), title, module, icon, whether
+// only owners (admin level) may open them, the "g <key>" keyboard shortcut, and the sidebar
+// group. Settings pages (section set) share one sidebar entry and list themselves in the
+// settings page's own navigation.
 const pages = [
-  { path: 'overview', title: 'Overview', view: overview, owner: true, icon: 'chart-line', key: 'o' },
+  { path: 'overview', title: 'Overview', view: overview, owner: true, icon: 'layout-dashboard', key: 'o' },
   { path: 'analytics', title: 'Analytics', view: analytics, owner: true, icon: 'chart-pie', key: 'l' },
-  { path: 'projects', title: 'Projects', view: projects, icon: 'folder-kanban', key: 'r' },
-  { path: 'posts', title: 'Posts', view: posts, icon: 'file-text', key: 'p' },
-  { path: 'media', title: 'Media', view: media, icon: 'image', key: 'm' },
-  { path: 'bookings', title: 'Bookings', view: bookings, owner: true, icon: 'calendar', key: 'b' },
-  { path: 'inbox', title: 'Inbox', view: inbox, owner: true, icon: 'inbox', key: 'i' },
-  { path: 'comments', title: 'Comments', view: comments, owner: true, icon: 'inbox' },
-  { path: 'subscribers', title: 'Subscribers', view: subscribers, owner: true, icon: 'mail' },
-  { path: 'schedule/bookings', title: 'All bookings', view: bookingList, owner: true, group: 'Schedule', icon: 'list-checks' },
-  { path: 'schedule/types', title: 'Meeting types', view: meetingTypes, owner: true, group: 'Schedule', icon: 'clock' },
-  { path: 'schedule/availability', title: 'Days off', view: availability, owner: true, group: 'Schedule', icon: 'calendar-x' },
-  { path: 'settings/keys', title: 'API keys', view: keys, owner: true, group: 'Settings', icon: 'key-round', key: 'k' },
-  { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, group: 'Settings', icon: 'webhook', key: 'w' },
-  { path: 'settings/features', title: 'Features', view: featuresPage, owner: true, group: 'Settings', icon: 'plug', key: 'f' },
-  { path: 'profile', title: 'Profile', view: profile, group: 'Settings', icon: 'user', key: 'u' },
-  { path: 'settings/security', title: 'Security', view: security, group: 'Settings', icon: 'shield-check', key: 's' },
-  { path: 'settings/audit', title: 'Audit log', view: auditLog, owner: true, group: 'Settings', icon: 'history', key: 'a' },
+  { path: 'posts', title: 'Posts', view: posts, icon: 'file-text', key: 'p', group: 'Content' },
+  { path: 'projects', title: 'Projects', view: projects, icon: 'folder-kanban', key: 'r', group: 'Content' },
+  { path: 'media', title: 'Media', view: media, icon: 'image', key: 'm', group: 'Content' },
+  { path: 'inbox', title: 'Inbox', view: inbox, owner: true, icon: 'inbox', key: 'i', group: 'Content' },
+  { path: 'comments', title: 'Comments', view: comments, owner: true, icon: 'inbox', group: 'Content' },
+  { path: 'subscribers', title: 'Subscribers', view: subscribers, owner: true, icon: 'mail', group: 'Content' },
+  { path: 'bookings', title: 'Bookings', view: bookings, owner: true, icon: 'calendar', key: 'b', group: 'Schedule', aliases: ['schedule/bookings'] },
+  { path: 'schedule/types', title: 'Meeting types', view: meetingTypes, owner: true, group: 'Schedule', icon: 'clock', key: 't' },
+  { path: 'schedule/availability', title: 'Days off', view: availability, owner: true, group: 'Schedule', icon: 'calendar-x', key: 'd' },
+  { path: 'settings/site', title: 'Site', view: settings.site, owner: true, section: 'Site', key: 'e' },
+  { path: 'settings/booking', title: 'Booking', view: settings.booking, owner: true, section: 'Site' },
+  { path: 'settings/mail', title: 'Mail', view: settings.mail, owner: true, section: 'Site' },
+  { path: 'settings/contact', title: 'Contact form', view: settings.contact, owner: true, section: 'Site' },
+  { path: 'settings/analytics', title: 'Analytics', view: settings.analytics, owner: true, section: 'Site' },
+  { path: 'settings/keys', title: 'API keys', view: keys, owner: true, section: 'Integrations', key: 'k' },
+  { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, section: 'Integrations', key: 'w' },
+  { path: 'settings/features', title: 'Features', view: featuresPage, owner: true, section: 'Integrations', key: 'f' },
+  { path: 'settings/export', title: 'Import and export', view: exportPage, owner: true, section: 'Data', key: 'x' },
+  { path: 'settings/audit', title: 'Audit log', view: auditLog, owner: true, section: 'Data', key: 'a' },
+  { path: 'settings/profile', title: 'Profile', view: profile, section: 'Your account', icon: 'user', key: 'u', aliases: ['profile'] },
+  { path: 'settings/security', title: 'Security', view: security, section: 'Your account', key: 's' },
 ];
 
 let session = null;
@@ -217,21 +225,23 @@ async function secondFactor(ticket) {
 
 // ---- Keyboard shortcuts ----
 
-const shortcuts = [
-  ['?', 'Show these shortcuts'],
-  ['g then o / l / r / p / m / b / i', 'Go to Overview, Analytics, Projects, Posts, Media, Bookings, Inbox'],
-  ['g then k / w / f / u / s / a', 'Go to API keys, Webhooks, Features, Profile, Security, Audit log'],
+const otherShortcuts = [
   ['n', 'New project or post (on those pages)'],
-  ['/', 'Focus the page\'s first filter or search field'],
+  ['/', 'Focus the page\'s search or first filter'],
   ['Ctrl + S  or  ⌘ + S', 'Save the form you are editing'],
   ['Esc', 'Close a dialog or the menu'],
+  ['?', 'Show these shortcuts'],
 ];
 
 function showShortcuts() {
   if (document.getElementById('shortcuts-dialog')) return;
+  const goTo = visiblePages().filter((p) => p.key).flatMap((p) => [
+    h('dt', {}, h('kbd', {}, 'g'), ' ', h('kbd', {}, p.key)),
+    h('dd', {}, `Go to ${p.section ? `${p.title} (Settings)` : p.title}`)]);
   openDialog({
-    id: 'shortcuts-dialog', title: 'Keyboard shortcuts',
-    body: [h('dl', { class: 'shortcuts' }, shortcuts.flatMap(([k, what]) => [h('dt', {}, h('kbd', {}, k)), h('dd', {}, what)]))],
+    id: 'shortcuts-dialog', title: 'Keyboard shortcuts', className: 'shortcuts-dialog',
+    body: [h('dl', { class: 'shortcuts' }, h('div', { class: 'shortcuts-group' }, 'Pages: press g, then'), goTo,
+      h('div', { class: 'shortcuts-group' }, 'Anywhere'), otherShortcuts.flatMap(([k, what]) => [h('dt', {}, h('kbd', {}, k)), h('dd', {}, what)]))],
     actions: [{ label: 'Close', value: 'close', kind: 'secondary', id: 'shortcuts-close' }],
   });
 }
@@ -281,43 +291,66 @@ function onKey(ev) {
 
 // ---- Shell ----
 
+/** settingsHome is the first settings page the signed-in person may open. */
+function settingsHome() {
+  return visiblePages().find((p) => p.section);
+}
+
 function renderShell() {
   const nav = h('ul', {});
   let group = '';
-  for (const p of visiblePages()) {
+  const link = (path, title, iconName, pageKey) => h('li', {}, h('a', { href: `#/${path}`, 'data-page': pageKey || path },
+    icon(iconName || 'layout-dashboard'), h('span', {}, title)));
+  for (const p of visiblePages().filter((pg) => !pg.section)) {
     if (p.group && p.group !== group) {
       group = p.group;
       nav.append(h('li', { class: 'group', 'aria-hidden': 'true' }, group));
     }
-    nav.append(h('li', {}, h('a', { href: `#/${p.path}`, 'data-page': p.path },
-      icon(p.icon || 'layout-dashboard'), p.group ? h('span', { class: 'visually-hidden' }, `${p.group} → `) : null, h('span', {}, p.title))));
+    nav.append(link(p.path, p.title, p.icon));
   }
+  nav.append(h('li', { class: 'group', 'aria-hidden': 'true' }, 'Manage'), link(settingsHome().path, 'Settings', 'settings', 'settings'));
   const sidebar = h('header', { class: 'sidebar' });
   const toggle = h('button', { type: 'button', class: 'menu-toggle ghost', 'aria-expanded': 'false', 'aria-controls': 'nav' }, icon('menu'), h('span', {}, 'Menu'));
   toggle.addEventListener('click', () => {
     const open = sidebar.classList.toggle('open');
     toggle.setAttribute('aria-expanded', String(open));
   });
-  const signOut = h('button', { type: 'button', class: 'ghost', id: 'sign-out' }, icon('log-out'), 'Sign out');
+  const signOut = h('button', { type: 'button', class: 'ghost icon-only', id: 'sign-out', 'aria-label': 'Sign out', title: 'Sign out' }, icon('log-out'));
   signOut.addEventListener('click', async () => {
     try { await api('POST', '/api/auth/logout'); } catch { /* the cookie is gone either way on reload */ }
     session = null;
     forgetFeatures();
     renderLogin('You are signed out.');
   });
-  const help = h('button', { type: 'button', class: 'ghost', id: 'shortcuts-button', title: 'Keyboard shortcuts (?)' }, icon('keyboard'), 'Shortcuts');
+  const help = h('button', { type: 'button', class: 'ghost icon-only', id: 'shortcuts-button', 'aria-label': 'Keyboard shortcuts', title: 'Keyboard shortcuts (?)' }, icon('keyboard'));
   help.addEventListener('click', showShortcuts);
-  const initials = (session.user.name || session.user.email).split(/\s+/).map((w) => w[0]).join('').slice(0, 2).toUpperCase();
+  const who = session.user.name || session.user.email;
+  const initials = who.split(/\s+/).map((w) => w[0]).join('').slice(0, 2).toUpperCase();
   replace(sidebar,
     h('div', { class: 'sidebar-top' }, h('a', { class: 'brand', href: '#/' }, h('img', { src: '/admin/favicon.svg', alt: '', width: 28, height: 28 }), 'folio'), toggle),
     h('nav', { id: 'nav', 'aria-label': 'Dashboard' }, nav),
     h('div', { class: 'who' },
-      h('div', { class: 'user' }, h('span', { class: 'avatar', 'aria-hidden': 'true' }, initials),
-        h('div', {}, h('div', { class: 'user-name' }, session.user.name || session.user.email), h('div', { class: 'muted small' }, `${session.user.email} · ${session.user.role}`))),
+      h('a', { class: 'user', href: '#/settings/profile', title: `${session.user.email} · ${session.user.role}` }, h('span', { class: 'avatar', 'aria-hidden': 'true' }, initials),
+        h('div', {}, h('div', { class: 'user-name truncate' }, who), h('div', { class: 'muted small truncate' }, session.user.role === 'owner' ? 'Owner' : 'Editor'))),
       h('div', { class: 'who-actions' }, help, signOut)));
   main = h('main', { id: 'main', tabindex: '-1' });
   app.dataset.state = 'ready';
   replace(app, h('div', { class: 'shell' }, sidebar, main));
+}
+
+/** settingsLayout puts a settings page beside the list of settings sections (a select on phones). */
+function settingsLayout(current, content) {
+  const avail = visiblePages().filter((p) => p.section);
+  const sections = [...new Set(avail.map((p) => p.section))];
+  const jump = h('select', { id: 'settings-jump', 'aria-label': 'Settings section' },
+    sections.map((sec) => h('optgroup', { label: sec }, avail.filter((p) => p.section === sec)
+      .map((p) => h('option', { value: p.path, selected: p === current }, p.title)))));
+  jump.addEventListener('change', () => navigate(`#/${jump.value}`));
+  return h('div', { class: 'settings-layout' },
+    h('aside', { class: 'settings-nav' }, h('p', { class: 'settings-title' }, 'Settings'), h('div', { class: 'settings-jump' }, jump),
+      h('nav', { 'aria-label': 'Settings' }, sections.map((sec) => [h('div', { class: 'group', 'aria-hidden': 'true' }, sec),
+        h('ul', {}, avail.filter((p) => p.section === sec).map((p) => h('li', {}, h('a', { href: `#/${p.path}`, 'aria-current': p === current ? 'page' : null }, p.title))))]))),
+    h('div', { class: 'settings-page' }, content));
 }
 
 let renderSeq = 0;
@@ -326,15 +359,20 @@ async function route() {
   if (!session) return;
   const hash = location.hash.replace(/^#\/?/, '');
   const avail = visiblePages();
-  const page = avail.find((p) => hash === p.path || hash.startsWith(`${p.path}/`)) || avail[0];
-  const rest = hash === page.path ? '' : hash.slice(page.path.length + 1);
-  for (const a of app.querySelectorAll('nav a')) {
-    if (a.dataset.page === page.path) a.setAttribute('aria-current', 'page');
+  let base = '';
+  const page = avail.find((p) => [p.path, ...(p.aliases || [])].some((a) => {
+    if (hash === a || hash.startsWith(`${a}/`)) { base = a; return true; }
+    return false;
+  })) || avail[0];
+  const rest = hash === base || !base ? '' : hash.slice(base.length + 1);
+  const navKey = page.section ? 'settings' : page.path;
+  for (const a of app.querySelectorAll('.sidebar nav a')) {
+    if (a.dataset.page === navKey) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
   app.querySelector('.sidebar')?.classList.remove('open');
   app.querySelector('.menu-toggle')?.setAttribute('aria-expanded', 'false');
-  document.title = `${page.title} · folio admin`;
+  document.title = `${page.section ? `${page.title} · Settings` : page.title} · folio admin`;
   const seq = ++renderSeq;
   main.replaceChildren(loadingBlock(`Loading ${page.title}…`));
   main.dataset.page = page.path;
@@ -342,7 +380,7 @@ async function route() {
   try {
     const content = await page.view.render({ rest, session, navigate, announce });
     if (seq !== renderSeq) return; // a newer navigation won
-    replace(main, content);
+    replace(main, page.section ? settingsLayout(page, content) : content);
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) {
       // The sign-in dialog was declined (or could not help): back to the sign-in page.

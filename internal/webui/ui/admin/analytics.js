@@ -1,15 +1,18 @@
-// Analytics: who came, from where, on what (docs/api.md, "Analytics"). Everything here comes from
-// GET /api/analytics (unfiltered totals and chart), GET /api/analytics/breakdown (every ranked
-// list, and the chart of a filtered view through its date dimension) and
-// GET /api/analytics/realtime. The page's state lives in the URL hash
-// (#/analytics/days=30&country=FR), so a filtered view can be bookmarked and the back button
-// undoes a filter; clicking a row adds its value as a filter for the whole page.
+// Analytics: who came, from where, on what (docs/api.md, "Analytics"). Headline figures with
+// the change from the previous period, the chart, then cards of ranked rows grouped in tabs
+// (Sources, Pages, Locations, Devices, Goals with the booking funnel), each tab loaded when
+// first shown. Everything comes from GET /api/analytics (unfiltered totals and chart),
+// GET /api/analytics/breakdown (every list, and the chart of a filtered view through its date
+// dimension), GET /api/analytics/funnel and GET /api/analytics/realtime. The page's state lives
+// in the URL hash (#/analytics/days=30&country=FR), so a filtered view can be bookmarked and
+// the back button undoes a filter; clicking a row adds its value as a filter for the whole page.
 import { api, query } from './shared/api.js';
-import { h } from './shared/dom.js';
+import { h, replace } from './shared/dom.js';
 import { lineChart } from './chart.js';
-import { pageHead } from './ui.js';
-
-const RANGES = [7, 30, 90];
+import { pageHead, tabs, icon, errorText, segmented } from './ui.js';
+import { chosenDays, resolvePeriod, periodSelect, addDays } from './period.js';
+import { barList, flag, countryName, eventName, ERROR_NAMES, pct, stat, delta } from './bars.js';
+import { trackingPanel } from './overview.js';
 
 // The filterable dimensions and how the page names them.
 const LABELS = {
@@ -19,35 +22,25 @@ const LABELS = {
   event: 'Goal', date: 'Day',
 };
 
-/** addDays shifts a YYYY-MM-DD date by n days. */
-function addDays(day, n) {
-  const [y, m, d] = day.split('-').map(Number);
-  return new Date(Date.UTC(y, m - 1, d + n)).toISOString().slice(0, 10);
-}
+// The cards and their tabs: [dimension, tab label, column heading]. The Campaigns tab (utm)
+// holds the three UTM dimensions, chosen inside it.
+const UTM = [['utm_source', 'Source', 'UTM source'], ['utm_medium', 'Medium', 'UTM medium'], ['utm_campaign', 'Campaign', 'Campaign']];
+const CARDS = [
+  { id: 'sources', title: 'Sources', tabs: [['source', 'Sources', 'Source'], ['referrer', 'Referrers', 'Referrer'], ['utm', 'Campaigns', '']] },
+  { id: 'pages', title: 'Pages', tabs: [['page', 'Top pages', 'Page'], ['entry_page', 'Entry pages', 'Entry page'], ['exit_page', 'Exit pages', 'Exit page']] },
+  { id: 'locations', title: 'Locations', tabs: [['country', 'Countries', 'Country']] },
+  { id: 'devices', title: 'Devices', tabs: [['device', 'Devices', 'Device'], ['browser', 'Browsers', 'Browser'], ['os', 'Operating systems', 'Operating system']] },
+  { id: 'goals', title: 'Goals', tabs: [['event', 'Goals', 'Goal'], ['funnel', 'Booking funnel', 'Step']] },
+];
 
-/** flag turns an ISO 3166-1 alpha-2 code into its flag emoji (regional indicators); ZZ has none. */
-export function flag(code) {
-  if (!/^[A-Z]{2}$/.test(code || '') || code === 'ZZ') return '🌐';
-  return String.fromCodePoint(...[...code].map((c) => 0x1f1e6 + c.charCodeAt(0) - 65));
-}
+const DEVICES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' };
 
-/** countryName is the English name of a country code, or the code itself. */
-function countryName(code) {
-  if (code === 'ZZ') return 'Unknown';
-  try {
-    return new Intl.DisplayNames(['en'], { type: 'region' }).of(code) || code;
-  } catch {
-    return code;
-  }
-}
-
-/** parseState reads days and filters from the part of the hash after "analytics/". */
+/** parseState reads the period and filters from the part of the hash after "analytics/". */
 export function parseState(rest) {
   const params = new URLSearchParams(rest || '');
-  const days = RANGES.includes(Number(params.get('days'))) ? Number(params.get('days')) : 30;
   const filters = {};
   for (const [k, v] of params) if (k in LABELS) filters[k] = v;
-  return { days, filters, exact: params.get('exact') === '1' };
+  return { days: chosenDays(params), filters, exact: params.get('exact') === '1' };
 }
 
 function stateHash({ days, filters, exact }) {
@@ -57,41 +50,26 @@ function stateHash({ days, filters, exact }) {
   return `#/analytics/${params.toString()}`;
 }
 
-function pct(x) {
-  return `${Math.round((x || 0) * 1000) / 10}%`;
+/** valueLabel shows a dimension's value: a flag and the country's name, a device in words, a goal in words. */
+function valueLabel(dim, v) {
+  if (dim === 'country') return [flag(v), h('span', {}, countryName(v))];
+  if (v === '') return '(none)';
+  if (dim === 'device') return DEVICES[v] || v;
+  if (dim === 'event') return eventName(v);
+  return v;
 }
 
-/** change renders the difference to the previous period ("+12%", "−3%", "new"). */
-function change(now, before) {
-  if (before === undefined || before === null) return null;
-  let text;
-  if (before === 0) text = now === 0 ? '±0' : 'new';
-  else {
-    const d = Math.round(((now - before) / before) * 100);
-    text = `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(d)}%`;
-  }
-  return h('div', { class: 'muted delta', title: `previous period: ${before}` }, `${text} vs previous`);
-}
-
-function stat(label, value, id, before) {
-  return h('div', { class: 'stat', id }, h('div', { class: 'value' }, String(value)), h('div', { class: 'label' }, label),
-    before === undefined ? null : change(typeof value === 'number' ? value : Number.parseFloat(value), before));
-}
-
-/** bounceStat shows the bounce rate and the previous period's in percentage points. */
-function bounceStat(now, before) {
-  return h('div', { class: 'stat', id: 'stat-bounce' }, h('div', { class: 'value' }, pct(now)), h('div', { class: 'label' }, 'Bounce rate'),
-    before === null ? null : h('div', { class: 'muted delta' }, `${pct(before)} in the previous period`));
+function plainLabel(dim, v) {
+  if (dim === 'country') return countryName(v);
+  if (v === '') return '(none)';
+  return dim === 'device' ? DEVICES[v] || v : dim === 'event' ? eventName(v) : v;
 }
 
 export async function render({ rest }) {
   const state = parseState(rest);
   const go = (next) => { location.hash = stateHash(next); };
-  // The owner's "today" is the last day of the default report's range (its end is exclusive).
-  const probe = await api('GET', '/api/analytics');
-  const lastDay = addDays(probe.timeRange.end.slice(0, 10), -1);
-  const firstDay = addDays(lastDay, -(state.days - 1));
-  const range = { start: firstDay, end: lastDay };
+  const period = await resolvePeriod(state.days);
+  const range = { start: period.start, end: period.end };
   const filtered = Object.keys(state.filters).length > 0;
   // Filters keep empty values ("utm_source=" is the traffic without one), which query() drops.
   const breakdownURL = (params) => {
@@ -100,93 +78,92 @@ export async function render({ rest }) {
     if (state.exact) q.set('exact', 'true');
     return `/api/analytics/breakdown?${q.toString()}`;
   };
-  const breakdown = (dimension, extra = {}) => api('GET', breakdownURL({ dimension, compare: 'previous', limit: '10', ...extra }));
+  const breakdown = (dimension, extra = {}) => api('GET', breakdownURL({ dimension, limit: '10', ...extra }));
   const csvURL = (dimension) => breakdownURL({ dimension, limit: '100', format: 'csv' });
 
-  const panels = [
-    ['source', 'Top sources'], ['page', 'Top pages'], ['entry_page', 'Entry pages'], ['exit_page', 'Exit pages'],
-    ['country', 'Countries'], ['device', 'Devices'], ['browser', 'Browsers'], ['os', 'Operating systems'],
-    ['utm_source', 'UTM sources'], ['utm_medium', 'UTM mediums'], ['utm_campaign', 'UTM campaigns'], ['event', 'Goals'],
-  ];
-  const [report, realtime, days, ...lists] = await Promise.all([
+  const [report, realtime, days, devices] = await Promise.all([
     filtered ? null : api('GET', `/api/analytics${query({ ...range, compare: 'previous' })}`),
     api('GET', '/api/analytics/realtime'),
-    filtered ? breakdown('date', { limit: '100' }) : null,
-    ...panels.map(([dim]) => breakdown(dim)),
+    filtered ? breakdown('date', { limit: '100', compare: 'previous' }) : null,
+    // Bounce rate per visit comes from the breakdowns; the device one is small.
+    filtered ? null : breakdown('device', { compare: 'previous' }),
   ]);
+
+  const select = periodSelect('analytics-range', state.days, (n) => go({ ...state, days: n }));
+  const live = h('span', { class: 'badge live', id: 'realtime', title: 'Visitors with a page view in the last 5 minutes' },
+    `${realtime.visitors} ${realtime.visitors === 1 ? 'visitor' : 'visitors'} now`);
+  const head = pageHead('Analytics', live, h('span', { class: 'muted small nowrap', id: 'period-label' }, period.label), select);
+
+  if (!filtered && !report.pageViews.total && !(report.previous && report.previous.pageViews && report.previous.pageViews.total)) {
+    return h('div', { class: 'analytics' }, head, trackingPanel('analytics-empty', `No visits from ${period.label}`));
+  }
 
   // Headline figures and the chart: the report when unfiltered; the date breakdown (visits per
   // day of the filtered visits) when filtered.
+  const dayList = (from, n) => Array.from({ length: n }, (_, i) => addDays(from, i));
+  const current = dayList(period.start, state.days);
+  const previous = dayList(addDays(period.start, -state.days), state.days);
+  const sum = (rows, f) => (rows || []).reduce((a, r) => a + f(r), 0);
+  const bounce = (rows) => {
+    const visits = sum(rows, (r) => r.visits);
+    return visits ? sum(rows, (r) => (r.bounceRate || 0) * r.visits) / visits : null;
+  };
+  const opts = { days: state.days };
   let stats;
   let chart;
-  const dayList = (from, n) => Array.from({ length: n }, (_, i) => addDays(from, i));
-  const current = dayList(firstDay, state.days);
-  const previous = dayList(addDays(firstDay, -state.days), state.days);
   if (!filtered) {
     const prev = report.previous || {};
-    const bounce = lists[panels.findIndex(([d]) => d === 'device')];
-    const sum = (rows, f) => rows.reduce((a, r) => a + f(r), 0);
-    const bounced = (rows) => sum(rows, (r) => (r.bounceRate || 0) * r.visits);
-    const visits = sum(bounce.rows, (r) => r.visits);
-    const prevVisits = sum(bounce.previous.rows, (r) => r.visits);
+    const prevRows = devices.previous && devices.previous.rows;
     stats = [
-      stat('Unique visitors', report.visitors.unique, 'stat-unique', prev.visitors && prev.visitors.unique),
-      stat('Visits', report.visitors.total, 'stat-visits', prev.visitors && prev.visitors.total),
-      stat('Page views', report.pageViews.total, 'stat-views', prev.pageViews && prev.pageViews.total),
-      bounceStat(visits ? bounced(bounce.rows) / visits : 0, prevVisits ? bounced(bounce.previous.rows) / prevVisits : null),
+      stat('Unique visitors', report.visitors.unique, 'stat-unique', delta(report.visitors.unique, prev.visitors && prev.visitors.unique, opts)),
+      stat('Visits', report.visitors.total, 'stat-visits', delta(report.visitors.total, prev.visitors && prev.visitors.total, opts)),
+      stat('Page views', report.pageViews.total, 'stat-views', delta(report.pageViews.total, prev.pageViews && prev.pageViews.total, opts)),
+      stat('Bounce rate', pct(bounce(devices.rows) || 0), 'stat-bounce', delta(bounce(devices.rows) || 0, prevRows && prevRows.length ? bounce(prevRows) : null, { ...opts, points: true })),
     ];
     const byDay = (daily) => Object.fromEntries((daily || []).map((d) => [d.date, d.visitors]));
     const cur = byDay(report.daily);
     const old = byDay(prev.daily);
     chart = lineChart({
-      title: `Visitors per day, ${firstDay} to ${lastDay}, beside the previous ${state.days} days`,
+      title: `Visitors per day, ${period.label}, beside the previous ${state.days} days`,
       labels: current,
       series: [
-        { name: 'Visitors', cls: 'visitors', color: '#2f5bd3', values: current.map((d) => cur[d] || 0) },
-        { name: 'Previous period', cls: 'previous', color: '#98a2b3', values: previous.map((d) => old[d] || 0) },
+        { name: 'Visitors', cls: 'visitors', values: current.map((d) => cur[d] || 0) },
+        { name: 'Previous period', cls: 'previous', values: previous.map((d) => old[d] || 0) },
       ],
     });
   } else {
     const by = (rows) => Object.fromEntries((rows || []).map((r) => [r.value, r]));
     const cur = by(days.rows);
-    const old = by(days.previous && days.previous.rows);
-    const tot = (rows, f) => (rows || []).reduce((a, r) => a + f(r), 0);
-    const visits = tot(days.rows, (r) => r.visits);
-    const prevVisits = tot(days.previous && days.previous.rows, (r) => r.visits);
+    const oldRows = days.previous && days.previous.rows;
+    const old = by(oldRows);
+    const visits = sum(days.rows, (r) => r.visits);
     stats = [
-      stat('Visits', visits, 'stat-visits', prevVisits),
-      stat('Page views', tot(days.rows, (r) => r.pageViews), 'stat-views', tot(days.previous && days.previous.rows, (r) => r.pageViews)),
-      bounceStat(visits ? tot(days.rows, (r) => (r.bounceRate || 0) * r.visits) / visits : 0,
-        prevVisits ? tot(days.previous.rows, (r) => (r.bounceRate || 0) * r.visits) / prevVisits : null),
+      stat('Visits', visits, 'stat-visits', delta(visits, oldRows ? sum(oldRows, (r) => r.visits) : null, opts)),
+      stat('Page views', sum(days.rows, (r) => r.pageViews), 'stat-views', delta(sum(days.rows, (r) => r.pageViews), oldRows ? sum(oldRows, (r) => r.pageViews) : null, opts)),
+      stat('Bounce rate', pct(bounce(days.rows) || 0), 'stat-bounce', delta(bounce(days.rows) || 0, oldRows && oldRows.length ? bounce(oldRows) : null, { ...opts, points: true })),
     ];
     chart = lineChart({
-      title: `Visits per day of the filtered traffic, ${firstDay} to ${lastDay}, beside the previous ${state.days} days`,
+      title: `Visits per day of the filtered traffic, ${period.label}, beside the previous ${state.days} days`,
       labels: current,
       series: [
-        { name: 'Visits', cls: 'visitors', color: '#2f5bd3', values: current.map((d) => (cur[d] ? cur[d].visits : 0)) },
-        { name: 'Previous period', cls: 'previous', color: '#98a2b3', values: previous.map((d) => (old[d] ? old[d].visits : 0)) },
+        { name: 'Visits', cls: 'visitors', values: current.map((d) => (cur[d] ? cur[d].visits : 0)) },
+        { name: 'Previous period', cls: 'previous', values: previous.map((d) => (old[d] ? old[d].visits : 0)) },
       ],
     });
   }
-
-  const select = h('select', { id: 'analytics-range', 'aria-label': 'Time range' },
-    RANGES.map((n) => h('option', { value: String(n), selected: n === state.days }, `Last ${n} days`)));
-  select.addEventListener('change', () => go({ ...state, days: Number(select.value) }));
-  const live = h('span', { class: 'badge live', id: 'realtime', title: 'Visitors with a page view in the last 5 minutes' },
-    `${realtime.visitors} ${realtime.visitors === 1 ? 'visitor' : 'visitors'} now`);
 
   const chips = Object.entries(state.filters).map(([k, v]) => {
     const rest2 = { ...state.filters };
     delete rest2[k];
     return h('button', {
       type: 'button', class: 'secondary chip', 'data-filter': k,
-      'aria-label': `Remove the filter ${LABELS[k]} ${v}`, onclick: () => go({ ...state, filters: rest2 }),
-    }, `${LABELS[k]}: ${k === 'country' ? `${flag(v)} ${countryName(v)}` : v || '(none)'} ×`);
+      'aria-label': `Remove the filter ${LABELS[k]} ${plainLabel(k, v)}`, onclick: () => go({ ...state, filters: rest2 }),
+    }, `${LABELS[k]}: ${plainLabel(k, v)}`, icon('x'));
   });
   const filterBar = h('div', { class: 'row filters', id: 'analytics-filters' },
     chips.length ? [h('span', { class: 'muted' }, 'Filtered by'), chips,
-      h('button', { type: 'button', class: 'secondary', id: 'clear-filters', onclick: () => go({ ...state, filters: {} }) }, 'Clear all')]
-      : h('span', { class: 'muted' }, 'Click a row to filter the whole page by it.'));
+      h('button', { type: 'button', class: 'ghost small', id: 'clear-filters', onclick: () => go({ ...state, filters: {} }) }, 'Clear all')]
+      : h('span', { class: 'muted small' }, 'Click a row to filter the whole page by it.'));
 
   // A breakdown read from a sample of the visitors (a page, entry/exit page or event involved in a
   // filtered view of a large range) says so, with a link that counts every visit.
@@ -194,49 +171,98 @@ export async function render({ rest }) {
     `Estimated from a sample of 1 in ${Math.round(1 / data.sampleRate)} visitors (large range). `,
     h('a', { href: stateHash({ ...state, exact: true }) }, 'Count every visit (slower)')) : null);
 
-  const panel = ([dim, title], data) => {
+  const fillBreakdown = async (dim, heading, panel) => {
+    const data = await breakdown(dim);
     const rows = data.rows || [];
-    const prevBy = Object.fromEntries(((data.previous && data.previous.rows) || []).map((r) => [r.value, r]));
-    const max = Math.max(1, ...rows.map((r) => r.visitors));
-    const label = (v) => {
-      if (dim === 'country') return `${flag(v)} ${countryName(v)}`;
-      if (v === '') return '(none)';
-      return v;
-    };
-    const figure = (r) => {
-      if (dim === 'event') return `${r.visitors} · ${pct(r.conversionRate)}`;
-      return String(r.visitors);
-    };
-    return h('section', { class: 'panel breakdown', id: `panel-${dim}`, 'data-dimension': dim },
-      h('div', { class: 'row' }, h('h2', {}, title), h('span', { class: 'spacer' }),
-        h('a', { href: csvURL(dim), download: `${dim}.csv`, class: 'csv', 'aria-label': `Download ${title} as CSV` }, 'CSV')),
-      rows.length === 0 ? h('p', { class: 'muted' }, 'Nothing in this range.')
-        : h('ol', { class: 'bars' }, rows.map((r) => {
-          const before = prevBy[r.value];
-          const hint = [`${r.visits} visits`, `${r.pageViews} page views`];
-          if (r.bounceRate !== undefined) hint.push(`bounce rate ${pct(r.bounceRate)}`);
-          if (r.events !== undefined) hint.push(`${r.events} events`);
-          hint.push(before ? `previous period: ${before.visitors} visitors` : 'none in the previous period');
-          const active = state.filters[dim] === r.value;
-          return h('li', {},
-            h('button', {
-              type: 'button', class: 'rowbtn', 'data-value': r.value, 'aria-pressed': active ? 'true' : 'false',
-              title: hint.join(' · '),
-              onclick: () => go({ ...state, filters: { ...state.filters, [dim]: r.value } }),
-            }, h('span', { class: 'mono' }, label(r.value)), h('span', { class: 'spacer' }), h('strong', {}, figure(r))),
-            h('div', { class: 'bar', style: { width: `${Math.round((100 * r.visitors) / max)}%` } }));
-        })),
-      sampleNote(data) || (data.visitorsExact === false ? h('p', { class: 'muted small' }, 'Visitors estimated from daily totals (large range).') : null));
+    const total = dim === 'event' ? 0 : sum(rows, (r) => r.visitors);
+    const list = rows.length === 0 ? h('p', { class: 'muted' }, 'Nothing in this period.')
+      : barList(rows.map((r) => {
+        const hint = [`${r.visitors} visitors`, `${r.visits} visits`, `${r.pageViews} page views`];
+        if (r.bounceRate !== undefined) hint.push(`bounce rate ${pct(r.bounceRate)}`);
+        return {
+          value: r.value, label: valueLabel(dim, r.value), n: r.visitors, title: `${plainLabel(dim, r.value)}: ${hint.join(', ')}`,
+          share: dim === 'event' ? pct(r.conversionRate) : total ? `${Math.round((100 * r.visitors) / total)}%` : undefined,
+        };
+      }), {
+        head: [heading, dim === 'event' ? 'Conversion · Visitors' : 'Visitors'], pressed: state.filters[dim],
+        onPick: (v) => go({ ...state, filters: { ...state.filters, [dim]: v } }),
+      });
+    replace(panel, list,
+      h('div', { class: 'card-foot' }, sampleNote(data) || (data.visitorsExact === false ? h('span', { class: 'muted' }, 'Visitors estimated from daily totals (large period).') : null),
+        h('span', { class: 'spacer' }),
+        rows.length ? h('a', { href: csvURL(dim), download: `${dim}.csv`, class: 'csv' }, icon('download'), h('span', { class: 'visually-hidden' }, `${heading}s as `), 'CSV') : null));
   };
 
+  const fillFunnel = async (panel) => {
+    const res = await api('GET', `/api/analytics/funnel${query(range)}`);
+    const errors = (res.errors || []).filter((e) => e.count > 0);
+    const abandoned = (res.abandonment || []).filter((a) => a.count > 0);
+    replace(panel, h('div', { id: 'funnel' },
+      res.steps.some((s) => s.visitors) ? barList(res.steps.map((s) => ({
+        value: s.step, label: eventName(s.step), n: s.visitors, share: pct(s.conversionFromStart),
+        title: `${eventName(s.step)}: ${s.visitors} visitors, ${pct(s.conversionFromStart)} of those who opened the page, ${pct(s.conversionFromPrevious)} of the step before`,
+      })), { head: ['Step', 'Of starts · Visitors'] }) : h('p', { class: 'muted' }, 'Nobody used the booking page in this period.'),
+      h('h3', { class: 'small' }, 'Problems'),
+      errors.length ? h('ul', { class: 'small', id: 'funnel-errors' }, errors.map((e) => h('li', {},
+        `${ERROR_NAMES[e.group] || e.group}: ${e.count} ${e.count === 1 ? 'time' : 'times'} (${e.visitors} ${e.visitors === 1 ? 'visitor' : 'visitors'})`)))
+        : h('p', { class: 'muted small', id: 'funnel-errors' }, 'None: nobody met an error.'),
+      abandoned.length ? h('p', { class: 'muted small' }, 'Left the booking page after: ',
+        abandoned.map((a) => `${a.step ? eventName(a.step).toLowerCase() : 'an unknown step'} (${a.count})`).join(', '), '.') : null));
+  };
+
+  // The Campaigns tab: a choice of UTM tag, each list loaded when first chosen.
+  const fillUTM = async (panel) => {
+    const key = 'folio.analytics.utm';
+    const first = UTM.some(([d]) => d === localStorage.getItem(key)) ? localStorage.getItem(key) : 'utm_campaign';
+    const subs = Object.fromEntries(UTM.map(([d]) => [d, h('div', { id: `panel-${d}`, 'data-dimension': d, hidden: d !== first })]));
+    const done = new Set();
+    const show = (d) => {
+      localStorage.setItem(key, d);
+      for (const [k, el] of Object.entries(subs)) el.hidden = k !== d;
+      if (!done.has(d)) {
+        done.add(d);
+        fillBreakdown(d, UTM.find(([x]) => x === d)[2], subs[d]).catch((e) => replace(subs[d], h('p', { class: 'status error' }, errorText(e))));
+      }
+    };
+    replace(panel, h('div', { class: 'sub-tabs' }, segmented('UTM tag', UTM.map(([d, label]) => [d, label]), first, show, 'utm-choice')), Object.values(subs));
+    show(first);
+  };
+
+  const cards = CARDS.map((card) => {
+    const key = `folio.analytics.${card.id}`;
+    const ids = card.tabs.map(([d]) => d);
+    const first = ids.includes(localStorage.getItem(key)) ? localStorage.getItem(key) : ids[0];
+    const heading = Object.fromEntries(card.tabs.map(([d, , col]) => [d, col]));
+    const loaded = new Set();
+    const load = (dim, panel) => {
+      if (loaded.has(dim)) return;
+      loaded.add(dim);
+      panel.setAttribute('aria-busy', 'true');
+      (dim === 'funnel' ? fillFunnel(panel) : dim === 'utm' ? fillUTM(panel) : fillBreakdown(dim, heading[dim], panel))
+        .catch((e) => replace(panel, h('p', { class: 'status error' }, errorText(e))))
+        .finally(() => panel.removeAttribute('aria-busy'));
+    };
+    const top = h('div', { class: 'panel-head' }, h('h2', {}, card.title));
+    if (card.tabs.length === 1) {
+      const panel = h('div', { id: `panel-${first}`, 'data-dimension': first });
+      load(first, panel);
+      return h('section', { class: 'panel breakdown', id: `card-${card.id}` }, top, panel);
+    }
+    const t = tabs(`${card.title}: show`, card.tabs.map(([id, label]) => ({ id, label })), first, (dim, panel) => {
+      localStorage.setItem(key, dim);
+      load(dim, panel);
+    });
+    return h('section', { class: 'panel breakdown', id: `card-${card.id}` }, top, t.bar, t.panels);
+  });
+
   return h('div', { class: 'analytics' },
-    pageHead('Analytics', live, select),
+    head,
     filterBar,
     h('div', { class: 'stats' }, stats),
     chart,
     filtered ? sampleNote(days) : null,
-    h('div', { class: 'grid' }, panels.map((p, i) => panel(p, lists[i]))),
+    h('div', { class: 'grid-2' }, cards),
     realtime.pages.length ? h('section', { class: 'panel', id: 'realtime-pages' }, h('h2', {}, 'On the site now'),
-      h('ol', { class: 'bars' }, realtime.pages.map((p) => h('li', {}, h('div', { class: 'row' }, h('span', { class: 'mono' }, p.path),
-        h('span', { class: 'spacer' }), h('strong', {}, String(p.visitors))))))) : null);
+      barList(realtime.pages.map((p) => ({ value: p.path, label: p.path, n: p.visitors })), { head: ['Page', 'Visitors'] })) : null);
 }
+

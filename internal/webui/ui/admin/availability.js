@@ -3,13 +3,13 @@
 // or return it to the usual business hours.
 import { api } from './shared/api.js';
 import { h, replace, field } from './shared/dom.js';
-import { pageHead, statusBox, errorText } from './ui.js';
+import { pageHead, statusBox, errorText, icon } from './ui.js';
 
 function iso(d) { return d.toISOString().slice(0, 10); }
 
 export async function render() {
   const status = statusBox();
-  const grid = h('div', { class: 'cal-grid', id: 'overrides-calendar', role: 'grid' });
+  const grid = h('div', { class: 'cal-grid', id: 'overrides-calendar', role: 'group', 'aria-label': 'Days of the month' });
   const label = h('h2', { 'aria-live': 'polite' });
   const editor = h('form', { class: 'panel', id: 'override-form', hidden: true, novalidate: true });
   const today = new Date();
@@ -70,8 +70,9 @@ export async function render() {
       const date = iso(new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), d)));
       const o = overrides[date];
       const note = o ? (o.closed ? 'day off' : o.hours.map((r) => `${r.start}–${r.end}`).join(' ')) : '';
-      cells.push(h('button', { type: 'button', class: `cal-day${o ? (o.closed ? ' closed' : ' special') : ''}`, 'data-date': date,
-        'aria-label': `${date}${note ? `: ${note}` : ''}`, onclick: () => pick(date) }, h('span', {}, String(d)), note ? h('small', {}, note) : null));
+      const full = new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(`${date}T12:00:00Z`));
+      cells.push(h('button', { type: 'button', class: `cal-day${o ? (o.closed ? ' closed' : ' special') : ''}`, 'data-date': date, onclick: () => pick(date) },
+        h('span', { 'aria-hidden': 'true' }, String(d)), h('span', { class: 'visually-hidden' }, `${full}${note ? ':' : ''}`), note ? h('small', {}, note) : null));
     }
     replace(grid, cells);
   };
@@ -91,9 +92,10 @@ export async function render() {
   await load();
   return h('div', {}, pageHead('Days off and special hours'), status,
     h('section', { class: 'panel' },
-      h('div', { class: 'row' }, h('button', { type: 'button', class: 'secondary', onclick: () => step(-1), 'aria-label': 'Previous month' }, '‹'), label,
-        h('button', { type: 'button', class: 'secondary', onclick: () => step(1), 'aria-label': 'Next month' }, '›')),
-      h('p', { class: 'muted' }, 'Pick a day to close it or give it its own hours; the booking page offers no times on a day off.'),
+      h('div', { class: 'row' }, h('button', { type: 'button', class: 'secondary icon-only', onclick: () => step(-1), 'aria-label': 'Previous month' }, icon('arrow-left')), label,
+        h('button', { type: 'button', class: 'secondary icon-only', onclick: () => step(1), 'aria-label': 'Next month' }, icon('arrow-left', 'flip'))),
+      h('p', { class: 'muted' }, 'Pick a day to close it or give it its own hours; the booking page offers no times on a day off. ',
+        'The usual weekly hours are in ', h('a', { href: '#/settings/booking' }, 'Settings → Booking'), '.'),
       grid),
     editor);
 }

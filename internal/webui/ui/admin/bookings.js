@@ -1,93 +1,115 @@
-// Bookings: the meetings booked through /book, the booking funnel (docs/api.md, "Analytics")
-// and the mail the bookings sent. The list uses GET /api/schedule/bookings when the server offers it.
-import { api, ApiError, query } from './shared/api.js';
-import { h, formatDateTime, safeURL, replace } from './shared/dom.js';
-import { pageHead, badge, pager, errorText, emptyState, linkButton, features, featureNote } from './ui.js';
+// Bookings: every meeting booked through /book — upcoming, past, cancelled or all — with the
+// meeting type by its title, the visitor's own time, the links, and the owner's cancel
+// (GET /api/schedule/bookings, POST /api/schedule/bookings/id/{id}/cancel: the visitor gets a
+// cancellation mail with a METHOD:CANCEL invite and the calendar event goes).
+import { api } from './shared/api.js';
+import { h, field, formatDateTime, safeURL, replace } from './shared/dom.js';
+import {
+  pageHead, statusBox, badge, pager, errorText, emptyState, linkButton, listTable, cellMain, cellWhen, cellActions, rowMenu, openDialog,
+  segmented, toast,
+} from './ui.js';
 
-const STEP_NAMES = {
-  modal_opened: 'Opened the booking page', contact_info_submitted: 'Entered name and email', date_selected: 'Chose a date',
-  time_selected: 'Chose a time', booking_confirmed: 'Confirmed', booking_completed: 'Booked',
-};
+const VIEWS = [['upcoming', 'Upcoming'], ['past', 'Past'], ['cancelled', 'Cancelled'], ['all', 'All']];
 
-async function bookingList() {
-  const box = h('section', { class: 'panel', id: 'bookings-list' }, h('h2', {}, 'Upcoming meetings'));
+/** typeTitles maps meeting type slugs to their titles (the defaults are "30min" and so on). */
+async function typeTitles() {
+  try {
+    const res = await api('GET', '/api/schedule/types');
+    return Object.fromEntries((res.types || []).map((t) => [t.slug, t.title]));
+  } catch {
+    return {};
+  }
+}
+
+/** theirTime is the start in the visitor's zone, when it differs from the viewer's. */
+function theirTime(b) {
+  if (!b.timeZone || b.timeZone === Intl.DateTimeFormat().resolvedOptions().timeZone) return '';
+  try {
+    return `${formatDateTime(b.start, { timeZone: b.timeZone, timeStyle: 'short' })} their time (${b.timeZone.replace(/_/g, ' ')})`;
+  } catch {
+    return b.timeZone;
+  }
+}
+
+/** cancelBooking asks for an optional reason in the dashboard's dialog, then cancels. */
+async function cancelBooking(b) {
+  const reason = h('textarea', { id: 'cancel-reason', name: 'reason', rows: 3, maxlength: 500 });
+  const v = await openDialog({
+    id: 'cancel-booking-dialog', title: `Cancel the meeting with ${b.attendeeName}?`,
+    body: [h('p', {}, `${formatDateTime(b.start)}. They get a cancellation mail, and the time is free again.`),
+      field('Reason, sent to them (optional)', reason)],
+    focusId: 'cancel-keep',
+    actions: [{ label: 'Keep it', value: 'keep', kind: 'secondary', id: 'cancel-keep' },
+      { label: 'Cancel the meeting', value: 'cancel', kind: 'danger', id: 'cancel-confirm' }],
+  });
+  if (v !== 'cancel') return false;
+  const r = reason.value.trim();
+  await api('POST', `/api/schedule/bookings/id/${encodeURIComponent(b.id)}/cancel`, r ? { reason: r } : {});
+  return true;
+}
+
+export async function render({ rest, announce }) {
+  const status = statusBox();
   const body = h('div', {});
-  box.append(body);
+  const titles = await typeTitles();
+  let view = VIEWS.some(([v]) => v === rest) ? rest : 'upcoming';
   const load = async (page = 1) => {
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const params = new URLSearchParams({ page: String(page), limit: '20' });
+    if (view === 'upcoming') { params.set('status', 'confirmed'); params.set('from', now); }
+    if (view === 'past') { params.set('status', 'confirmed'); params.set('to', now); }
+    if (view === 'cancelled') params.set('status', 'cancelled');
     let res;
     try {
-      res = await api('GET', `/api/schedule/bookings${query({ page, limit: 20, status: 'confirmed', from: new Date().toISOString().replace(/\.\d+Z$/, 'Z') })}`);
+      res = await api('GET', `/api/schedule/bookings?${params}`);
     } catch (e) {
-      if (e instanceof ApiError && (e.status === 404 || e.status === 405)) {
-        replace(body, h('p', { class: 'muted' }, 'This server does not list bookings (no GET /api/schedule/bookings). Each booking still sends its confirmation mail, listed below.'));
-        return;
-      }
-      replace(body, h('p', { class: 'status error' }, errorText(e)));
+      status.set(errorText(e), 'error');
       return;
     }
-    const items = res.bookings || [];
-    replace(body, items.length === 0 ? emptyState({
-      id: 'bookings-empty', iconName: 'calendar', title: 'No meetings booked yet',
-      text: 'Share your booking page: visitors pick a free time and you both get an invitation by mail.',
-      action: linkButton('Open the booking page', '/book', { iconName: 'external-link', kind: 'secondary' }),
+    const rows = res.bookings.map((b) => {
+      const meet = safeURL(b.meetLink || '');
+      const ev = safeURL(b.eventLink || '');
+      const typeName = (b.type && titles[b.type]) || (b.type ? b.type : `${b.durationMinutes}-minute meeting`);
+      const cancellable = b.status === 'confirmed' && new Date(b.start) > new Date();
+      const cancel = async () => {
+        try {
+          if (!await cancelBooking(b)) return;
+          toast(`Cancelled the meeting with ${b.attendeeName}; they have been told.`);
+          announce(`Cancelled the meeting with ${b.attendeeName}`);
+          await load(page);
+        } catch (e) { status.set(errorText(e), 'error'); }
+      };
+      return h('tr', { 'data-id': b.id },
+        cellWhen('When', b.start, theirTime(b)),
+        cellMain(b.attendeeName, `mailto:${encodeURIComponent(b.attendeeEmail || '')}`, b.attendeeEmail),
+        h('td', { 'data-label': 'Meeting' }, h('span', { class: 'truncate', title: typeName }, typeName), h('span', { class: 'row-sub' }, `${b.durationMinutes} min`)),
+        h('td', { 'data-label': 'Status' }, badge(b.status),
+          b.cancelReason ? h('span', { class: 'row-sub truncate', title: b.cancelReason }, `“${b.cancelReason}” (by the ${b.cancelledBy})`) : null),
+        cellActions(rowMenu(`Actions for the meeting with ${b.attendeeName}`, [
+          meet ? { label: 'Join the meeting', iconName: 'external-link', href: meet, target: '_blank' } : null,
+          ev ? { label: 'Calendar event', iconName: 'calendar', href: ev, target: '_blank' } : null,
+          { label: 'Write to them', iconName: 'mail', href: `mailto:${encodeURIComponent(b.attendeeEmail || '')}` },
+          cancellable ? { separator: true } : null,
+          cancellable ? { label: 'Cancel the meeting', iconName: 'calendar-x', danger: true, onSelect: cancel, id: `cancel-${b.id}` } : null,
+        ])));
+    });
+    replace(body, rows.length === 0 ? emptyState({
+      id: 'bookings-empty', iconName: 'calendar', title: view === 'upcoming' ? 'No meetings coming up' : 'No bookings here',
+      text: view === 'upcoming' ? 'Share your booking page: visitors pick a free time and you both get an invitation by mail.' : 'Choose another view above.',
+      action: view === 'upcoming' ? linkButton('Open the booking page', '/book', { iconName: 'external-link', kind: 'secondary' }) : null,
     })
-      : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'bookings-table' },
-        h('thead', {}, h('tr', {}, ['When', 'Who', 'Meeting', 'Links'].map((t) => h('th', { scope: 'col' }, t)))),
-        h('tbody', {}, items.map((b) => {
-          const meet = safeURL(b.meetLink || '');
-          const ev = safeURL(b.eventLink || '');
-          let theirs = '';
-          try {
-            theirs = b.timeZone ? `${formatDateTime(b.start, { timeZone: b.timeZone, dateStyle: 'medium', timeStyle: 'short' })} for them (${b.timeZone})` : '';
-          } catch { theirs = b.timeZone; }
-          return h('tr', {},
-            h('td', { 'data-label': 'When' }, formatDateTime(b.start), h('div', { class: 'muted' }, theirs)),
-            h('td', { 'data-label': 'Who' }, b.attendeeName || '', h('div', {}, h('a', { href: `mailto:${encodeURIComponent(b.attendeeEmail || '')}` }, b.attendeeEmail || ''))),
-            h('td', { 'data-label': 'Meeting' }, b.summary || '', h('div', { class: 'muted' }, `${b.durationMinutes} min${b.provider ? ` · ${b.provider} calendar` : ''}`),
-              b.description ? h('div', { class: 'message-text' }, b.description) : null),
-            h('td', { 'data-label': 'Links' }, meet ? h('a', { href: meet, rel: 'noopener', target: '_blank' }, 'Meeting') : null, ' ',
-              ev ? h('a', { href: ev, rel: 'noopener', target: '_blank' }, 'Event') : null));
-        })))), pager(res.pagination, load));
+      : listTable('bookings-table', [{ label: 'When', cls: 'col-when' }, { label: 'Who' }, { label: 'Meeting', cls: 'col-wide' },
+        { label: 'Status', cls: 'col-status' }, { label: 'Actions', hidden: true, cls: 'col-actions' }], rows),
+    pager(res.pagination, load));
   };
+  const tabsRow = segmented('Show', VIEWS, view, (v) => {
+    view = v;
+    history.replaceState(null, '', `#/bookings/${v}`);
+    load(1);
+  }, 'bookings-view');
   await load();
-  return box;
-}
-
-async function funnel() {
-  const res = await api('GET', '/api/analytics/funnel');
-  const max = Math.max(1, ...res.steps.map((s) => s.visitors));
-  return h('section', { class: 'panel', id: 'funnel' }, h('h2', {}, 'Booking funnel, last 30 days'),
-    h('ol', { class: 'bars funnel' }, res.steps.map((s) => h('li', {},
-      h('div', { class: 'row' }, h('span', {}, STEP_NAMES[s.step] || s.step), h('span', { class: 'spacer' }),
-        h('strong', {}, String(s.visitors)), h('span', { class: 'muted' }, `${Math.round(s.conversionFromStart * 100)}% of starts`)),
-      h('div', { class: 'bar', style: { width: `${Math.round((100 * s.visitors) / max)}%` } })))),
-    h('h3', {}, 'Errors'),
-    h('ul', {}, res.errors.map((e) => h('li', {}, `${e.group}: ${e.count} (${e.visitors} visitors)`))),
-    res.abandonment.length ? h('p', { class: 'muted' }, `Abandoned at: ${res.abandonment.map((a) => `${STEP_NAMES[a.step] || a.step || 'unknown'} (${a.count})`).join(', ')}`) : null);
-}
-
-async function mails() {
-  const body = h('div', {});
-  const load = async (page = 1) => {
-    const res = await api('GET', `/api/mail/outbox${query({ page, limit: 10 })}`);
-    replace(body, res.items.length === 0 ? h('p', { class: 'muted' }, 'No mail sent yet. Confirmations and contact messages appear here once they go out.')
-      : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'outbox-table' },
-        h('thead', {}, h('tr', {}, ['Subject', 'To', 'Status', 'Created'].map((t) => h('th', { scope: 'col' }, t)))),
-        h('tbody', {}, res.items.map((m) => h('tr', {},
-          h('td', { 'data-label': 'Subject' }, m.subject),
-          h('td', { 'data-label': 'To' }, m.recipients),
-          h('td', { 'data-label': 'Status' }, badge(m.status), m.lastError ? h('div', { class: 'muted' }, m.lastError) : null),
-          h('td', { 'data-label': 'Created' }, formatDateTime(m.createdAt))))))), pager(res.pagination, load));
-  };
-  await load();
-  return h('section', { class: 'panel' }, h('h2', {}, 'Outgoing mail'), body);
-}
-
-export async function render() {
-  const [list, fun, mail, feats] = await Promise.all([bookingList(), funnel(), mails(), features().catch(() => ({}))]);
-  const open = linkButton('Open the booking page', '/book', { iconName: 'external-link', kind: 'secondary' });
+  const open = linkButton('Booking page', '/book', { iconName: 'external-link', kind: 'secondary' });
   open.target = '_blank';
-  const notes = [feats.calendar && !feats.calendar.configured ? featureNote(feats.calendar, 'calendar-note') : null,
-    feats.smtp && !feats.smtp.configured ? featureNote(feats.smtp, 'smtp-note') : null];
-  return h('div', {}, pageHead('Bookings', open), notes, list, fun, mail);
+  return h('div', {}, pageHead('Bookings', open), status,
+    h('section', { class: 'panel flush' }, h('div', { class: 'toolbar' }, tabsRow), body));
 }

@@ -1,8 +1,11 @@
 // Settings → API keys: create (the secret is shown once), list with level, last use and
 // expiry, and revoke.
 import { api } from './shared/api.js';
-import { h, field, formatDateTime, replace } from './shared/dom.js';
-import { pageHead, statusBox, errorText, badge, busy, markFields, formError, button, confirmDialog, toast, emptyState } from './ui.js';
+import { h, field, replace } from './shared/dom.js';
+import {
+  pageHead, statusBox, errorText, badge, busy, markFields, formError, button, confirmDialog, toast, emptyState, listTable, cellMain, cellDate,
+  cellActions, rowMenu, shortDate,
+} from './ui.js';
 
 export async function render({ announce }) {
   const status = statusBox();
@@ -12,37 +15,32 @@ export async function render({ announce }) {
   const load = async () => {
     const res = await api('GET', '/api/keys');
     const rows = res.keys.map((k) => {
-      const revoke = button('Revoke', { iconName: 'trash-2', kind: 'quiet-danger', ariaLabel: `Revoke ${k.name}` });
-      revoke.dataset.keyId = k.id;
-      revoke.addEventListener('click', async () => {
-        // Ask first; the button shows it is working only once the answer is yes.
+      const revoke = async () => {
         if (!await confirmDialog({ title: 'Revoke this key?', message: `Anything using “${k.name}” stops working at once.`, confirmLabel: 'Revoke key' })) return;
-        await busy(revoke, async () => {
-          try {
-            await api('DELETE', `/api/keys/${encodeURIComponent(k.id)}`);
-            toast(`Revoked “${k.name}”.`);
-            announce(`Revoked ${k.name}`);
-            await load();
-          } catch (e) { status.set(errorText(e), 'error'); }
-        });
-      });
+        try {
+          await api('DELETE', `/api/keys/${encodeURIComponent(k.id)}`);
+          toast(`Revoked “${k.name}”.`);
+          announce(`Revoked ${k.name}`);
+          await load();
+        } catch (e) { status.set(errorText(e), 'error'); }
+      };
       const expired = k.expiresAt && new Date(k.expiresAt) < new Date();
-      return h('tr', { 'data-key-name': k.name },
-        h('td', { 'data-label': 'Name' }, k.name),
-        h('td', { 'data-label': 'Key' }, h('span', { class: 'mono' }, `${k.prefix}…`)),
+      return h('tr', { 'data-key-name': k.name, 'data-key-id': k.id },
+        cellMain(k.name, null, `${k.prefix}…`, { subMono: true }),
         h('td', { 'data-label': 'Level' }, badge(k.level)),
-        h('td', { 'data-label': 'Created' }, formatDateTime(k.createdAt)),
-        h('td', { 'data-label': 'Last used' }, k.lastUsedAt ? formatDateTime(k.lastUsedAt) : 'never'),
-        h('td', { 'data-label': 'Expires' }, k.expiresAt ? `${formatDateTime(k.expiresAt)}${expired ? ' (expired)' : ''}` : 'never'),
-        h('td', { class: 'actions' }, revoke));
+        cellDate('Created', k.createdAt),
+        cellDate('Last used', k.lastUsedAt, 'Never'),
+        h('td', { 'data-label': 'Expires', class: 'cell-date' }, k.expiresAt ? [shortDate(k.expiresAt), expired ? ' ' : '', expired ? badge('expired') : ''] : 'Never'),
+        cellActions(rowMenu(`Actions for the key ${k.name}`, [
+          { label: 'Revoke', iconName: 'trash-2', danger: true, onSelect: revoke, id: `revoke-${k.id}` },
+        ])));
     });
     replace(body, rows.length === 0 ? emptyState({
       id: 'keys-empty', iconName: 'key-round', title: 'No API keys yet',
       text: 'A key lets a program use the API: your site\'s build reads posts with a read key, a deploy script writes with a write key. Create one above.',
     })
-      : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'keys-table' },
-        h('thead', {}, h('tr', {}, ['Name', 'Key', 'Level', 'Created', 'Last used', 'Expires', ''].map((t) => h('th', { scope: 'col' }, t)))),
-        h('tbody', {}, rows))));
+      : listTable('keys-table', [{ label: 'Name' }, { label: 'Level', cls: 'col-narrow' }, { label: 'Created', cls: 'col-date' },
+        { label: 'Last used', cls: 'col-date' }, { label: 'Expires', cls: 'col-date' }, { label: 'Actions', hidden: true, cls: 'col-actions' }], rows));
   };
 
   const name = h('input', { type: 'text', name: 'name', id: 'key-name', required: true, maxlength: 100 });
@@ -88,5 +86,5 @@ export async function render({ announce }) {
   });
 
   await load();
-  return h('div', {}, pageHead('Settings → API keys'), status, secretBox, form, h('section', { class: 'panel' }, h('h2', {}, 'Keys'), body));
+  return h('div', {}, pageHead('API keys'), status, secretBox, form, h('section', { class: 'panel flush' }, h('div', { class: 'panel-head' }, h('h2', {}, 'Keys')), body));
 }

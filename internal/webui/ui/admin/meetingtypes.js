@@ -3,7 +3,9 @@
 // first one saved here replaces those defaults.
 import { api } from './shared/api.js';
 import { h, replace, field } from './shared/dom.js';
-import { pageHead, statusBox, errorText, markFields } from './ui.js';
+import {
+  pageHead, statusBox, errorText, markFields, toast, confirmDialog, listTable, cellMain, cellText, cellActions, rowMenu, icon,
+} from './ui.js';
 
 export async function render() {
   const status = statusBox();
@@ -21,8 +23,8 @@ export async function render() {
   const cancelEdit = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Stop editing');
   replace(form, heading,
     field('Title', title), field('Slug', slug, 'a-z, 0-9 and hyphens; leave empty to derive it from the title'),
-    field('Description', description), field('Length (minutes)', duration), field('Buffer before and after (minutes)', buffer),
-    field('At most per day (0 = no cap)', maxPerDay),
+    field('Description', description), h('div', { class: 'grid' }, field('Length (minutes)', duration), field('Buffer before and after (minutes)', buffer),
+      field('At most per day (0: no cap)', maxPerDay)),
     h('div', { class: 'row' }, cancelEdit, h('button', { type: 'submit' }, 'Save')));
 
   const reset = () => {
@@ -41,32 +43,39 @@ export async function render() {
     } catch (e) {
       return status.set(errorText(e), 'error');
     }
-    replace(list, h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'types-table' },
-      h('thead', {}, h('tr', {}, ['Type', 'Length', 'Buffer', 'Per day', ''].map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, res.types.map((t) => h('tr', {},
-        h('td', { 'data-label': 'Type' }, h('strong', {}, t.title), h('div', { class: 'muted' }, t.slug), t.description ? h('div', {}, t.description) : null),
-        h('td', { 'data-label': 'Length' }, `${t.durationMinutes} min`),
-        h('td', { 'data-label': 'Buffer' }, `${t.bufferMinutes} min`),
-        h('td', { 'data-label': 'Per day' }, t.maxPerDay ? String(t.maxPerDay) : 'no cap'),
-        h('td', {},
-          h('button', { type: 'button', class: 'link', onclick: () => {
-            editing = t.slug;
-            slug.value = t.slug; slug.disabled = true; title.value = t.title; description.value = t.description || '';
-            duration.value = String(t.durationMinutes); buffer.value = String(t.bufferMinutes); maxPerDay.value = String(t.maxPerDay);
-            heading.textContent = `Edit ${t.title}`;
-            cancelEdit.hidden = false;
-            title.focus();
-          } }, 'Edit'),
-          h('button', { type: 'button', class: 'link', onclick: async () => {
-            if (!confirm(`Delete the meeting type ${t.title}? Its bookings stay.`)) return;
-            try {
-              await api('DELETE', `/api/schedule/types/${encodeURIComponent(t.slug)}`);
-              status.set(`Deleted ${t.title}.`, 'ok');
-              load();
-            } catch (e) {
-              status.set(e.status === 404 ? 'This is a default type (from BOOKING_DURATION_OPTIONS); define your own to replace the defaults.' : errorText(e), 'error');
-            }
-          } }, 'Delete'))))))));
+    const rows = res.types.map((t) => {
+      const edit = () => {
+        editing = t.slug;
+        slug.value = t.slug; slug.disabled = true; title.value = t.title; description.value = t.description || '';
+        duration.value = String(t.durationMinutes); buffer.value = String(t.bufferMinutes); maxPerDay.value = String(t.maxPerDay);
+        heading.textContent = `Edit ${t.title}`;
+        cancelEdit.hidden = false;
+        title.focus();
+      };
+      const remove = async () => {
+        if (!await confirmDialog({ title: `Delete ${t.title}?`, message: 'Visitors can no longer book it. Meetings already booked stay.', confirmLabel: 'Delete type' })) return;
+        try {
+          await api('DELETE', `/api/schedule/types/${encodeURIComponent(t.slug)}`);
+          toast(`Deleted ${t.title}.`);
+          load();
+        } catch (e) {
+          status.set(e.status === 404 ? 'This is a default type (from BOOKING_DURATION_OPTIONS); define your own to replace the defaults.' : errorText(e), 'error');
+        }
+      };
+      return h('tr', { 'data-slug': t.slug },
+        cellMain(t.title, null, `/book/${t.slug}`, { subMono: true }),
+        cellText('Length', `${t.durationMinutes} min`),
+        cellText('Buffer', t.bufferMinutes ? `${t.bufferMinutes} min` : 'None'),
+        cellText('Per day', t.maxPerDay ? String(t.maxPerDay) : 'No cap'),
+        cellActions(rowMenu(`Actions for ${t.title}`, [
+          { label: 'Edit', iconName: 'pencil', onSelect: edit, id: `edit-${t.slug}` },
+          { label: 'Open its booking page', iconName: 'external-link', href: `/book/${encodeURIComponent(t.slug)}`, target: '_blank' },
+          { separator: true },
+          { label: 'Delete', iconName: 'trash-2', danger: true, onSelect: remove, id: `delete-${t.slug}` },
+        ])));
+    });
+    replace(list, listTable('types-table', [{ label: 'Type' }, { label: 'Length', cls: 'col-narrow' }, { label: 'Buffer', cls: 'col-narrow' },
+      { label: 'Per day', cls: 'col-narrow' }, { label: 'Actions', hidden: true, cls: 'col-actions' }], rows));
   };
 
   form.addEventListener('submit', async (ev) => {
@@ -76,7 +85,7 @@ export async function render() {
     try {
       if (editing) await api('PUT', `/api/schedule/types/${encodeURIComponent(editing)}`, body);
       else await api('POST', '/api/schedule/types', slug.value.trim() ? { ...body, slug: slug.value.trim() } : body);
-      status.set(`Saved ${body.title}.`, 'ok');
+      toast(`Saved ${body.title}.`);
       reset();
       load();
     } catch (e) {
@@ -85,6 +94,6 @@ export async function render() {
     }
   });
   await load();
-  return h('div', {}, pageHead('Meeting types', h('a', { class: 'button secondary', href: '/book', target: '_blank' }, 'Open the booking page')),
-    status, h('section', { class: 'panel' }, list), form);
+  return h('div', {}, pageHead('Meeting types', h('a', { class: 'button secondary', href: '/book', target: '_blank' }, icon('external-link'), 'Booking page')),
+    status, h('section', { class: 'panel flush' }, list), form);
 }

@@ -1,8 +1,8 @@
-// Profile: the signed-in user's name, bio, location and website.
+// Profile (a settings page): the signed-in user's name, bio, location and website. The password
+// is changed on the Security page.
 import { api } from './shared/api.js';
 import { h, field, formatDateTime } from './shared/dom.js';
 import { pageHead, statusBox, busy, markFields, formError, button, toast } from './ui.js';
-import { passwordPanel } from './security.js';
 
 export async function render({ announce }) {
   const p = await api('GET', '/api/user/profile');
@@ -30,5 +30,6 @@ export async function render({ announce }) {
       }
     });
   });
-  return h('div', {}, pageHead('Settings → Profile'), status, form, passwordPanel({ announce }));
+  return h('div', {}, pageHead('Profile'), status, form,
+    h('p', { class: 'muted' }, 'Your password and two-factor sign-in are on the ', h('a', { href: '#/settings/security' }, 'Security'), ' page.'));
 }

@@ -6,7 +6,17 @@
 const TAGS = new Set(['a', 'abbr', 'b', 'blockquote', 'br', 'code', 'del', 'dd', 'div', 'dl', 'dt', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
   'hr', 'i', 'img', 'input', 'ins', 'kbd', 'li', 'ol', 'p', 'pre', 's', 'span', 'strike', 'strong', 'sub', 'sup', 'table', 'tbody', 'td',
   'tfoot', 'th', 'thead', 'tr', 'u', 'ul', 'mark', 'small', 'figure', 'figcaption']);
-const ATTRS = new Set(['href', 'src', 'alt', 'title', 'id', 'class', 'type', 'checked', 'disabled', 'colspan', 'rowspan', 'align', 'start', 'rel', 'width', 'height']);
+const ATTRS = new Set(['href', 'src', 'alt', 'title', 'id', 'class', 'type', 'checked', 'disabled', 'colspan', 'rowspan', 'align', 'start', 'rel', 'width', 'height',
+  'srcset', 'sizes', 'loading', 'decoding']);
+
+// The responsive-image attributes the server adds to library images: every srcset candidate is
+// a safe URL with a width, and sizes and loading are the server's own fixed words.
+const IMAGE_ATTRS = {
+  srcset: (v) => v.split(',').every((c) => { const [u, w, extra] = c.trim().split(/\s+/); return !extra && /^\d+w$/.test(w || '') && safeLink(u, true); }),
+  sizes: (v) => /^[\w\s(),.:-]{1,200}$/.test(v),
+  loading: (v) => v === 'lazy' || v === 'eager',
+  decoding: (v) => v === 'async' || v === 'sync' || v === 'auto',
+};
 
 function safeLink(v, isImage) {
   const t = v.trim();
@@ -38,6 +48,7 @@ function copy(node, into) {
       if (!ATTRS.has(name)) continue;
       if ((name === 'href' || name === 'src') && !safeLink(a.value, name === 'src')) continue;
       if (name === 'class' && !/^language-[\w+#-]{1,32}$/.test(a.value)) continue;
+      if (IMAGE_ATTRS[name] && (tag !== 'img' || !IMAGE_ATTRS[name](a.value))) continue;
       el.setAttribute(name, a.value);
     }
     if (tag === 'input') el.disabled = true;

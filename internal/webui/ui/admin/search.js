@@ -2,7 +2,7 @@
 // projects, drafts included (the dashboard acts at write level), with highlighted snippets.
 import { api, query } from './shared/api.js';
 import { h, replace } from './shared/dom.js';
-import { errorText } from './ui.js';
+import { errorText, searchField } from './ui.js';
 
 const ENTITIES = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&#34;': '"', '&#39;': "'", '&quot;': '"' };
 
@@ -22,15 +22,20 @@ export function snippetNodes(snippet) {
   return out;
 }
 
-/** searchBox is an input that searches items of type (post or project) and lists the hits. */
-export function searchBox(type, hrefOf) {
-  const input = h('input', { type: 'search', id: `${type}-search`, placeholder: `Search ${type}s…`, 'aria-label': `Search ${type}s`, autocomplete: 'off' });
+/**
+ * searchBox searches items of type (post or project) as one types and lists the hits. It
+ * returns the search field (for the list's toolbar) and the results (placed above the list);
+ * onActive(true) is called while there is a query, so the list can step aside.
+ */
+export function searchBox(type, hrefOf, onActive = () => {}) {
+  const [input, field] = searchField(`${type}-search`, `Search ${type}s`, `Search ${type}s…`);
   const results = h('div', { class: 'search-results', id: `${type}-search-results`, 'aria-live': 'polite' });
   let timer = 0;
   let seq = 0;
   const run = async () => {
     const q = input.value.trim();
     const mine = ++seq;
+    onActive(q !== '');
     if (!q) {
       replace(results);
       return;
@@ -51,5 +56,5 @@ export function searchBox(type, hrefOf) {
     clearTimeout(timer);
     timer = setTimeout(run, 200);
   });
-  return h('div', { class: 'search-box' }, input, results);
+  return { field, results };
 }

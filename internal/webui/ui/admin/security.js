@@ -1,12 +1,11 @@
-// Settings → Security: change the password, two-factor sign-in (enrol with a QR code, recovery
-// codes shown once, turn off) and "sign out everywhere". The password form is also shown on the
-// Profile page (passwordPanel).
+// Security (a settings page): change the password (only here), two-factor sign-in (enrol with a
+// QR code, recovery codes shown once, turn off) and "sign out everywhere".
 import { api, ApiError } from './shared/api.js';
 import { h, field, replace } from './shared/dom.js';
 import { pageHead, statusBox, errorText, busy, markFields, confirmDialog } from './ui.js';
 
 /** passwordPanel is the "Change password" form: current and new password (12+ characters). */
-export function passwordPanel({ announce }) {
+function passwordPanel({ announce }) {
   const status = statusBox();
   const current = h('input', { type: 'password', name: 'currentPassword', id: 'password-current', autocomplete: 'current-password', required: true });
   const next = h('input', { type: 'password', name: 'newPassword', id: 'password-new', autocomplete: 'new-password', required: true, minlength: 12 });
@@ -162,6 +161,6 @@ function signOutEverywherePanel({ onSignedOut }) {
 export async function render(ctx) {
   const tfa = twoFactorPanel(ctx);
   await tfa.load();
-  return h('div', {}, pageHead('Settings → Security'), tfa.panel, passwordPanel(ctx),
+  return h('div', {}, pageHead('Security'), passwordPanel(ctx), tfa.panel,
     signOutEverywherePanel({ onSignedOut: () => { window.location.hash = '#/'; window.location.reload(); } }));
 }

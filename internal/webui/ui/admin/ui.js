@@ -3,7 +3,7 @@
 // icons, the feature list of GET /api/features, and validation messages that name the form's
 // labels. Everything builds DOM nodes; nothing here parses markup.
 import { api } from './shared/api.js';
-import { h } from './shared/dom.js';
+import { h, formatDateTime, safeURL } from './shared/dom.js';
 import { icon } from './shared/icons.js';
 
 export { icon };
@@ -32,9 +32,10 @@ export function errorText(e) {
   return e && typeof e.describe === 'function' ? e.describe() : String(e && e.message ? e.message : e);
 }
 
-/** badge shows a status word. */
-export function badge(word) {
-  return h('span', { class: `badge ${word}` }, word);
+/** badge shows a status word (class word; text label, which defaults to the word capitalised). */
+export function badge(word, label) {
+  const text = label || String(word || '').replace(/^./, (c) => c.toUpperCase());
+  return h('span', { class: `badge ${word}` }, text);
 }
 
 /** button builds a button with an optional leading icon. kind: '' (primary), 'secondary', 'ghost', 'quiet-danger'. */
@@ -54,9 +55,9 @@ export function pager(p, go) {
   if (!p) return null;
   const pages = Math.max(1, Math.ceil((p.total || 0) / (p.limit || 10)));
   if (pages <= 1 && p.page <= 1) return null;
-  const prev = h('button', { type: 'button', class: 'secondary', disabled: p.page <= 1, onclick: () => go(p.page - 1) }, 'Previous');
-  const next = h('button', { type: 'button', class: 'secondary', disabled: p.page >= pages, onclick: () => go(p.page + 1) }, 'Next');
-  return h('div', { class: 'row pager' }, prev, h('span', { class: 'muted' }, `Page ${p.page} of ${pages} · ${p.total} in all`), next);
+  const prev = h('button', { type: 'button', class: 'secondary small', disabled: p.page <= 1, onclick: () => go(p.page - 1) }, 'Previous');
+  const next = h('button', { type: 'button', class: 'secondary small', disabled: p.page >= pages, onclick: () => go(p.page + 1) }, 'Next');
+  return h('div', { class: 'row pager' }, prev, h('span', { class: 'muted small' }, `Page ${p.page} of ${pages} · ${p.total} in all`), next);
 }
 
 /** busy disables a button and shows it working (spinner, aria-busy) while fn runs. */
@@ -255,4 +256,194 @@ export function featureNote(f, id, { compact = false } = {}) {
     h('div', {}, h('strong', {}, `${f.label} is not configured.`), ' Set ',
       (f.missing || []).flatMap((v, i) => [i ? (i === f.missing.length - 1 ? ' and ' : ', ') : '', h('code', {}, v)]),
       ' in the server\'s environment (or .env) and restart folio.', f.note ? h('div', { class: 'muted' }, f.note) : null));
+}
+
+// ---- Lists ----
+
+/**
+ * listTable is a list as a table (cards on phones): columns [{label, cls}] give the header and
+ * the column widths (col-* classes of admin.css); rows are <tr> nodes built with the cell
+ * helpers below. A column with an empty label is announced by its name (visually hidden).
+ */
+export function listTable(id, columns, rows) {
+  return h('table', { class: 'list-table', id },
+    h('colgroup', {}, columns.map((c) => h('col', { class: c.cls || null }))),
+    h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col' }, c.hidden ? h('span', { class: 'visually-hidden' }, c.label) : c.label)))),
+    h('tbody', {}, rows));
+}
+
+/** cellMain is a row's title cell: a plain link (or text) cut to one line, and an optional second line. */
+export function cellMain(title, href, sub, { subMono = false } = {}) {
+  const t = title || '(untitled)';
+  return h('td', { class: 'cell-main' },
+    href ? h('a', { class: 'row-title truncate', href, title: t }, t) : h('span', { class: 'row-title truncate', title: t }, t),
+    sub ? h('span', { class: `row-sub truncate${subMono ? ' mono' : ''}`, title: sub }, sub) : null);
+}
+
+/** cellText is a plain cell, cut to one line; label names it on phones. */
+export function cellText(label, text, cls = '') {
+  return h('td', { 'data-label': label, class: cls || null }, text ? h('span', { class: 'truncate', title: text }, text) : '');
+}
+
+/** shortDate shows an ISO time as a date ("12 May 2026"), or with the time when withTime. */
+export function shortDate(iso, withTime = false) {
+  return formatDateTime(iso, withTime ? { dateStyle: 'medium', timeStyle: 'short' } : { dateStyle: 'medium' });
+}
+
+/** cellDate is a date cell that never wraps; the full date and time are in its title. */
+export function cellDate(label, iso, empty = '—') {
+  if (!iso) return h('td', { class: 'cell-date', 'data-label': label }, empty);
+  return h('td', { class: 'cell-date', 'data-label': label },
+    h('time', { datetime: iso, title: formatDateTime(iso, { dateStyle: 'full', timeStyle: 'short' }) }, shortDate(iso)));
+}
+
+/** cellWhen is a date and a time on two unbroken lines (bookings); zone formats it in another zone. */
+export function cellWhen(label, iso, sub) {
+  return h('td', { class: 'cell-when', 'data-label': label },
+    h('time', { datetime: iso, title: formatDateTime(iso, { dateStyle: 'full', timeStyle: 'long' }) },
+      h('span', { class: 'date' }, formatDateTime(iso, { weekday: 'short', month: 'short', day: 'numeric', year: 'numeric' })),
+      h('span', {}, formatDateTime(iso, { timeStyle: 'short' }))),
+    sub ? h('span', { class: 'row-sub truncate', title: sub }, sub) : null);
+}
+
+/** cellThumb is a small decorative image (the title beside it names the row). */
+export function cellThumb(url) {
+  const src = safeURL(url);
+  return h('td', { class: 'cell-thumb' }, src ? h('img', { class: 'thumb', src, alt: '', loading: 'lazy', width: 56, height: 42 })
+    : h('span', { class: 'thumb-empty', 'aria-hidden': 'true' }, icon('image')));
+}
+
+/** cellActions holds a row's menu. */
+export function cellActions(menu) {
+  return h('td', { class: 'cell-actions' }, menu);
+}
+
+let menuSeq = 0;
+
+/**
+ * rowMenu is a "more actions" button with a popup menu of items [{label, iconName, onSelect,
+ * href, danger, id}] (null items are skipped; {separator: true} draws a line). It follows the
+ * ARIA menu button pattern: arrow keys move, Escape closes and returns focus to the button.
+ */
+export function rowMenu(label, items) {
+  const id = `menu-${++menuSeq}`;
+  // popovertarget: the browser opens and closes the menu, and a press on the button while it
+  // is open closes it (instead of light-dismissing it and opening it again).
+  const btn = h('button', { type: 'button', class: 'ghost icon-only menu-button', 'aria-haspopup': 'menu', popovertarget: id, 'aria-label': label, title: label }, icon('ellipsis'));
+  const menu = h('div', { class: 'menu', id, role: 'menu', popover: 'auto', 'aria-label': label });
+  for (const it of items.filter(Boolean)) {
+    if (it.separator) { menu.append(h('hr', { role: 'separator' })); continue; }
+    const attrs = { class: `menu-item${it.danger ? ' danger' : ''}`, role: 'menuitem', tabindex: '-1', id: it.id };
+    const el = it.href ? h('a', { ...attrs, href: it.href, target: it.target, rel: it.target ? 'noopener' : null, download: it.download })
+      : h('button', { ...attrs, type: 'button' });
+    el.append(it.iconName ? icon(it.iconName) : '', h('span', {}, it.label));
+    el.addEventListener('click', () => {
+      menu.hidePopover();
+      if (it.onSelect) it.onSelect(btn);
+    });
+    menu.append(el);
+  }
+  const entries = () => [...menu.querySelectorAll('.menu-item')];
+  // Below the button, or above it when there is no room, and always inside the window; it
+  // follows its button when the page scrolls.
+  const place = () => {
+    const r = btn.getBoundingClientRect();
+    const w = menu.offsetWidth;
+    const hgt = menu.offsetHeight;
+    let top = r.bottom + 4;
+    if (top + hgt > window.innerHeight - 8) top = r.top - hgt - 4;
+    top = Math.max(8, Math.min(top, window.innerHeight - hgt - 8));
+    menu.style.left = `${Math.max(8, Math.min(r.right - w, window.innerWidth - w - 8))}px`;
+    menu.style.top = `${top}px`;
+  };
+  menu.addEventListener('toggle', (ev) => {
+    if (ev.newState === 'open') {
+      place();
+      window.addEventListener('scroll', place, { capture: true, passive: true });
+      entries()[0]?.focus();
+    } else {
+      window.removeEventListener('scroll', place, { capture: true });
+      if (menu.contains(document.activeElement) || document.activeElement === document.body) btn.focus();
+    }
+  });
+  const close = () => { if (menu.matches(':popover-open')) menu.hidePopover(); };
+  menu.addEventListener('keydown', (ev) => {
+    const list = entries();
+    const i = list.indexOf(document.activeElement);
+    if (ev.key === 'ArrowDown') { ev.preventDefault(); list[(i + 1) % list.length].focus(); }
+    else if (ev.key === 'ArrowUp') { ev.preventDefault(); list[(i - 1 + list.length) % list.length].focus(); }
+    else if (ev.key === 'Home') { ev.preventDefault(); list[0].focus(); }
+    else if (ev.key === 'End') { ev.preventDefault(); list[list.length - 1].focus(); }
+    else if (ev.key === 'Tab') close();
+  });
+  // A popover is drawn in the top layer, so the table or card around it clips nothing; it
+  // stays beside its button in the DOM and leaves with its row.
+  return h('span', { class: 'row-menu' }, btn, menu);
+}
+
+/** searchField is a search input with a leading icon (label: its accessible name). */
+export function searchField(id, label, placeholder) {
+  const input = h('input', { type: 'search', id, name: id, 'aria-label': label, placeholder: placeholder || label, autocomplete: 'off' });
+  return [input, h('div', { class: 'search-wrap' }, icon('search'), input)];
+}
+
+/**
+ * segmented is a row of toggle buttons of which one is pressed: options [[value, label, iconName]];
+ * onChange(value) runs on a press. It returns the group with a .set(value) method.
+ */
+export function segmented(label, options, value, onChange, id) {
+  const group = h('div', { class: 'segmented', role: 'group', 'aria-label': label, id });
+  const btns = options.map(([v, text, iconName]) => {
+    const b = h('button', { type: 'button', 'data-value': v, 'aria-pressed': String(v === value) }, iconName ? icon(iconName) : null, h('span', {}, text));
+    b.addEventListener('click', () => { group.set(v); onChange(v); });
+    return b;
+  });
+  group.set = (v) => { for (const b of btns) b.setAttribute('aria-pressed', String(b.dataset.value === v)); };
+  group.append(...btns);
+  return group;
+}
+
+/**
+ * tabs builds an ARIA tab list over panels [{id, label}] and calls onSelect(id, panelEl) when a
+ * tab is chosen (and once for the first). Arrow keys move between tabs. It returns {bar, panels}.
+ */
+export function tabs(label, items, selected, onSelect) {
+  const bar = h('div', { class: 'tabs-bar', role: 'tablist', 'aria-label': label });
+  const panels = [];
+  const buttons = items.map((it) => {
+    const panel = h('div', { role: 'tabpanel', id: `panel-${it.id}`, 'aria-labelledby': `tab-${it.id}`, tabindex: '0', 'data-dimension': it.id, hidden: it.id !== selected });
+    panels.push(panel);
+    const b = h('button', { type: 'button', class: 'tab', role: 'tab', id: `tab-${it.id}`, 'aria-controls': panel.id, 'aria-selected': String(it.id === selected), tabindex: it.id === selected ? '0' : '-1' }, it.label);
+    b.addEventListener('click', () => choose(it.id));
+    return b;
+  });
+  const choose = (id, focus = false) => {
+    items.forEach((it, i) => {
+      const on = it.id === id;
+      buttons[i].setAttribute('aria-selected', String(on));
+      buttons[i].tabIndex = on ? 0 : -1;
+      panels[i].hidden = !on;
+      if (on && focus) buttons[i].focus();
+    });
+    onSelect(id, panels[items.findIndex((it) => it.id === id)]);
+  };
+  bar.addEventListener('keydown', (ev) => {
+    const i = buttons.indexOf(document.activeElement);
+    if (i < 0) return;
+    const n = ev.key === 'ArrowRight' ? i + 1 : ev.key === 'ArrowLeft' ? i - 1 : ev.key === 'Home' ? 0 : ev.key === 'End' ? items.length - 1 : null;
+    if (n === null) return;
+    ev.preventDefault();
+    choose(items[(n + items.length) % items.length].id, true);
+  });
+  bar.append(...buttons);
+  choose(selected);
+  return { bar, panels, choose };
+}
+
+/**
+ * lockedNote says that a setting comes from the server's environment: it cannot be changed
+ * here, and names the variable.
+ */
+export function lockedNote(variable, id) {
+  return h('small', { class: 'lock-note', id }, icon('lock'), 'Set by ', h('code', {}, variable), ' on the server; change it there.');
 }

@@ -1,8 +1,10 @@
-// Settings → Webhooks: outgoing webhooks (docs/api.md, "Outgoing webhooks"). Create one (its
+// Webhooks (a settings page): outgoing webhooks (docs/api.md, "Outgoing webhooks"). Create one (its
 // signing secret is shown once), list them, send a test delivery, read the delivery log, delete.
 import { api } from './shared/api.js';
-import { h, field, formatDateTime, replace } from './shared/dom.js';
-import { pageHead, statusBox, errorText, badge, busy, markFields, formError, button, confirmDialog, toast } from './ui.js';
+import { h, field, replace } from './shared/dom.js';
+import {
+  pageHead, statusBox, errorText, badge, busy, markFields, formError, confirmDialog, toast, listTable, cellMain, cellText, cellDate, cellActions, rowMenu,
+} from './ui.js';
 
 const EVENTS = [
   ['contact.received', 'A contact message arrives'],
@@ -18,6 +20,7 @@ const EVENTS = [
   ['subscriber.created', 'Someone asks to subscribe'],
   ['subscriber.confirmed', 'A subscriber confirms'],
 ];
+const EVENT_NAMES = Object.fromEntries(EVENTS);
 
 export async function render({ announce }) {
   const status = statusBox();
@@ -30,18 +33,15 @@ export async function render({ announce }) {
     const fill = async () => {
       const res = await api('GET', `/api/webhooks/${encodeURIComponent(hook.id)}/deliveries?limit=50`);
       const rows = res.deliveries.map((d) => h('tr', { 'data-delivery-id': d.id, 'data-status': d.status },
-        h('td', { 'data-label': 'Created' }, formatDateTime(d.createdAt)),
-        h('td', { 'data-label': 'Event' }, h('span', { class: 'mono' }, d.eventType)),
-        h('td', { 'data-label': 'Status' }, badge(d.status)),
-        h('td', { 'data-label': 'Attempts' }, String(d.attempts)),
-        h('td', { 'data-label': 'Response' }, d.responseStatus ? String(d.responseStatus) : '—'),
-        h('td', { 'data-label': 'Last error' }, d.lastError || ''),
-        h('td', { 'data-label': 'Next attempt' }, d.nextAttemptAt ? formatDateTime(d.nextAttemptAt) : '')));
-      replace(log, h('h2', {}, `Deliveries to ${hook.url}`), h('div', { class: 'row' }, refresh),
+        cellDate('Created', d.createdAt),
+        cellText('Event', d.eventType, 'mono'),
+        h('td', { 'data-label': 'Status' }, badge(d.status), d.responseStatus ? h('span', { class: 'row-sub' }, `HTTP ${d.responseStatus} · ${d.attempts} ${d.attempts === 1 ? 'attempt' : 'attempts'}`) : null),
+        cellText('Last error', d.lastError || ''),
+        cellDate('Next attempt', d.nextAttemptAt, '')));
+      replace(log, h('div', { class: 'panel-head' }, h('h2', { class: 'truncate', title: hook.url }, `Deliveries to ${hook.url}`), h('span', { class: 'spacer' }), refresh),
         rows.length === 0 ? h('p', { class: 'muted' }, 'No deliveries yet.')
-          : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'deliveries-table' },
-            h('thead', {}, h('tr', {}, ['Created', 'Event', 'Status', 'Attempts', 'Response', 'Last error', 'Next attempt'].map((t) => h('th', { scope: 'col' }, t)))),
-            h('tbody', {}, rows))));
+          : listTable('deliveries-table', [{ label: 'Created', cls: 'col-date' }, { label: 'Event', cls: 'col-mid' }, { label: 'Status', cls: 'col-mid' },
+            { label: 'Last error' }, { label: 'Next attempt', cls: 'col-date' }], rows));
       log.hidden = false;
     };
     refresh.addEventListener('click', () => busy(refresh, async () => {
@@ -53,42 +53,42 @@ export async function render({ announce }) {
   const load = async () => {
     const res = await api('GET', '/api/webhooks');
     const rows = res.webhooks.map((w) => {
-      const test = h('button', { type: 'button', class: 'secondary', 'aria-label': `Send a test to ${w.url}` }, 'Test');
-      test.addEventListener('click', () => busy(test, async () => {
+      const test = async (btn) => {
         try {
           await api('POST', `/api/webhooks/${encodeURIComponent(w.id)}/test`);
-          status.set('Test delivery queued; it is sent within seconds. Refresh the log to see the outcome.', 'ok');
+          toast('Test delivery queued; it is sent within seconds.');
           announce('Test delivery queued');
           await showLog(w);
         } catch (e) { status.set(errorText(e), 'error'); }
-      }));
-      const view = h('button', { type: 'button', class: 'secondary', 'aria-label': `Deliveries to ${w.url}` }, 'Deliveries');
-      view.addEventListener('click', () => busy(view, async () => {
-        try { await showLog(w); } catch (e) { status.set(errorText(e), 'error'); }
-      }));
-      const del = button('Delete', { iconName: 'trash-2', kind: 'quiet-danger', ariaLabel: `Delete ${w.url}` });
-      del.addEventListener('click', async () => {
+        btn.focus();
+      };
+      const view = async () => {
+        try { await showLog(w); log.scrollIntoView({ block: 'nearest' }); } catch (e) { status.set(errorText(e), 'error'); }
+      };
+      const del = async () => {
         if (!await confirmDialog({ title: 'Delete this webhook?', message: `Deliveries to ${w.url} stop, and queued ones are dropped.`, confirmLabel: 'Delete webhook' })) return;
-        await busy(del, async () => {
-          try {
-            await api('DELETE', `/api/webhooks/${encodeURIComponent(w.id)}`);
-            toast('Webhook deleted.');
-            announce('Webhook deleted');
-            log.hidden = true;
-            await load();
-          } catch (e) { status.set(errorText(e), 'error'); }
-        });
-      });
+        try {
+          await api('DELETE', `/api/webhooks/${encodeURIComponent(w.id)}`);
+          toast('Webhook deleted.');
+          announce('Webhook deleted');
+          log.hidden = true;
+          await load();
+        } catch (e) { status.set(errorText(e), 'error'); }
+      };
       return h('tr', { 'data-webhook-id': w.id },
-        h('td', { 'data-label': 'URL' }, h('span', { class: 'mono' }, w.url), w.description ? h('div', { class: 'muted' }, w.description) : ''),
-        h('td', { 'data-label': 'Events' }, w.events.join(', ')),
-        h('td', { 'data-label': 'Created' }, formatDateTime(w.createdAt)),
-        h('td', {}, h('div', { class: 'row' }, test, view, del)));
+        cellMain(w.url, null, w.description),
+        cellText('Events', w.events.map((e) => EVENT_NAMES[e] || e).join(', ')),
+        cellDate('Created', w.createdAt),
+        cellActions(rowMenu(`Actions for the webhook to ${w.url}`, [
+          { label: 'Send a test', iconName: 'send', onSelect: test, id: `test-${w.id}` },
+          { label: 'Deliveries', iconName: 'history', onSelect: view, id: `deliveries-${w.id}` },
+          { separator: true },
+          { label: 'Delete', iconName: 'trash-2', danger: true, onSelect: del, id: `delete-${w.id}` },
+        ])));
     });
-    replace(body, rows.length === 0 ? h('p', { class: 'muted' }, 'No webhooks yet.')
-      : h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'webhooks-table' },
-        h('thead', {}, h('tr', {}, ['URL', 'Events', 'Created', ''].map((t) => h('th', { scope: 'col' }, t)))),
-        h('tbody', {}, rows))));
+    replace(body, rows.length === 0 ? h('p', { class: 'muted empty' }, 'No webhooks yet. Create one above to be told when something happens.')
+      : listTable('webhooks-table', [{ label: 'URL' }, { label: 'Events', cls: 'col-wide' }, { label: 'Created', cls: 'col-date' },
+        { label: 'Actions', hidden: true, cls: 'col-actions' }], rows));
   };
 
   const url = h('input', { type: 'url', name: 'url', id: 'webhook-url', required: true, maxlength: 2000, placeholder: 'https://ntfy.sh/my-topic' });
@@ -141,12 +141,7 @@ export async function render({ announce }) {
     });
   });
 
-  const exportPanel = h('section', { class: 'panel', id: 'export-panel' }, h('h2', {}, 'Export'),
-    h('p', {}, 'Download every post, project, your profile and the media files as one zip; ', h('span', { class: 'mono' }, 'folio import FILE.zip'),
-      ' restores it on any server.'),
-    h('a', { href: '/api/export', id: 'export-link', download: '' }, 'Download the archive'));
-
   await load();
-  return h('div', {}, pageHead('Settings → Webhooks'), status, secretBox, form,
-    h('section', { class: 'panel' }, h('h2', {}, 'Webhooks'), body), log, exportPanel);
+  return h('div', {}, pageHead('Webhooks'), status, secretBox, form,
+    h('section', { class: 'panel flush' }, h('div', { class: 'panel-head' }, h('h2', {}, 'Webhooks')), body), log);
 }
