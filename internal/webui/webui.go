@@ -77,7 +77,10 @@ type bookingPage struct {
 // New builds the handler; it reads every embedded file once.
 func New(opt Options) (*Handler, error) {
 	h := &Handler{assets: map[string]asset{}}
-	imgSrc := []string{"'self'", "data:", "blob:"}
+	// Images may come from any https address: a project's images, a post's pictures and the
+	// owner's photo are URLs the owner chose, and the dashboard shows them as the site will (its
+	// list thumbnails, the editor's preview). An image runs nothing; script-src stays 'self'.
+	imgSrc := []string{"'self'", "data:", "blob:", "https:"}
 	for _, o := range opt.ImageOrigins {
 		if o = strings.TrimRight(strings.TrimSpace(o), "/"); o != "" && !strings.ContainsAny(o, " ;'\"") {
 			imgSrc = append(imgSrc, o)

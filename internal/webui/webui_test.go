@@ -56,7 +56,7 @@ func TestServesPagesWithSecurityHeaders(t *testing.T) {
 				t.Fatalf("status: got %d, want %d", res.StatusCode, tt.wantStatus)
 			}
 			csp := res.Header.Get("Content-Security-Policy")
-			for _, want := range []string{"default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "img-src 'self' data: blob: https://cdn.example.com;"} {
+			for _, want := range []string{"default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "img-src 'self' data: blob: https: https://cdn.example.com;"} {
 				if !strings.Contains(csp, want) {
 					t.Errorf("CSP %q lacks %q", csp, want)
 				}
