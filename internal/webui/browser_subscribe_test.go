@@ -42,6 +42,6 @@ func TestBrowserSubscribe(t *testing.T) {
 	desk.do(t, "dashboard", chromedp.Navigate(s.base+"/admin/#/subscribers"))
 	signInForm(t, desk, adminEmail, adminPassword)
 	desk.do(t, "subscribers", chromedp.WaitVisible(css("#subscribers-table")))
-	desk.waitText(t, `#subscribers-table tr[data-email="reader@example.com"]`, "unsubscribed")
+	desk.waitText(t, `#subscribers-table tr[data-email="reader@example.com"]`, "Unsubscribed")
 	desk.screenshot(t, s, "subscribe-03-dashboard")
 }
