@@ -630,7 +630,7 @@ func (a *Archive) Apply(ctx context.Context, db Importer, up *media.Uploader) (S
 			Width: obj.Width, Height: obj.Height, Source: m.Source, Prompt: m.Prompt, CreatedBy: m.CreatedBy, CreatedAt: m.CreatedAt,
 			Blurhash: obj.Blurhash}
 		for _, v := range obj.Variants {
-			e.Variants = append(e.Variants, folio.MediaVariantEntry{Width: v.Width, Height: v.Height, URL: v.URL, Key: v.Key})
+			e.Variants = append(e.Variants, folio.MediaVariantEntry(v))
 		}
 		stored = append(stored, e)
 		if m.Key != obj.Key {

@@ -205,7 +205,7 @@ func TestImportCannotPlantSnapshot(t *testing.T) {
 	archivePath := filepath.Join(t.TempDir(), "evil.zip")
 	os.WriteFile(archivePath, zb.Bytes(), 0o600)
 
-	env, out, errb := envWith(t, restoreVars(dir))
+	env, out, _ := envWith(t, restoreVars(dir))
 	err = Run(ctx, []string{"import", archivePath}, env)
 	if _, serr := os.Stat(filepath.Join(dir, "media", key)); serr == nil {
 		t.Errorf("the import planted %s (import: %v %s)", key, err, out)
@@ -225,7 +225,7 @@ func TestImportCannotPlantSnapshot(t *testing.T) {
 	}
 	// Planted by other means: passed over by latest, refused by name.
 	os.WriteFile(filepath.Join(dir, "media", key), planted, 0o600)
-	env, out, errb = envWith(t, restoreVars(dir))
+	env, out, errb := envWith(t, restoreVars(dir))
 	if err := Run(ctx, []string{"restore", "latest"}, env); err != nil {
 		t.Fatalf("restore latest: %v %s", err, errb)
 	}

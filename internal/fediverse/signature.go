@@ -172,9 +172,3 @@ func verifyWith(r *http.Request, pub *rsa.PublicKey) error {
 	}
 	return nil
 }
-
-// bodyDigest is the Digest header value of body.
-func bodyDigest(body []byte) string {
-	sum := sha256.Sum256(body)
-	return "SHA-256=" + base64.StdEncoding.EncodeToString(sum[:])
-}
