@@ -62,6 +62,7 @@ type ArchiveStore struct{ *DB }
 
 // FediverseStore stores the site actor's key and its followers (internal/fediverse).
 type FediverseStore struct{ *DB }
+
 // SubscriberStore stores the readers who follow the site by e-mail.
 type SubscriberStore struct{ *DB }
 
