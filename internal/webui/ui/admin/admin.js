@@ -40,7 +40,7 @@ const pages = [
   { path: 'projects', title: 'Projects', view: projects, icon: 'folder-kanban', key: 'r', group: 'Content' },
   { path: 'media', title: 'Media', view: media, icon: 'image', key: 'm', group: 'Content' },
   { path: 'inbox', title: 'Inbox', view: inbox, owner: true, icon: 'inbox', key: 'i', group: 'Content' },
-  { path: 'comments', title: 'Comments', view: comments, owner: true, icon: 'inbox', group: 'Content' },
+  { path: 'comments', title: 'Comments', view: comments, owner: true, icon: 'message-square-text', group: 'Content' },
   { path: 'subscribers', title: 'Subscribers', view: subscribers, owner: true, icon: 'mail', group: 'Content' },
   { path: 'bookings', title: 'Bookings', view: bookings, owner: true, icon: 'calendar', key: 'b', group: 'Schedule', aliases: ['schedule/bookings'] },
   { path: 'schedule/types', title: 'Meeting types', view: meetingTypes, owner: true, group: 'Schedule', icon: 'clock', key: 't' },
