@@ -57,6 +57,14 @@ type Service struct {
 	// ConfirmTTL is how long a confirm link works; ResendInterval is the least time between
 	// two confirmation mails to one address. Zero: the defaults.
 	ConfirmTTL, ResendInterval time.Duration
+
+	// EraseKey keys the hash kept of erased addresses (EmailHash); derived from the instance
+	// secret, so it is the same on every instance.
+	EraseKey []byte
+
+	// SendConfig is what mailing posts and digests needs (send.go); without it the service
+	// only keeps the list.
+	SendConfig
 }
 
 func (s *Service) now() time.Time {
@@ -107,6 +115,10 @@ func (s *Service) Confirm(ctx context.Context, token string) (*folio.Subscriber,
 		return nil, errNoToken
 	}
 	sub, err := s.Store.ConfirmSubscriber(ctx, TokenHash(token), s.now().UTC(), func(tx *sql.Tx, sub *folio.Subscriber) error {
+		// The person confirmed from their own mailbox: an erased address may be imported again.
+		if err := s.forgetErased(ctx, tx, sub.Email); err != nil {
+			return err
+		}
 		item, err := s.Mail.NewItem(s.welcomeMail(sub))
 		if err != nil {
 			return err
@@ -246,6 +258,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (*ImportResult, error
 	now := s.now().UTC()
 	res := &ImportResult{Invalid: []ImportError{}}
 	seen := map[string]bool{}
+	lines := map[string]int{} // subscriber id → CSV line
 	var subs []folio.Subscriber
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
@@ -279,6 +292,10 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (*ImportResult, error
 			sub.Status, sub.ConfirmedAt = folio.SubscriberActive, &now
 		}
 		subs = append(subs, sub)
+		lines[sub.ID] = line
+	}
+	if subs, err = s.dropErased(ctx, subs, lines, res); err != nil {
+		return nil, err
 	}
 	n, err := s.Store.ImportSubscribers(ctx, subs)
 	if err != nil {
@@ -286,6 +303,28 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (*ImportResult, error
 	}
 	res.Imported, res.Skipped = n, res.Skipped+len(subs)-n
 	return res, nil
+}
+
+// dropErased takes out of subs the addresses erased at their owner's request (reported in
+// res.Invalid with their line): only the person, by subscribing and confirming, brings them back.
+func (s *Service) dropErased(ctx context.Context, subs []folio.Subscriber, lines map[string]int, res *ImportResult) ([]folio.Subscriber, error) {
+	hashes := make([]string, len(subs))
+	for i, sub := range subs {
+		hashes[i] = s.EmailHash(sub.Email)
+	}
+	erased, err := s.Store.ErasedAmong(ctx, hashes)
+	if err != nil || len(erased) == 0 {
+		return subs, err
+	}
+	kept := subs[:0]
+	for i, sub := range subs {
+		if erased[hashes[i]] {
+			res.Invalid = append(res.Invalid, ImportError{Line: lines[sub.ID], Message: "email was erased at its owner's request; only they can subscribe it again"})
+			continue
+		}
+		kept = append(kept, sub)
+	}
+	return kept, nil
 }
 
 // csvError is bad when err is the CSV's fault (a parse error, an empty body), else err: a
@@ -298,9 +337,10 @@ func csvError(err error, bad error) error {
 	return err
 }
 
-// Erase deletes the subscriber id and everything kept of them.
+// Erase deletes the subscriber id and everything kept of them but a keyed hash of the address
+// (EmailHash), so that an import of it is refused until the person subscribes again.
 func (s *Service) Erase(ctx context.Context, id string) error {
-	return s.Store.DeleteSubscriber(ctx, id)
+	return s.Store.EraseSubscriber(ctx, id, s.EmailHash, s.now().UTC())
 }
 
 // ExportPage is how many subscribers Export reads per query.
