@@ -61,6 +61,9 @@ type Service struct {
 	// EraseKey keys the hash kept of erased addresses (EmailHash); derived from the instance
 	// secret, so it is the same on every instance.
 	EraseKey []byte
+	// EventsSecret is NEWSLETTER_EVENTS_SECRET, which signs the mail provider's bounce and
+	// complaint events (events.go); empty refuses them.
+	EventsSecret string
 
 	// SendConfig is what mailing posts and digests needs (send.go); without it the service
 	// only keeps the list.
