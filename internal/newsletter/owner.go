@@ -40,7 +40,7 @@ func (s *Service) SendTest(ctx context.Context, postID string, to folio.MailAddr
 		return err
 	}
 	if to.Email == "" {
-		return folio.Errorf(folio.EINVALID, "Your account has no e-mail address to send the test to.")
+		return &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Your account has no e-mail address to send the test to (a key with no user, or a user without an address)."}
 	}
 	m := s.PostMail(p, Recipient{Name: to.Name, Email: to.Email})
 	m.Subject = "[Test] " + m.Subject
