@@ -87,7 +87,8 @@ func (s *SubscriberStore) Issue(ctx context.Context, id string) (*newsletter.Iss
 }
 
 // FanOut implements newsletter.SendStore: one INSERT … SELECT writes every row, in the
-// transaction that marks the issue fanned out, so a second run (a retried job) writes none.
+// transaction that marks the issue fanned out, so a second run (a retried job, another
+// instance) writes none.
 func (s *SubscriberStore) FanOut(ctx context.Context, id, preference string, now time.Time) (*newsletter.Issue, error) {
 	var is *newsletter.Issue
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -99,14 +100,24 @@ func (s *SubscriberStore) FanOut(ctx context.Context, id, preference string, now
 		if err != nil || is.FannedOut {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO newsletter_sends (issue, subscriber_id, status, next_attempt_at, created_at)
+		// The conditional update claims the fan-out: a racing transaction waits on the row (on
+		// PostgreSQL) and then finds it done.
+		res, err := tx.ExecContext(ctx, `UPDATE newsletter_issues SET fanned_out_at = $2 WHERE id = $1 AND fanned_out_at IS NULL`, id, s.ts(now))
+		if err != nil {
+			return err
+		}
+		if affected(res) != 1 {
+			is, err = scanIssue(tx.QueryRowContext(ctx, `SELECT `+issueColumns+` FROM newsletter_issues WHERE id = $1`, id))
+			return err
+		}
+		res, err = tx.ExecContext(ctx, `INSERT INTO newsletter_sends (issue, subscriber_id, status, next_attempt_at, created_at)
 			SELECT $1, id, 'pending', $2, $2 FROM subscribers WHERE status = 'active' AND preference = $3
 			ON CONFLICT (issue, subscriber_id) DO NOTHING`, id, s.ts(now), preference)
 		if err != nil {
 			return err
 		}
 		is.Total, is.FannedOut = int(affected(res)), true
-		_, err = tx.ExecContext(ctx, `UPDATE newsletter_issues SET total = $2, fanned_out_at = $3 WHERE id = $1`, id, is.Total, s.ts(now))
+		_, err = tx.ExecContext(ctx, `UPDATE newsletter_issues SET total = $2 WHERE id = $1`, id, is.Total)
 		return err
 	})
 	if folio.IsNotFound(err) {
