@@ -460,3 +460,43 @@ func TestNewsletterPreviewTestMailErase(t *testing.T) {
 		}
 	})
 }
+
+// The owner writes the welcome mail in the settings; a confirmed subscriber gets that text.
+func TestWelcomeMailEditable(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		r := newNewsletterRig(t, db)
+		r.svc.Settings = r.ts.Settings.Current
+		res := r.ts.do("PUT", "/api/settings", "admin", map[string]any{"site": map[string]any{"url": "https://site.test", "name": "Field Notes"},
+			"newsletter": map[string]any{"welcomeSubject": "You are in, {site}", "welcomeText": "Hello!\n\nFirst line,\nsecond line of {site} <3."}})
+		if res.Status != 200 {
+			t.Fatalf("settings: %d %s", res.Status, res.Body)
+		}
+		if nl := res.json(t)["newsletter"].(map[string]any); nl["welcomeSubject"] != "You are in, {site}" {
+			t.Fatalf("settings answer: %v", nl)
+		}
+		if res := r.ts.do("PUT", "/api/settings", "admin", map[string]any{"newsletter": map[string]any{"welcomeSubject": "two\nlines"}}); res.Status != 422 {
+			t.Fatalf("a subject on two lines: %d %s", res.Status, res.Body)
+		}
+		if res := r.ts.do("POST", "/api/subscribers", "", map[string]any{"email": "new@one.test"}); res.Status != 202 {
+			t.Fatalf("subscribe: %d", res.Status)
+		}
+		m := confirmLink.FindStringSubmatch(textBody(t, r.run(t)[0]))
+		if m == nil {
+			t.Fatal("no confirm link")
+		}
+		if res := r.ts.do("POST", "/api/subscribers/confirm/"+m[1], "", nil); res.Status != 200 {
+			t.Fatalf("confirm: %d", res.Status)
+		}
+		msgs := r.run(t)
+		if len(msgs) != 1 || msgs[0].Parsed(t).Header.Get("Subject") != "You are in, Field Notes" {
+			t.Fatalf("welcome: %+v", msgs)
+		}
+		text := textBody(t, msgs[0])
+		if !strings.HasPrefix(text, "Hello!") || !strings.Contains(text, "second line of Field Notes <3.") || !strings.Contains(text, "Unsubscribe: https://site.test/unsubscribe/") {
+			t.Fatalf("welcome text:\n%s", text)
+		}
+		if html := strings.ReplaceAll(string(msgs[0].Data), "=\r\n", ""); !strings.Contains(html, "First line,<br>second line of Field Notes &lt;3.") {
+			t.Fatalf("welcome HTML:\n%s", html)
+		}
+	})
+}

@@ -186,22 +186,46 @@ func (s *Service) listMailto() string {
 	return s.ListMailto.Email
 }
 
-// welcomeMail greets a subscriber who confirmed. Like every mail to a subscriber, it carries
-// the unsubscribe headers and a visible link.
+// welcomeMail greets a subscriber who confirmed, with the owner's text when they wrote one
+// (settings newsletter.welcomeSubject and welcomeText). Like every mail to a subscriber, it
+// carries the unsubscribe headers and a visible link.
 func (s *Service) welcomeMail(sub *folio.Subscriber) *folio.MailMessage {
 	site, link := s.siteName(), s.unsubscribeURL(sub)
-	text := fmt.Sprintf("Thank you: your subscription to %s is confirmed, and new posts will come to this address.\n\n"+
-		"-- \nUnsubscribe: %s\n", site, link)
-	body := fmt.Sprintf(`<p>Thank you: your subscription to %s is confirmed, and new posts will come to this address.</p>`+
-		`<p style="color:#555555;font-size:13px">You receive this because you subscribed to %s. <a href="%s" style="color:#555555">Unsubscribe</a></p>`,
-		html.EscapeString(site), html.EscapeString(site), html.EscapeString(link))
+	subject, custom := "Welcome to "+site, ""
+	if s.Settings != nil {
+		n := s.Settings().Newsletter
+		if n.WelcomeSubject != "" {
+			subject = strings.ReplaceAll(n.WelcomeSubject, "{site}", site)
+		}
+		custom = strings.ReplaceAll(n.WelcomeText, "{site}", site)
+	}
+	text := fmt.Sprintf("Thank you: your subscription to %s is confirmed, and new posts will come to this address.", site)
+	body := "<p>" + html.EscapeString(text) + "</p>"
+	if custom != "" {
+		text, body = custom, paragraphs(custom)
+	}
+	text += fmt.Sprintf("\n\n-- \nUnsubscribe: %s\n", link)
+	body += fmt.Sprintf(`<p style="color:#555555;font-size:13px">You receive this because you subscribed to %s. <a href="%s" style="color:#555555">Unsubscribe</a></p>`,
+		html.EscapeString(site), html.EscapeString(link))
 	headers := s.listHeaders(sub)
 	headers["Auto-Submitted"] = "auto-generated"
 	return &folio.MailMessage{
 		To:      []folio.MailAddress{{Name: sub.Name, Email: sub.Email}},
-		Subject: "Welcome to " + site,
+		Subject: subject,
 		Text:    text, HTML: body, Headers: headers,
 	}
+}
+
+// paragraphs turns plain text into HTML paragraphs: blank lines separate them, a single line
+// break stays one.
+func paragraphs(text string) string {
+	var b strings.Builder
+	for _, para := range strings.Split(text, "\n\n") {
+		if para = strings.TrimSpace(para); para != "" {
+			b.WriteString("<p>" + strings.ReplaceAll(html.EscapeString(para), "\n", "<br>") + "</p>")
+		}
+	}
+	return b.String()
 }
 
 // errNoToken never echoes the token: messages of errors are logged.
