@@ -222,6 +222,19 @@ func TestNewsletterPublish(t *testing.T) {
 			t.Fatalf("scheduled progress: %v", p)
 		}
 
+		// Ticked after publishing: mailed then, once.
+		late := r.newPost(t, "Ticked late", "Body.")
+		r.options(t, map[string]any{"articleId": late, "status": "published"})
+		if msgs := r.run(t); len(msgs) != 0 {
+			t.Fatal("mailed without the option")
+		}
+		for range 2 {
+			r.options(t, map[string]any{"articleId": late, "status": "published", "newsletter": map[string]any{"send": true}})
+		}
+		if got := recipients(r.run(t)); len(got) != 5 {
+			t.Fatalf("ticked after publishing: %v", got)
+		}
+
 		// Send off: not mailed.
 		off := r.newPost(t, "Quiet", "No mail.")
 		r.options(t, map[string]any{"articleId": off, "status": "published", "newsletter": map[string]any{"send": false}})

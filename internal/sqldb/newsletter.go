@@ -18,11 +18,18 @@ import (
 
 var _ newsletter.SendStore = (*SubscriberStore)(nil)
 
-// setNewsletterSend stores a post's newsletter.send inside the transaction of its write.
-func (db *DB) setNewsletterSend(ctx context.Context, tx *sql.Tx, postID string, send bool) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO post_newsletters (post_id, send, updated_at) VALUES ($1, $2, $3)
-		ON CONFLICT (post_id) DO UPDATE SET send = excluded.send, updated_at = excluded.updated_at`, postID, boolInt(send), db.ts(db.Now()))
-	return err
+// setNewsletterSend stores a post's newsletter.send inside the transaction of its write. Turned
+// on for a post that is already public, it queues the post's mailing at once (once, as a
+// publication does): the owner ticked the box after publishing.
+func (db *DB) setNewsletterSend(ctx context.Context, tx *sql.Tx, p *folio.Post, send bool) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO post_newsletters (post_id, send, updated_at) VALUES ($1, $2, $3)
+		ON CONFLICT (post_id) DO UPDATE SET send = excluded.send, updated_at = excluded.updated_at`, p.ID, boolInt(send), db.ts(db.Now())); err != nil {
+		return err
+	}
+	if !send || !p.Public() {
+		return nil
+	}
+	return db.queuePostIssue(ctx, tx, p.ID)
 }
 
 func boolInt(b bool) int {
@@ -33,22 +40,27 @@ func boolInt(b bool) int {
 }
 
 // queueNewsletterIssue queues, in the transaction that publishes a post whose newsletter.send
-// is on, its issue and the job that mails it — once per post: queued_at is set by the first
-// publication, so publishing again (after an unpublish) mails nothing more.
+// is on, its issue and the job that mails it.
 func (db *DB) queueNewsletterIssue(ctx context.Context, tx *sql.Tx, ev folio.Event) error {
 	d, ok := ev.Data.(folio.PostEventData)
 	if !ok || ev.Type != folio.EventPostPublished {
 		return nil
 	}
+	return db.queuePostIssue(ctx, tx, d.ID)
+}
+
+// queuePostIssue queues the mailing of a post whose send is on — once per post: queued_at is set
+// the first time, so publishing again (after an unpublish) mails nothing more.
+func (db *DB) queuePostIssue(ctx context.Context, tx *sql.Tx, postID string) error {
 	now := db.Now()
 	res, err := tx.ExecContext(ctx, `UPDATE post_newsletters SET queued_at = $2 WHERE post_id = $1 AND send = 1 AND queued_at IS NULL`,
-		d.ID, db.ts(now))
+		postID, db.ts(now))
 	if err != nil || affected(res) != 1 {
 		return err
 	}
-	issue := newsletter.PostIssueID(d.ID)
+	issue := newsletter.PostIssueID(postID)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO newsletter_issues (id, kind, post_id, created_at) VALUES ($1, 'post', $2, $3)
-		ON CONFLICT (id) DO NOTHING`, issue, d.ID, db.ts(now)); err != nil {
+		ON CONFLICT (id) DO NOTHING`, issue, postID, db.ts(now)); err != nil {
 		return err
 	}
 	return db.enqueueIssueJob(ctx, tx, issue, now)

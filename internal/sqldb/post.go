@@ -254,7 +254,7 @@ func (s *PostStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.Pos
 		}
 	}
 	if w.NewsletterSend != nil {
-		if err := s.setNewsletterSend(ctx, tx, p.ID, *w.NewsletterSend); err != nil {
+		if err := s.setNewsletterSend(ctx, tx, p, *w.NewsletterSend); err != nil {
 			return err
 		}
 	}
