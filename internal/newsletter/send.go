@@ -200,7 +200,7 @@ func (s *Service) HandleIssue(ctx context.Context, j folio.Job) error {
 	if err != nil || left == 0 {
 		return err
 	}
-	return jobs.RetryAfter(fmt.Errorf("newsletter: %d mails of %s still to go", left, issue.ID), max(time.Until(next), 0))
+	return jobs.RetryAfter(fmt.Errorf("newsletter: %d mails of %s still to go", left, issue.ID), max(next.Sub(s.now()), 0))
 }
 
 // SendBatch claims the rows of issue this instance may send now (as many as the rate allows,
