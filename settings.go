@@ -33,7 +33,7 @@ type Settings struct {
 	Mail      MailSettings      `json:"mail"`
 	Contact   ContactSettings   `json:"contact"`
 	Analytics AnalyticsSettings `json:"analytics"`
-	// Newsletter holds the owner's texts of subscriber mails.
+	// Newsletter holds the owner's texts of subscriber mails (settings_newsletter.go).
 	Newsletter NewsletterSettings `json:"newsletter"`
 }
 
@@ -130,18 +130,6 @@ type ContactSettings struct {
 	Recipient string `json:"recipient" doc:"where contact messages and booking notices go; empty: the owner account's email"`
 }
 
-// NewsletterSettings are the owner's texts of subscriber mails (docs/api.md, "Newsletters").
-type NewsletterSettings struct {
-	WelcomeSubject string `json:"welcomeSubject" doc:"subject of the welcome mail a subscriber gets after confirming; empty: Welcome to <site name>"`
-	WelcomeText    string `json:"welcomeText" doc:"text of the welcome mail (plain text; blank lines separate paragraphs; {site} is the site's name); empty: the default text"`
-}
-
-// Limits of the newsletter settings.
-const (
-	MaxWelcomeSubjectLen = 200
-	MaxWelcomeTextLen    = 5000
-)
-
 // AnalyticsSettings are how much analytics keeps.
 type AnalyticsSettings struct {
 	RetentionDays int    `json:"retentionDays" doc:"days of raw page views and events kept; 0 keeps everything"`
@@ -158,18 +146,13 @@ type SettingsView struct {
 // SettingsUpdate is the body of PUT /api/settings: any subset of the settings; absent fields
 // keep their value. An hours day that is present replaces that day only.
 type SettingsUpdate struct {
-	Site       *SiteUpdate       `json:"site,omitempty"`
-	Booking    *BookingUpdate    `json:"booking,omitempty"`
-	Mail       *MailUpdate       `json:"mail,omitempty"`
-	Contact    *ContactUpdate    `json:"contact,omitempty"`
-	Analytics  *AnalyticsUpdate  `json:"analytics,omitempty"`
+	Site      *SiteUpdate      `json:"site,omitempty"`
+	Booking   *BookingUpdate   `json:"booking,omitempty"`
+	Mail      *MailUpdate      `json:"mail,omitempty"`
+	Contact   *ContactUpdate   `json:"contact,omitempty"`
+	Analytics *AnalyticsUpdate `json:"analytics,omitempty"`
+	// Newsletter changes the welcome mail's texts (settings_newsletter.go).
 	Newsletter *NewsletterUpdate `json:"newsletter,omitempty"`
-}
-
-// NewsletterUpdate changes NewsletterSettings.
-type NewsletterUpdate struct {
-	WelcomeSubject *string `json:"welcomeSubject,omitempty"`
-	WelcomeText    *string `json:"welcomeText,omitempty"`
 }
 
 // SiteUpdate changes SiteSettings.
@@ -384,46 +367,34 @@ const (
 
 // settingRules holds the rule of every leaf of Settings (a test checks that each has one).
 var settingRules = map[string]any{
-	"site.name":                 settingText(MaxSettingsNameLen),
-	"site.url":                  settingURL(true),
-	"site.ownerName":            settingText(MaxSettingsNameLen),
-	"site.ownerEmail":           settingAddress(false),
-	"site.photoUrl":             settingURL(false),
-	"booking.timezone":          settingZone,
-	"booking.hours.mon":         settingHours,
-	"booking.hours.tue":         settingHours,
-	"booking.hours.wed":         settingHours,
-	"booking.hours.thu":         settingHours,
-	"booking.hours.fri":         settingHours,
-	"booking.hours.sat":         settingHours,
-	"booking.hours.sun":         settingHours,
-	"booking.bufferMinutes":     settingInt(0, 240),
-	"booking.minNoticeMinutes":  settingInt(0, 365*24*60),
-	"booking.horizonDays":       settingInt(1, 3650),
-	"booking.reminders":         settingReminders,
-	"booking.embedOrigins":      settingOrigins,
-	"mail.fromName":             settingText(MaxSettingsNameLen),
-	"mail.fromAddress":          settingAddress(true),
-	"mail.smtp.host":            settingHost,
-	"mail.smtp.port":            settingInt(1, 65535),
-	"mail.smtp.username":        settingText(256),
-	"mail.smtp.password":        settingSecret,
-	"mail.smtp.tls":             settingOneOf("opportunistic", "starttls", "tls", "none"),
-	"contact.recipient":         settingAddress(false),
-	"analytics.retentionDays":   settingInt(0, 36500),
-	"analytics.storage":         settingOneOf("local", "none"),
-	"newsletter.welcomeSubject": settingText(MaxWelcomeSubjectLen),
-	"newsletter.welcomeText":    settingMultiline(MaxWelcomeTextLen),
-}
-
-// settingMultiline accepts text of several lines (no other control characters), trimmed.
-func settingMultiline(max int) func(*Validation, string, *string) {
-	return func(v *Validation, path string, s *string) {
-		*s = strings.TrimSpace(strings.ReplaceAll(*s, "\r\n", "\n"))
-		if utf8.RuneCountInString(*s) > max || hasControl(strings.NewReplacer("\n", "", "\t", "").Replace(*s)) || !utf8.ValidString(*s) {
-			v.Invalid(path, "must be text of at most %d characters", max)
-		}
-	}
+	"site.name":                settingText(MaxSettingsNameLen),
+	"site.url":                 settingURL(true),
+	"site.ownerName":           settingText(MaxSettingsNameLen),
+	"site.ownerEmail":          settingAddress(false),
+	"site.photoUrl":            settingURL(false),
+	"booking.timezone":         settingZone,
+	"booking.hours.mon":        settingHours,
+	"booking.hours.tue":        settingHours,
+	"booking.hours.wed":        settingHours,
+	"booking.hours.thu":        settingHours,
+	"booking.hours.fri":        settingHours,
+	"booking.hours.sat":        settingHours,
+	"booking.hours.sun":        settingHours,
+	"booking.bufferMinutes":    settingInt(0, 240),
+	"booking.minNoticeMinutes": settingInt(0, 365*24*60),
+	"booking.horizonDays":      settingInt(1, 3650),
+	"booking.reminders":        settingReminders,
+	"booking.embedOrigins":     settingOrigins,
+	"mail.fromName":            settingText(MaxSettingsNameLen),
+	"mail.fromAddress":         settingAddress(true),
+	"mail.smtp.host":           settingHost,
+	"mail.smtp.port":           settingInt(1, 65535),
+	"mail.smtp.username":       settingText(256),
+	"mail.smtp.password":       settingSecret,
+	"mail.smtp.tls":            settingOneOf("opportunistic", "starttls", "tls", "none"),
+	"contact.recipient":        settingAddress(false),
+	"analytics.retentionDays":  settingInt(0, 36500),
+	"analytics.storage":        settingOneOf("local", "none"),
 }
 
 func settingText(max int) func(*Validation, string, *string) {
