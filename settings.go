@@ -33,6 +33,8 @@ type Settings struct {
 	Mail      MailSettings      `json:"mail"`
 	Contact   ContactSettings   `json:"contact"`
 	Analytics AnalyticsSettings `json:"analytics"`
+	// Newsletter holds the owner's texts of subscriber mails (settings_newsletter.go).
+	Newsletter NewsletterSettings `json:"newsletter"`
 }
 
 // SiteSettings are the site's public identity: the host's name in mails and invitations, and
@@ -149,6 +151,8 @@ type SettingsUpdate struct {
 	Mail      *MailUpdate      `json:"mail,omitempty"`
 	Contact   *ContactUpdate   `json:"contact,omitempty"`
 	Analytics *AnalyticsUpdate `json:"analytics,omitempty"`
+	// Newsletter changes the welcome mail's texts (settings_newsletter.go).
+	Newsletter *NewsletterUpdate `json:"newsletter,omitempty"`
 }
 
 // SiteUpdate changes SiteSettings.

@@ -239,7 +239,7 @@ func (s *Server) Handler() http.Handler {
 			mux.Handle(p, s.UI)
 		}
 		// The subscriber pages; the confirm link's {token} is kept out of the logs the same way.
-		for _, p := range []string{"GET /subscribe", "GET /subscribe/", "GET /subscribe/confirm/{token}", "GET /unsubscribe/{token}"} {
+		for _, p := range []string{"GET /subscribe", "GET /subscribe/", "GET /subscribe/confirm/{token}", "GET /subscribe/preferences/{token}", "GET /unsubscribe/{token}"} {
 			mux.Handle(p, s.UI)
 		}
 		// The bare site root has no page of its own: a person opening it wants the dashboard.

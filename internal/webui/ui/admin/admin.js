@@ -49,6 +49,7 @@ const pages = [
   { path: 'settings/booking', title: 'Booking', view: settings.booking, owner: true, section: 'Site' },
   { path: 'settings/mail', title: 'Mail', view: settings.mail, owner: true, section: 'Site' },
   { path: 'settings/contact', title: 'Contact form', view: settings.contact, owner: true, section: 'Site' },
+  { path: 'settings/newsletter', title: 'Newsletter', view: settings.newsletter, owner: true, section: 'Site' },
   { path: 'settings/analytics', title: 'Analytics', view: settings.analytics, owner: true, section: 'Site' },
   { path: 'settings/keys', title: 'API keys', view: keys, owner: true, section: 'Integrations', key: 'k' },
   { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, section: 'Integrations', key: 'w' },
