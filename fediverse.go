@@ -44,9 +44,34 @@ const (
 	JobWebmentionSend   = "webmention.send"
 )
 
+// Post events that reach the fediverse and no webhook (they are not in EventTypes): an edit of a
+// post that was and stays published (delivered as Update), and the deletion of a published post
+// (delivered as Delete, like an unpublication).
+const (
+	EventPostRevised = "post.revised"
+	EventPostDeleted = "post.deleted"
+)
+
+// Revision is post.revised when a write changed a post that was published (before) and still
+// is; otherwise no event. Transition covers the moves across "published".
+func (p *Post) Revision(before string) []Event {
+	if before == PostPublished && p.Status == PostPublished {
+		return []Event{p.Event(EventPostRevised)}
+	}
+	return nil
+}
+
+// Deletion is post.deleted when the post deleted was published; otherwise no event.
+func (p *Post) Deletion() []Event {
+	if p.Status == PostPublished {
+		return []Event{p.Event(EventPostDeleted)}
+	}
+	return nil
+}
+
 // FediversePostPayload is the payload of a JobFediversePost job: a post event.
 type FediversePostPayload struct {
-	Event  string    `json:"event"` // EventPostPublished, EventPostUnpublished
+	Event  string    `json:"event"` // EventPostPublished, EventPostUnpublished, EventPostRevised, EventPostDeleted
 	PostID string    `json:"postId"`
 	Slug   string    `json:"slug"`
 	At     time.Time `json:"at"`

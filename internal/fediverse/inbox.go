@@ -274,9 +274,10 @@ func mustJSON(v any) []byte {
 func (s *Service) postOf(ctx context.Context, u string) (*folio.Post, error) {
 	var p *folio.Post
 	var err error
-	if slug, ok := strings.CutPrefix(u, s.SiteURL+"/blog/"); ok && slug != "" && !strings.Contains(slug, "/") {
+	site := s.siteURL()
+	if slug, ok := strings.CutPrefix(u, site+"/blog/"); ok && slug != "" && !strings.Contains(slug, "/") {
 		p, err = s.Posts.PostBySlug(ctx, slug)
-	} else if id, ok := strings.CutPrefix(u, s.SiteURL+"/ap/posts/"); ok && id != "" {
+	} else if id, ok := strings.CutPrefix(u, site+"/ap/posts/"); ok && id != "" {
 		p, err = s.Posts.Post(ctx, id)
 	} else {
 		return nil, nil

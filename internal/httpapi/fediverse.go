@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/fediverse"
@@ -186,4 +188,43 @@ func (s fediverseAPI) removeFollower(w http.ResponseWriter, r *http.Request) err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// wantsActivity reports whether r asks for an ActivityStreams document rather than the API's JSON:
+// its Accept lists application/activity+json, or application/ld+json with the ActivityStreams
+// profile, at a quality no lower than application/json's (what Mastodon and its kin send).
+func wantsActivity(r *http.Request) bool {
+	accept := r.Header.Get("Accept")
+	if !strings.Contains(accept, "json") {
+		return false
+	}
+	activity, plain := -1.0, -1.0
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		switch {
+		case mt == activityJSON, mt == "application/ld+json" && strings.Contains(params["profile"], "activitystreams"):
+			activity = max(activity, q)
+		case mt == "application/json":
+			plain = max(plain, q)
+		}
+	}
+	return activity > 0 && activity >= plain
+}
+
+// writeArticle answers a request for a post's URL that asks for ActivityStreams with the post's
+// Article (a published post's only: drafts have none, whoever asks).
+func (s *Server) writeArticle(w http.ResponseWriter, r *http.Request, p *folio.Post) error {
+	if p.Status != folio.PostPublished {
+		return folio.Errorf(folio.ENOTFOUND, "No published post %q.", p.Slug)
+	}
+	return writeActivity(w, activityJSON, s.Fediverse.Article(p))
 }
