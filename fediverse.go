@@ -94,9 +94,14 @@ type Comment struct {
 	AuthorURL   string    `json:"authorUrl"`
 	Content     string    `json:"content"`
 	URL         string    `json:"url"`
-	Status      string    `json:"status"` // CommentPending, CommentApproved, CommentRejected
+	Status      string    `json:"status"` // CommentPending, CommentApproved, CommentRejected, CommentSpam
 	PublishedAt time.Time `json:"publishedAt"`
 	CreatedAt   time.Time `json:"createdAt"`
+	// AuthorID identifies the author for the spam rule: a fediverse author's actor id, a
+	// Webmention's author URL or its source's host; "" for none.
+	AuthorID string `json:"authorId,omitempty"`
+	// InReplyTo is, on a reply of the owner's, the id of the comment it answers.
+	InReplyTo string `json:"inReplyTo,omitempty"`
 }
 
 // Comment sources and statuses.
@@ -107,11 +112,13 @@ const (
 	CommentPending  = "pending"
 	CommentApproved = "approved"
 	CommentRejected = "rejected"
+	// CommentSpam is rejected and marks its author: their later comments land as spam.
+	CommentSpam = "spam"
 )
 
 // IsCommentStatus reports whether s is a comment status.
 func IsCommentStatus(s string) bool {
-	return s == CommentPending || s == CommentApproved || s == CommentRejected
+	return s == CommentPending || s == CommentApproved || s == CommentRejected || s == CommentSpam
 }
 
 // CommentFilter selects comments: of one post (PostID) and/or one status; a page of them.

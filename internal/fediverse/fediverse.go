@@ -42,8 +42,11 @@ type Store interface {
 	DeliveryInboxes(ctx context.Context) ([]string, error)
 
 	// SaveComment stores a comment; one with the same source and source id replaces the text
-	// of the stored one and keeps its status.
+	// of the stored one and keeps its status. A pending comment whose AuthorID has a comment
+	// marked spam is stored as spam.
 	SaveComment(ctx context.Context, c folio.Comment) error
+	// Comment returns one comment, ENOTFOUND when there is none with id.
+	Comment(ctx context.Context, id string) (folio.Comment, error)
 	// AddReaction records an actor's reaction of a kind to a post, once.
 	AddReaction(ctx context.Context, postID, kind, actorID string, at time.Time) error
 	// RemoveReaction withdraws an actor's reactions of a kind.

@@ -335,7 +335,7 @@ func (s *Service) reply(ctx context.Context, act incoming, obj objectRef) error 
 	}
 	return s.Store.SaveComment(ctx, folio.Comment{ID: folio.NewID(), PostID: p.ID, Source: folio.CommentActivityPub, SourceID: obj.ID,
 		AuthorName: name, AuthorURL: authorURL, Content: s.md.Sanitize(n.Content), URL: noteURL, Status: folio.CommentPending,
-		PublishedAt: published.UTC(), CreatedAt: now})
+		PublishedAt: published.UTC(), CreatedAt: now, AuthorID: act.Actor})
 }
 
 // Blocked reports whether the owner blocked an actor, or its domain.

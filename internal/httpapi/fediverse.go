@@ -40,6 +40,9 @@ func (s fediverseAPI) routes() []route {
 		{Method: "GET", Pattern: "/ap/posts/{id}", Handle: s.article, Needs: needFediverse, Audit: "-",
 			Tag: "Fediverse", Summary: "A published post as an ActivityPub Article",
 			Status: http.StatusOK, Resp: fediverse.Article{}, RespType: activityJSON, Errors: []int{404}},
+		{Method: "GET", Pattern: "/ap/notes/{id}", Handle: s.note, Needs: needFediverse, Audit: "-",
+			Tag: "Fediverse", Summary: "The owner's reply to a comment as an ActivityPub Note",
+			Status: http.StatusOK, Resp: fediverse.Note{}, RespType: activityJSON, Errors: []int{404}},
 		{Method: "POST", Pattern: "/ap/inbox", Handle: s.inbox, Needs: needFediverse, Audit: "-",
 			Tag: "Fediverse", Summary: "The actor's (and shared) inbox: HTTP-Signed activities only (draft-cavage-12, rsa-sha256 " +
 				"over (request-target) host date digest, Date within 5 minutes, matching Digest), else 401; Follow is accepted (202)",
@@ -151,6 +154,14 @@ func (s fediverseAPI) article(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return writeActivity(w, activityJSON, a)
+}
+
+func (s fediverseAPI) note(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.Fediverse.PublishedNote(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeActivity(w, activityJSON, n)
 }
 
 func (s fediverseAPI) inbox(w http.ResponseWriter, r *http.Request) error {

@@ -171,9 +171,14 @@ func (s *Service) Verify(ctx context.Context, j folio.Job) error {
 	if e.url == "" {
 		e.url = pl.Source
 	}
+	// The spam rule knows a Webmention's author by the h-card's URL, else by the source's host.
+	author := e.authorURL
+	if author == "" {
+		author = strings.ToLower(final.Hostname())
+	}
 	return s.Store.SaveComment(ctx, folio.Comment{ID: folio.NewID(), PostID: pl.PostID, Source: folio.CommentWebmention,
 		SourceID: pl.Source, AuthorName: e.authorName, AuthorURL: e.authorURL, Content: s.md.Sanitize(e.content), URL: e.url,
-		Status: folio.CommentPending, PublishedAt: e.published.UTC(), CreatedAt: now})
+		Status: folio.CommentPending, PublishedAt: e.published.UTC(), CreatedAt: now, AuthorID: author})
 }
 
 // Discover fetches target and returns its Webmention endpoint ("" when it has none).
