@@ -47,6 +47,9 @@ type Store interface {
 	SaveComment(ctx context.Context, c folio.Comment) error
 	// Comment returns one comment, ENOTFOUND when there is none with id.
 	Comment(ctx context.Context, id string) (folio.Comment, error)
+	// DeleteComment removes the comment of source and sourceID by authorID (or of no recorded
+	// author) and reports whether there was one.
+	DeleteComment(ctx context.Context, source, sourceID, authorID string) (bool, error)
 	// AddReaction records an actor's reaction of a kind to a post, once.
 	AddReaction(ctx context.Context, postID, kind, actorID string, at time.Time) error
 	// RemoveReaction withdraws an actor's reactions of a kind.

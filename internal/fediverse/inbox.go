@@ -240,8 +240,21 @@ func (s *Service) Inbox(ctx context.Context, r *http.Request, body []byte) error
 			_, err := s.Store.RemoveFollower(ctx, act.Actor)
 			return err
 		}
+		return s.deleteReply(ctx, act.Actor, obj.ID)
 	}
 	return nil
+}
+
+// deleteReply removes the comment of a Note its author deleted (Mastodon sends Delete of a
+// Tombstone). Only a Note on the signer's own server is taken, and only its author's.
+func (s *Service) deleteReply(ctx context.Context, actor, noteID string) error {
+	a, err1 := url.Parse(actor)
+	n, err2 := url.Parse(noteID)
+	if err1 != nil || err2 != nil || n.Host == "" || !strings.EqualFold(a.Host, n.Host) {
+		return nil
+	}
+	_, err := s.Store.DeleteComment(ctx, folio.CommentActivityPub, noteID, actor)
+	return err
 }
 
 // follow stores a follow of the site and queues its Accept to the follower's inbox.

@@ -89,6 +89,28 @@ func (s *FediverseStore) Comment(ctx context.Context, id string) (folio.Comment,
 const commentColumns = `id, post_id, source, source_id, author_name, author_url, content, url, status, published_at, created_at,
 	author_id, in_reply_to`
 
+// DeleteComment removes the comment of source and sourceID written by authorID (or stored
+// without an author) and reports whether there was one.
+func (s *FediverseStore) DeleteComment(ctx context.Context, source, sourceID, authorID string) (bool, error) {
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM comments WHERE source = $1 AND source_id = $2 AND author_id IN ($3, '')`,
+			source, sourceID, authorID)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, wrap("DeleteComment", err)
+	}
+	if n > 0 {
+		s.changed(folio.ScopePosts) // the cached posts' comment counts
+	}
+	return n > 0, nil
+}
+
 // SetCommentStatus moderates a comment; ENOTFOUND when there is none with id.
 func (s *FediverseStore) SetCommentStatus(ctx context.Context, id, status string) error {
 	var n int64

@@ -189,6 +189,15 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 		if cs, n, err := s.Comments(ctx, folio.CommentFilter{Status: folio.CommentSpam, Page: 1, Limit: 10}); err != nil || n != 2 || len(cs) != 2 {
 			t.Fatalf("spam list: %d, %v", n, err)
 		}
+		if ok, err := s.DeleteComment(ctx, folio.CommentActivityPub, "https://m.example/notes/o1", "https://m.example/users/someone-else"); err != nil || ok {
+			t.Fatalf("DeleteComment by another author = %v, %v; want nothing deleted", ok, err)
+		}
+		if ok, err := s.DeleteComment(ctx, folio.CommentActivityPub, "https://m.example/notes/o1", "https://m.example/users/ok"); err != nil || !ok {
+			t.Fatalf("DeleteComment by its author = %v, %v", ok, err)
+		}
+		if _, err := s.Comment(ctx, "o1"); !folio.IsNotFound(err) {
+			t.Fatalf("a deleted comment reads: %v", err)
+		}
 	})
 
 	t.Run("reactions: once per actor and kind, undone", func(t *testing.T) {
