@@ -17,7 +17,8 @@ import (
 
 // TestBrowserComments drives Content → Comments: a Webmention from a page on loopback (its
 // h-entry by Wendy links to a published post) arrives pending; the owner approves it in the
-// queue and it shows in the post's public comments.
+// queue and it shows in the post's public comments. On the way, its domain is blocked and
+// unblocked from the same screen.
 func TestBrowserComments(t *testing.T) {
 	chromium := findChromium(t)
 	s := startFolioWith(t, map[string]string{"FEDIVERSE_ALLOW_PRIVATE": "true"})
@@ -88,6 +89,14 @@ func TestBrowserComments(t *testing.T) {
 	}
 	desk.waitText(t, "#block-domain-"+id, "Block wendy.example")
 	desk.screenshot(t, s, "comments-01-pending")
+
+	desk.waitText(t, "#fediverse-followers", "Nobody follows")
+	desk.do(t, "block the domain", chromedp.Click(css("#block-domain-"+id)))
+	desk.waitText(t, "main", "Blocked wendy.example.")
+	desk.waitText(t, "#fediverse-blocks", "wendy.example")
+	desk.do(t, "unblock it", chromedp.Click(css("#unblock-0")))
+	desk.waitText(t, "main", "wendy.example is no longer blocked.")
+	desk.waitText(t, "#fediverse-blocks", "No actor or domain is blocked.")
 
 	desk.do(t, "approve", chromedp.Click(css("#approve-"+id)))
 	desk.waitText(t, "main", "Comment approved.")

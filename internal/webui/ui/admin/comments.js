@@ -39,7 +39,7 @@ export async function render() {
         }
       };
       const moderate = (c, verb, done) => act(() => api('POST', `/api/comments/${encodeURIComponent(c.id)}/${verb}`), done);
-      const block = (target, done) => act(() => api('POST', '/api/fediverse/blocks', target), done);
+      const block = (target, done) => act(async () => { await api('POST', '/api/fediverse/blocks', target); await loadPeople(); }, done);
 
       // The reply form opens under its comment; sending posts the Note and reloads the queue.
       const replyForm = (c) => {
@@ -82,7 +82,36 @@ export async function render() {
       status.set(errorText(e), 'error');
     }
   };
+  const people = h('div', {});
+  const loadPeople = async () => {
+    try {
+      const [followers, blocks] = await Promise.all([api('GET', '/ap/followers'), api('GET', '/api/fediverse/blocks')]);
+      const row = (text, label, id, run, done) => h('li', { class: 'row' }, h('span', { class: 'mono' }, text),
+        button(label, { kind: 'ghost', id, onClick: async () => {
+          try {
+            await run();
+            await loadPeople();
+            status.set(done, 'ok');
+          } catch (e) {
+            status.set(errorText(e), 'error');
+          }
+        } }));
+      const list = (id, items, empty) => (items.length === 0 ? h('p', { class: 'muted', id }, empty) : h('ul', { id }, items));
+      replace(people,
+        h('h2', {}, `Followers (${followers.totalItems})`),
+        list('fediverse-followers', (followers.orderedItems || []).map((a, i) => row(a, 'Remove', `unfollow-${i}`,
+          () => api('DELETE', `/api/fediverse/followers${query({ actor: a })}`), `${a} no longer follows the site.`)),
+        'Nobody follows the site from the fediverse yet.'),
+        h('h2', {}, 'Blocked'),
+        list('fediverse-blocks', blocks.blocks.map((b, i) => row(b.target, 'Unblock', `unblock-${i}`,
+          () => api('DELETE', `/api/fediverse/blocks${query({ target: b.target })}`), `${b.target} is no longer blocked.`)),
+        'No actor or domain is blocked.'));
+    } catch (e) {
+      replace(people, h('p', { class: 'muted' }, errorText(e)));
+    }
+  };
   filter.addEventListener('change', () => load(1));
-  await load(1);
-  return h('div', {}, pageHead('Comments'), status, h('p', {}, filter), body);
+  await Promise.all([load(1), loadPeople()]);
+  return h('div', {}, pageHead('Comments'), status, h('p', {}, filter), body,
+    h('section', { class: 'panel', id: 'fediverse-people', 'aria-label': 'Fediverse followers and blocks' }, people));
 }
