@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -89,6 +90,7 @@ func TestBrowserComments(t *testing.T) {
 	}
 	desk.waitText(t, "#block-domain-"+id, "Block wendy.example")
 	desk.screenshot(t, s, "comments-01-pending")
+	checkAxe(t, desk, "comments")
 
 	desk.waitText(t, "#fediverse-followers", "Nobody follows")
 	desk.do(t, "block the domain", chromedp.Click(css("#block-domain-"+id)))
@@ -124,5 +126,23 @@ func TestBrowserComments(t *testing.T) {
 	if c.ID != id || c.AuthorName != "Wendy" || c.AuthorURL != "https://wendy.example/" || c.Source != "webmention" ||
 		!strings.Contains(c.Content, "<b>Wendy</b>") {
 		t.Fatalf("public comment: %+v", c)
+	}
+}
+
+// checkAxe fails on any serious or critical accessibility violation axe-core finds on the page
+// (skipped, with a note, where axe-core is not installed: .ci/run installs it).
+func checkAxe(t *testing.T, tb *tab, name string) {
+	t.Helper()
+	axe, err := os.ReadFile(axeScript)
+	if err != nil {
+		t.Logf("%s: accessibility check skipped: axe-core is not installed", name)
+		return
+	}
+	tb.do(t, "inject axe-core", chromedp.Evaluate[chromedp.Void](string(axe)))
+	res := evalAwait[[]axeViolation](t, tb, `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations
+		.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+		.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) })))`)
+	for _, v := range res {
+		t.Errorf("%s: accessibility (%s) %s: %s\n\t%s", name, v.Impact, v.ID, v.Help, strings.Join(v.Targets, "\n\t"))
 	}
 }
