@@ -2,8 +2,11 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -145,5 +148,48 @@ func TestPostContentNegotiation(t *testing.T) {
 	}
 	if wantsActivity(&http.Request{Header: http.Header{"Accept": {"application/json, application/activity+json;q=0.5"}}}) {
 		t.Fatal("application/json preferred, yet the Article chosen")
+	}
+}
+
+// TestWebmentionsResentOnEdit: an edit of a published post sends its Webmentions again, once
+// per edit window, as the spec asks of senders.
+func TestWebmentionsResentOnEdit(t *testing.T) {
+	db := foliotest.MustOpenSQLite(t)
+	ts, sched := newFediSite(t, db)
+	var mu sync.Mutex
+	var sent []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /linked", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", `</endpoint>; rel="webmention"`)
+		_, _ = io.WriteString(w, "<p>a page that takes Webmentions</p>")
+	})
+	mux.HandleFunc("POST /endpoint", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		mu.Lock()
+		sent = append(sent, r.PostForm.Get("target"))
+		mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	})
+	other := httptest.NewServer(mux)
+	t.Cleanup(other.Close)
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(sent) }
+
+	content := "See [this page](" + other.URL + "/linked)."
+	if r := ts.do("POST", "/api/blog", "write", map[string]any{"title": "Linking", "content": content, "status": "published"}); r.Status != 201 {
+		t.Fatalf("create: %d", r.Status)
+	}
+	runJobs(t, sched)
+	if n := count(); n != 1 {
+		t.Fatalf("Webmentions after publishing: %d", n)
+	}
+	for _, c := range []string{content + " Edited.", content + " Edited twice."} {
+		if r := ts.do("PUT", "/api/blog/linking", "write", map[string]any{"content": c}); r.Status != 200 {
+			t.Fatalf("edit: %d", r.Status)
+		}
+	}
+	sched.Now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+	runJobs(t, sched)
+	if n := count(); n != 2 {
+		t.Fatalf("Webmentions after two edits in one window: %d, want 2 in all", n)
 	}
 }

@@ -121,7 +121,7 @@ func (s *FediverseStore) DeliveryInboxes(ctx context.Context) ([]string, error) 
 }
 
 // queuePostFanOut queues, for a post event, its fan-out to the fediverse followers and, for a
-// publication, the Webmentions of its links (internal/fediverse, internal/webmention), in the
+// publication or an edit, the Webmentions of its links (internal/fediverse, internal/webmention), in the
 // transaction of the write that caused it; the keys name the event, so each runs once.
 //
 // Edits of a published post are coalesced: the Update of every edit within one revisionWindow
@@ -140,6 +140,8 @@ func (db *DB) queuePostFanOut(ctx context.Context, tx *sql.Tx, ev folio.Event) e
 		kinds = append(kinds, folio.JobWebmentionSend)
 	case folio.EventPostUnpublished, folio.EventPostDeleted:
 	case folio.EventPostRevised:
+		// Webmention senders re-send after an update (W3C Webmention §3.1.3).
+		kinds = append(kinds, folio.JobWebmentionSend)
 		window := at.Truncate(revisionWindow)
 		runAt, stamp = window.Add(revisionWindow), window.UnixNano()
 	default:
