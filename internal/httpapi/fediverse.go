@@ -206,7 +206,7 @@ func (s fediverseAPI) removeFollower(w http.ResponseWriter, r *http.Request) err
 // profile, at a quality no lower than application/json's (what Mastodon and its kin send).
 func wantsActivity(r *http.Request) bool {
 	accept := r.Header.Get("Accept")
-	if !strings.Contains(accept, "json") {
+	if !strings.Contains(strings.ToLower(accept), "json") {
 		return false
 	}
 	activity, plain := -1.0, -1.0

@@ -193,3 +193,19 @@ func TestWebmentionsResentOnEdit(t *testing.T) {
 		t.Fatalf("Webmentions after two edits in one window: %d, want 2 in all", n)
 	}
 }
+
+// FuzzWantsActivity: any Accept header is read without a panic, and only one that names an
+// ActivityStreams type can choose the Article.
+func FuzzWantsActivity(f *testing.F) {
+	for _, s := range []string{"", "application/activity+json", `application/ld+json; profile="https://www.w3.org/ns/activitystreams"`,
+		"application/json, application/activity+json;q=0.5", "text/html,*/*;q=0.8", "Application/Activity+JSON", "application/activity+json;q=abc", `;;="`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, accept string) {
+		got := wantsActivity(&http.Request{Header: http.Header{"Accept": {accept}}})
+		lower := strings.ToLower(accept)
+		if got && !strings.Contains(lower, "activity+json") && !strings.Contains(lower, "ld+json") {
+			t.Fatalf("wantsActivity(%q) = true", accept)
+		}
+	})
+}
