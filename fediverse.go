@@ -44,9 +44,34 @@ const (
 	JobWebmentionSend   = "webmention.send"
 )
 
+// Post events that reach the fediverse and no webhook (they are not in EventTypes): an edit of a
+// post that was and stays published (delivered as Update), and the deletion of a published post
+// (delivered as Delete, like an unpublication).
+const (
+	EventPostRevised = "post.revised"
+	EventPostDeleted = "post.deleted"
+)
+
+// Revision is post.revised when a write changed a post that was published (before) and still
+// is; otherwise no event. Transition covers the moves across "published".
+func (p *Post) Revision(before string) []Event {
+	if before == PostPublished && p.Status == PostPublished {
+		return []Event{p.Event(EventPostRevised)}
+	}
+	return nil
+}
+
+// Deletion is post.deleted when the post deleted was published; otherwise no event.
+func (p *Post) Deletion() []Event {
+	if p.Status == PostPublished {
+		return []Event{p.Event(EventPostDeleted)}
+	}
+	return nil
+}
+
 // FediversePostPayload is the payload of a JobFediversePost job: a post event.
 type FediversePostPayload struct {
-	Event  string    `json:"event"` // EventPostPublished, EventPostUnpublished
+	Event  string    `json:"event"` // EventPostPublished, EventPostUnpublished, EventPostRevised, EventPostDeleted
 	PostID string    `json:"postId"`
 	Slug   string    `json:"slug"`
 	At     time.Time `json:"at"`
@@ -69,9 +94,14 @@ type Comment struct {
 	AuthorURL   string    `json:"authorUrl"`
 	Content     string    `json:"content"`
 	URL         string    `json:"url"`
-	Status      string    `json:"status"` // CommentPending, CommentApproved, CommentRejected
+	Status      string    `json:"status"` // CommentPending, CommentApproved, CommentRejected, CommentSpam
 	PublishedAt time.Time `json:"publishedAt"`
 	CreatedAt   time.Time `json:"createdAt"`
+	// AuthorID identifies the author for the spam rule: a fediverse author's actor id, a
+	// Webmention's author URL or its source's host; "" for none.
+	AuthorID string `json:"authorId,omitempty"`
+	// InReplyTo is, on a reply of the owner's, the id of the comment it answers.
+	InReplyTo string `json:"inReplyTo,omitempty"`
 }
 
 // Comment sources and statuses.
@@ -82,11 +112,13 @@ const (
 	CommentPending  = "pending"
 	CommentApproved = "approved"
 	CommentRejected = "rejected"
+	// CommentSpam is rejected and marks its author: their later comments land as spam.
+	CommentSpam = "spam"
 )
 
 // IsCommentStatus reports whether s is a comment status.
 func IsCommentStatus(s string) bool {
-	return s == CommentPending || s == CommentApproved || s == CommentRejected
+	return s == CommentPending || s == CommentApproved || s == CommentRejected || s == CommentSpam
 }
 
 // CommentFilter selects comments: of one post (PostID) and/or one status; a page of them.

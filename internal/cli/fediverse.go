@@ -5,9 +5,11 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/config"
 	"github.com/foliohq/folio/internal/content"
 	"github.com/foliohq/folio/internal/fediverse"
+	"github.com/foliohq/folio/internal/settings"
 	"github.com/foliohq/folio/internal/sqldb"
 	"github.com/foliohq/folio/internal/webmention"
 )
@@ -16,7 +18,9 @@ import (
 // database, sealed with a key derived from the instance secret; every instance loads that one.
 // An instance whose secret does not open it serves without the actor (its routes answer 503,
 // the log says why) rather than not at all: the rest of the site does not depend on it.
-func newFediverse(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *slog.Logger) (*fediverse.Service, error) {
+//
+// Its site URL, name and icon follow the settings (site.url, site.name, site.photoUrl) at each use.
+func newFediverse(ctx context.Context, cfg *config.Config, db *sqldb.DB, st *settings.Service, log *slog.Logger) (*fediverse.Service, error) {
 	secret, err := instanceSecret(cfg)
 	if err != nil {
 		return nil, err
@@ -30,12 +34,21 @@ func newFediverse(ctx context.Context, cfg *config.Config, db *sqldb.DB, log *sl
 	if err != nil {
 		return nil, err
 	}
-	return fediverse.New(db.Fediverse, content.New(db.Content), cfg.FediverseName, cfg.SiteURL, key, pub,
-		fediverse.NewClient(cfg.FediverseAllowPrivate), log), nil
+	svc := fediverse.New(db.Fediverse, content.New(db.Content), cfg.FediverseName, cfg.SiteURL, key, pub,
+		fediverse.NewClient(cfg.FediverseAllowPrivate), log)
+	svc.Site = siteOf(st)
+	return svc, nil
+}
+
+// siteOf reads the site's settings as they are now.
+func siteOf(st *settings.Service) func() folio.SiteSettings {
+	return func() folio.SiteSettings { return st.Current().Site }
 }
 
 // newWebmention receives and sends Webmentions; its fetches go through the fediverse's guard
 // (FEDIVERSE_ALLOW_PRIVATE).
-func newWebmention(cfg *config.Config, db *sqldb.DB, log *slog.Logger) *webmention.Service {
-	return webmention.New(db.Fediverse, content.New(db.Content), cfg.SiteURL, fediverse.NewClient(cfg.FediverseAllowPrivate), log)
+func newWebmention(cfg *config.Config, db *sqldb.DB, st *settings.Service, log *slog.Logger) *webmention.Service {
+	svc := webmention.New(db.Fediverse, content.New(db.Content), cfg.SiteURL, fediverse.NewClient(cfg.FediverseAllowPrivate), log)
+	svc.Site = siteOf(st)
+	return svc
 }

@@ -84,11 +84,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	fedi, err := newFediverse(ctx, cfg, db, log)
+	fedi, err := newFediverse(ctx, cfg, db, settings, log)
 	if err != nil {
 		return err
 	}
-	mentions := newWebmention(cfg, db, log)
+	mentions := newWebmention(cfg, db, settings, log)
 	letters, err := newNewsletter(cfg, db, mail, settings, limiter, secret, log)
 	if err != nil {
 		return err

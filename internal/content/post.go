@@ -86,7 +86,8 @@ func (s *Service) UpdatePost(ctx context.Context, id string, in *folio.PostInput
 			}
 		}
 		w.Search = p.SearchDoc()
-		w.Events = p.Transition(before)
+		// An edit of a published post reaches the fediverse as an Update (no webhook event).
+		w.Events = append(p.Transition(before), p.Revision(before)...)
 		return w, nil
 	})
 	if err != nil {
@@ -95,10 +96,14 @@ func (s *Service) UpdatePost(ctx context.Context, id string, in *folio.PostInput
 	return out, nil
 }
 
-// DeletePost removes a post, its former slugs and its pending jobs, or returns ENOTFOUND. It
-// emits no event.
+// DeletePost removes a post, its former slugs and its pending jobs, or returns ENOTFOUND. It emits
+// no webhook event; a published post's deletion reaches the fediverse as a Delete (post.deleted).
 func (s *Service) DeletePost(ctx context.Context, id string) error {
-	return s.Store.DeletePost(ctx, id, nil)
+	p, err := s.Store.Post(ctx, id)
+	if err != nil {
+		return err
+	}
+	return s.Store.DeletePost(ctx, id, p.Deletion())
 }
 
 // claimSlug sets w.Post.Slug: the given slug when no other post uses it (it may be a former slug

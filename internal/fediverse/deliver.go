@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/jobs"
@@ -75,8 +76,10 @@ func (s *Service) post(ctx context.Context, inbox string, body []byte) error {
 }
 
 // FanOut is the jobs.Handler of folio.JobFediversePost: it turns a post event into one delivery
-// per inbox (shared inboxes once). A published post goes out as Create{Article}, an unpublished
-// one as Delete. The deliveries' keys derive from this job's, so a second run queues nothing new.
+// per inbox (shared inboxes once). A published post goes out as Create{Article}, an edit of a
+// published one as Update{Article} (the post as it is when the job runs), an unpublished or
+// deleted one as Delete{Tombstone}. The deliveries' keys derive from this job's, so a second run
+// queues nothing new.
 func (s *Service) FanOut(ctx context.Context, j folio.Job) error {
 	var pl folio.FediversePostPayload
 	if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.PostID == "" {
@@ -84,10 +87,10 @@ func (s *Service) FanOut(ctx context.Context, j folio.Job) error {
 	}
 	var activity Activity
 	switch pl.Event {
-	case folio.EventPostPublished:
+	case folio.EventPostPublished, folio.EventPostRevised:
 		p, err := s.Posts.Post(ctx, pl.PostID)
 		if folio.IsNotFound(err) {
-			return nil
+			return nil // deleted meanwhile: its Delete follows
 		}
 		if err != nil {
 			return err
@@ -96,11 +99,11 @@ func (s *Service) FanOut(ctx context.Context, j folio.Job) error {
 			return nil // unpublished meanwhile: its own event follows
 		}
 		activity = s.create(p)
-	case folio.EventPostUnpublished:
-		at := pl.At.UTC()
-		activity = Activity{ID: s.ObjectID(pl.PostID) + "#delete-" + at.Format("20060102T150405.000000000"), Type: "Delete",
-			Actor: s.ActorID(), Published: &at, To: []string{publicAudience}, Cc: []string{s.followersURL()},
-			Object: map[string]string{"id": s.ObjectID(pl.PostID), "type": "Tombstone"}}
+		if pl.Event == folio.EventPostRevised {
+			activity = s.update(p, pl.At)
+		}
+	case folio.EventPostUnpublished, folio.EventPostDeleted:
+		activity = s.delete(pl.PostID, pl.At)
 	default:
 		return nil
 	}
@@ -115,4 +118,23 @@ func (s *Service) FanOut(ctx context.Context, j folio.Job) error {
 		}
 	}
 	return nil
+}
+
+// stamp makes an activity id unique per event time.
+func stamp(at time.Time) string { return at.UTC().Format("20060102T150405.000000000") }
+
+// update is the Update of a published post's Article as it is now.
+func (s *Service) update(p *folio.Post, at time.Time) Activity {
+	art := s.Article(p)
+	now := at.UTC()
+	return Activity{ID: art.ID + "#update-" + stamp(at), Type: "Update", Actor: s.ActorID(), Published: &now,
+		To: art.To, Cc: art.Cc, Object: art}
+}
+
+// delete is the Delete of a post's Article: a Tombstone, as Mastodon expects.
+func (s *Service) delete(postID string, at time.Time) Activity {
+	now := at.UTC()
+	return Activity{ID: s.ObjectID(postID) + "#delete-" + stamp(at), Type: "Delete", Actor: s.ActorID(), Published: &now,
+		To: []string{publicAudience}, Cc: []string{s.followersURL()},
+		Object: map[string]string{"id": s.ObjectID(postID), "type": "Tombstone"}}
 }

@@ -46,12 +46,12 @@ func (s *Service) WebFinger(resource, host string) (JRD, error) {
 	}
 	return JRD{Subject: subject, Aliases: []string{s.ActorID()}, Links: []JRDLink{
 		{Rel: "self", Type: "application/activity+json", Href: s.ActorID()},
-		{Rel: "http://webfinger.net/rel/profile-page", Type: "text/html", Href: s.SiteURL},
+		{Rel: "http://webfinger.net/rel/profile-page", Type: "text/html", Href: s.siteURL()},
 	}}, nil
 }
 
 func (s *Service) siteHost() string {
-	u, err := url.Parse(s.SiteURL)
+	u, err := url.Parse(s.siteURL())
 	if err != nil {
 		return ""
 	}
@@ -70,6 +70,7 @@ type Actor struct {
 	Inbox             string    `json:"inbox"`
 	Outbox            string    `json:"outbox"`
 	Followers         string    `json:"followers"`
+	Icon              *Image    `json:"icon,omitempty"`
 	Endpoints         Endpoints `json:"endpoints"`
 	PublicKey         PublicKey `json:"publicKey"`
 }
@@ -86,15 +87,25 @@ type PublicKey struct {
 	PublicKeyPem string `json:"publicKeyPem"`
 }
 
-// Actor returns the site's actor document.
+// Actor returns the site's actor document: its name and icon from the owner's settings.
 func (s *Service) Actor() Actor {
-	return Actor{
+	a := Actor{
 		Context: []any{ActivityStreams, "https://w3id.org/security/v1"},
-		ID:      s.ActorID(), Type: "Person", PreferredUsername: s.Name, Name: s.Name, URL: s.SiteURL,
+		ID:      s.ActorID(), Type: "Person", PreferredUsername: s.Name, Name: s.displayName(), URL: s.siteURL(),
 		Inbox: s.inboxURL(), Outbox: s.outboxURL(), Followers: s.followersURL(),
 		Endpoints: Endpoints{SharedInbox: s.inboxURL()},
 		PublicKey: PublicKey{ID: s.KeyID(), Owner: s.ActorID(), PublicKeyPem: s.PublicPEM},
 	}
+	if icon := s.iconURL(); icon != "" {
+		a.Icon = &Image{Type: "Image", URL: icon}
+	}
+	return a
+}
+
+// Image is an actor's icon.
+type Image struct {
+	Type string `json:"type"`
+	URL  string `json:"url"`
 }
 
 // Article is a post as an ActivityPub object.

@@ -42,8 +42,14 @@ type Store interface {
 	DeliveryInboxes(ctx context.Context) ([]string, error)
 
 	// SaveComment stores a comment; one with the same source and source id replaces the text
-	// of the stored one and keeps its status.
+	// of the stored one and keeps its status. A pending comment whose AuthorID has a comment
+	// marked spam is stored as spam.
 	SaveComment(ctx context.Context, c folio.Comment) error
+	// Comment returns one comment, ENOTFOUND when there is none with id.
+	Comment(ctx context.Context, id string) (folio.Comment, error)
+	// DeleteComment removes the comment of source and sourceID by authorID (or of no recorded
+	// author) and reports whether there was one.
+	DeleteComment(ctx context.Context, source, sourceID, authorID string) (bool, error)
 	// AddReaction records an actor's reaction of a kind to a post, once.
 	AddReaction(ctx context.Context, postID, kind, actorID string, at time.Time) error
 	// RemoveReaction withdraws an actor's reactions of a kind.
@@ -71,8 +77,11 @@ type Service struct {
 	Store Store
 	Posts Posts
 	// Name is the actor's preferredUsername (FEDIVERSE_NAME); SiteURL the public origin its
-	// documents and the posts' URLs are under (FOLIO_SITE_URL).
+	// documents and the posts' URLs are under (FOLIO_SITE_URL) when Site gives none.
 	Name, SiteURL string
+	// Site reads the owner's settings (site.url, name, photo) at each use, so a change in the
+	// settings room takes effect at once on every instance; nil: SiteURL and Name.
+	Site func() folio.SiteSettings
 	// Key signs outgoing requests; PublicPEM is published in the actor document.
 	Key       *rsa.PrivateKey
 	PublicPEM string
@@ -104,19 +113,50 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
+// siteURL is the public origin, without a trailing slash: the settings' site.url, else SiteURL.
+func (s *Service) siteURL() string {
+	if s.Site != nil {
+		if u := s.Site().URL; u != "" {
+			return strings.TrimRight(u, "/")
+		}
+	}
+	return strings.TrimRight(s.SiteURL, "/")
+}
+
+// displayName is the actor's name: the site's name in the settings, else the owner's, else Name.
+func (s *Service) displayName() string {
+	if s.Site != nil {
+		st := s.Site()
+		for _, n := range []string{st.Name, st.OwnerName} {
+			if n != "" {
+				return n
+			}
+		}
+	}
+	return s.Name
+}
+
+// iconURL is the owner's photo from the settings, or "".
+func (s *Service) iconURL() string {
+	if s.Site != nil {
+		return s.Site().PhotoURL
+	}
+	return ""
+}
+
 // ActorID is the actor's id (and URL); KeyID names its key in signatures.
-func (s *Service) ActorID() string   { return s.SiteURL + "/ap/actor" }
+func (s *Service) ActorID() string   { return s.siteURL() + "/ap/actor" }
 func (s *Service) KeyID() string     { return s.ActorID() + "#main-key" }
-func (s *Service) inboxURL() string  { return s.SiteURL + "/ap/inbox" }
-func (s *Service) outboxURL() string { return s.SiteURL + "/ap/outbox" }
+func (s *Service) inboxURL() string  { return s.siteURL() + "/ap/inbox" }
+func (s *Service) outboxURL() string { return s.siteURL() + "/ap/outbox" }
 func (s *Service) followersURL() string {
-	return s.SiteURL + "/ap/followers"
+	return s.siteURL() + "/ap/followers"
 }
 
 // PostURL is a post's public URL as the feeds give it; ObjectID the id of its Article.
-func (s *Service) PostURL(slug string) string { return s.SiteURL + "/blog/" + slug }
+func (s *Service) PostURL(slug string) string { return s.siteURL() + "/blog/" + slug }
 func (s *Service) ObjectID(postID string) string {
-	return s.SiteURL + "/ap/posts/" + postID
+	return s.siteURL() + "/ap/posts/" + postID
 }
 
 // keyCache keeps remote actors' public keys by key id, bounded: when full it starts again.

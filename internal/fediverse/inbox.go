@@ -240,8 +240,21 @@ func (s *Service) Inbox(ctx context.Context, r *http.Request, body []byte) error
 			_, err := s.Store.RemoveFollower(ctx, act.Actor)
 			return err
 		}
+		return s.deleteReply(ctx, act.Actor, obj.ID)
 	}
 	return nil
+}
+
+// deleteReply removes the comment of a Note its author deleted (Mastodon sends Delete of a
+// Tombstone). Only a Note on the signer's own server is taken, and only its author's.
+func (s *Service) deleteReply(ctx context.Context, actor, noteID string) error {
+	a, err1 := url.Parse(actor)
+	n, err2 := url.Parse(noteID)
+	if err1 != nil || err2 != nil || n.Host == "" || !strings.EqualFold(a.Host, n.Host) {
+		return nil
+	}
+	_, err := s.Store.DeleteComment(ctx, folio.CommentActivityPub, noteID, actor)
+	return err
 }
 
 // follow stores a follow of the site and queues its Accept to the follower's inbox.
@@ -274,9 +287,10 @@ func mustJSON(v any) []byte {
 func (s *Service) postOf(ctx context.Context, u string) (*folio.Post, error) {
 	var p *folio.Post
 	var err error
-	if slug, ok := strings.CutPrefix(u, s.SiteURL+"/blog/"); ok && slug != "" && !strings.Contains(slug, "/") {
+	site := s.siteURL()
+	if slug, ok := strings.CutPrefix(u, site+"/blog/"); ok && slug != "" && !strings.Contains(slug, "/") {
 		p, err = s.Posts.PostBySlug(ctx, slug)
-	} else if id, ok := strings.CutPrefix(u, s.SiteURL+"/ap/posts/"); ok && id != "" {
+	} else if id, ok := strings.CutPrefix(u, site+"/ap/posts/"); ok && id != "" {
 		p, err = s.Posts.Post(ctx, id)
 	} else {
 		return nil, nil
@@ -334,7 +348,7 @@ func (s *Service) reply(ctx context.Context, act incoming, obj objectRef) error 
 	}
 	return s.Store.SaveComment(ctx, folio.Comment{ID: folio.NewID(), PostID: p.ID, Source: folio.CommentActivityPub, SourceID: obj.ID,
 		AuthorName: name, AuthorURL: authorURL, Content: s.md.Sanitize(n.Content), URL: noteURL, Status: folio.CommentPending,
-		PublishedAt: published.UTC(), CreatedAt: now})
+		PublishedAt: published.UTC(), CreatedAt: now, AuthorID: act.Actor})
 }
 
 // Blocked reports whether the owner blocked an actor, or its domain.

@@ -163,6 +163,12 @@ func (s blogAPI) getPostBySlug(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusMovedPermanently)
 		return nil
 	}
+	if s.Fediverse != nil {
+		w.Header().Add("Vary", "Accept") // the Article for ActivityPub readers (fediverse.go)
+		if wantsActivity(r) {
+			return s.writeArticle(w, r, p)
+		}
+	}
 	s.publicAuthor(r, &p.PostSummary)
 	if err := s.withComments(w, r, p); err != nil {
 		return err

@@ -11,6 +11,9 @@ import (
 func (s *Server) serveCached(w http.ResponseWriter, r *http.Request, rt *route) error {
 	handle := s.boundedFunc(rt.Handle)
 	key := respcache.Key(r.URL.Path, r.URL.RawQuery)
+	if wantsActivity(r) {
+		key += "\x00activity" // the same URL's ActivityPub variant (fediverse.go)
+	}
 	g := s.cache.Generation(rt.Cache)
 	gen := g.Load()
 	if e := s.cache.Get(key, gen); e != nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/fediverse"
 )
 
 // commentsAPI serves the comments of posts (replies from the fediverse and Webmentions) and
@@ -19,6 +20,7 @@ type publicComment struct {
 	Content     string    `json:"content" doc:"sanitised HTML"`
 	Source      string    `json:"source" doc:"activitypub or webmention"`
 	PublishedAt time.Time `json:"publishedAt"`
+	InReplyTo   string    `json:"inReplyTo,omitempty" doc:"on the owner's reply: the id of the comment it answers"`
 }
 
 type publicComments struct {
@@ -39,7 +41,7 @@ func (s commentsAPI) routes() []route {
 			Query: []param{pageParam, limitParam}, Status: http.StatusOK, Resp: publicComments{}, Errors: []int{404}},
 		{Method: "GET", Pattern: "/api/comments", Handle: s.listComments, Level: folio.LevelAdmin, Needs: needComments,
 			Tag: "Comments", Summary: "The moderation queue: comments of every post, newest first",
-			Query:  []param{{Name: "status", Type: "string", Doc: "pending, approved or rejected (default: all)"}, pageParam, limitParam},
+			Query:  []param{{Name: "status", Type: "string", Doc: "pending, approved, rejected or spam (default: all)"}, pageParam, limitParam},
 			Status: http.StatusOK, Resp: commentList{}},
 		{Method: "POST", Pattern: "/api/comments/{id}/approve", Handle: s.moderate(folio.CommentApproved), Level: folio.LevelAdmin,
 			Needs: needComments, Tag: "Comments", Summary: "Approve a comment: it shows on the post", Status: http.StatusOK,
@@ -47,7 +49,26 @@ func (s commentsAPI) routes() []route {
 		{Method: "POST", Pattern: "/api/comments/{id}/reject", Handle: s.moderate(folio.CommentRejected), Level: folio.LevelAdmin,
 			Needs: needComments, Tag: "Comments", Summary: "Reject a comment: it no longer shows", Status: http.StatusOK,
 			Resp: folio.Comment{}, Errors: []int{404}},
+		{Method: "POST", Pattern: "/api/comments/{id}/spam", Handle: s.moderate(folio.CommentSpam), Level: folio.LevelAdmin,
+			Needs: needComments, Tag: "Comments", Summary: "Mark a comment spam: it no longer shows, and its author's later comments land as spam",
+			Status: http.StatusOK, Resp: folio.Comment{}, Errors: []int{404}},
+		{Method: "POST", Pattern: "/api/comments/{id}/reply", Handle: s.reply, Level: folio.LevelAdmin, Needs: needFediverse,
+			Tag: "Comments", Summary: "Answer a reply from the fediverse: a Note in reply to it, addressed to its author and delivered signed; " +
+				"shown with the post's comments",
+			Body: fediverse.ReplyInput{}, Status: http.StatusCreated, Resp: folio.Comment{}, Errors: []int{404, 413, 415, 422, 502}},
 	}
+}
+
+func (s commentsAPI) reply(w http.ResponseWriter, r *http.Request) error {
+	var in fediverse.ReplyInput
+	if err := decodeJSON(w, r, &in); err != nil {
+		return err
+	}
+	c, err := s.Fediverse.Reply(r.Context(), r.PathValue("id"), in)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, c)
 }
 
 func (s commentsAPI) postComments(w http.ResponseWriter, r *http.Request) error {
@@ -73,7 +94,7 @@ func (s commentsAPI) postComments(w http.ResponseWriter, r *http.Request) error 
 	out := publicComments{Comments: make([]publicComment, 0, len(cs)), Reactions: reactions, Pagination: newPagination(page, limit, total)}
 	for _, c := range cs {
 		out.Comments = append(out.Comments, publicComment{ID: c.ID, AuthorName: c.AuthorName, AuthorURL: c.AuthorURL,
-			Content: c.Content, Source: c.Source, PublishedAt: c.PublishedAt})
+			Content: c.Content, Source: c.Source, PublishedAt: c.PublishedAt, InReplyTo: c.InReplyTo})
 	}
 	return writeJSON(w, http.StatusOK, out)
 }
@@ -85,7 +106,7 @@ func (s commentsAPI) listComments(w http.ResponseWriter, r *http.Request) error 
 	}
 	st := r.URL.Query().Get("status")
 	if st != "" && !folio.IsCommentStatus(st) {
-		return folio.BadRequest("status", "must be pending, approved or rejected")
+		return folio.BadRequest("status", "must be pending, approved, rejected or spam")
 	}
 	cs, total, err := s.Comments.Comments(r.Context(), folio.CommentFilter{Status: st, Page: page, Limit: limit})
 	if err != nil {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/fediverse"
@@ -38,6 +40,9 @@ func (s fediverseAPI) routes() []route {
 		{Method: "GET", Pattern: "/ap/posts/{id}", Handle: s.article, Needs: needFediverse, Audit: "-",
 			Tag: "Fediverse", Summary: "A published post as an ActivityPub Article",
 			Status: http.StatusOK, Resp: fediverse.Article{}, RespType: activityJSON, Errors: []int{404}},
+		{Method: "GET", Pattern: "/ap/notes/{id}", Handle: s.note, Needs: needFediverse, Audit: "-",
+			Tag: "Fediverse", Summary: "The owner's reply to a comment as an ActivityPub Note",
+			Status: http.StatusOK, Resp: fediverse.Note{}, RespType: activityJSON, Errors: []int{404}},
 		{Method: "POST", Pattern: "/ap/inbox", Handle: s.inbox, Needs: needFediverse, Audit: "-",
 			Tag: "Fediverse", Summary: "The actor's (and shared) inbox: HTTP-Signed activities only (draft-cavage-12, rsa-sha256 " +
 				"over (request-target) host date digest, Date within 5 minutes, matching Digest), else 401; Follow is accepted (202)",
@@ -151,6 +156,14 @@ func (s fediverseAPI) article(w http.ResponseWriter, r *http.Request) error {
 	return writeActivity(w, activityJSON, a)
 }
 
+func (s fediverseAPI) note(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.Fediverse.PublishedNote(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeActivity(w, activityJSON, n)
+}
+
 func (s fediverseAPI) inbox(w http.ResponseWriter, r *http.Request) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxInboxBody))
 	var tooLarge *http.MaxBytesError
@@ -186,4 +199,43 @@ func (s fediverseAPI) removeFollower(w http.ResponseWriter, r *http.Request) err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// wantsActivity reports whether r asks for an ActivityStreams document rather than the API's JSON:
+// its Accept lists application/activity+json, or application/ld+json with the ActivityStreams
+// profile, at a quality no lower than application/json's (what Mastodon and its kin send).
+func wantsActivity(r *http.Request) bool {
+	accept := r.Header.Get("Accept")
+	if !strings.Contains(strings.ToLower(accept), "json") {
+		return false
+	}
+	activity, plain := -1.0, -1.0
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		switch {
+		case mt == activityJSON, mt == "application/ld+json" && strings.Contains(params["profile"], "activitystreams"):
+			activity = max(activity, q)
+		case mt == "application/json":
+			plain = max(plain, q)
+		}
+	}
+	return activity > 0 && activity >= plain
+}
+
+// writeArticle answers a request for a post's URL that asks for ActivityStreams with the post's
+// Article (a published post's only: drafts have none, whoever asks).
+func (s *Server) writeArticle(w http.ResponseWriter, r *http.Request, p *folio.Post) error {
+	if p.Status != folio.PostPublished {
+		return folio.Errorf(folio.ENOTFOUND, "No published post %q.", p.Slug)
+	}
+	return writeActivity(w, activityJSON, s.Fediverse.Article(p))
 }

@@ -99,6 +99,7 @@ var documentedRoutes = []documentedRoute{
 	{"GET", "/ap/outbox", public, limitTier},
 	{"GET", "/ap/followers", public, limitTier},
 	{"GET", "/ap/posts/{}", public, limitTier},
+	{"GET", "/ap/notes/{}", public, limitTier},
 	{"POST", "/ap/inbox", signatureOnly, limitTier},
 	{"DELETE", "/api/fediverse/followers", adminAccess, limitTier},
 	{"*", "/api/fediverse/blocks", adminAccess, limitTier},
@@ -108,6 +109,8 @@ var documentedRoutes = []documentedRoute{
 	{"GET", "/api/comments", adminAccess, limitTier},
 	{"POST", "/api/comments/{}/approve", adminAccess, limitTier},
 	{"POST", "/api/comments/{}/reject", adminAccess, limitTier},
+	{"POST", "/api/comments/{}/spam", adminAccess, limitTier},
+	{"POST", "/api/comments/{}/reply", adminAccess, limitTier},
 	// Public plus the helper limit per client IP (login: the sign-in failure limit).
 	{"POST", "/api/contact", public, limitHelperIP},
 	{"POST", "/api/schedule/book", public, limitHelperIP},

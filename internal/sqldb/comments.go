@@ -11,17 +11,31 @@ import (
 
 // SaveComment stores a comment; one from the same source and source id (a reply delivered
 // again, edited) replaces the text and author of the stored one and keeps its moderation status.
+// A pending comment whose author (AuthorID) has a comment marked spam is stored as spam.
 func (s *FediverseStore) SaveComment(ctx context.Context, c folio.Comment) error {
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if c.AuthorID != "" && c.Status == folio.CommentPending {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM comments WHERE author_id = $1 AND status = $2`,
+				c.AuthorID, folio.CommentSpam).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				c.Status = folio.CommentSpam
+			}
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO comments (id, post_id, source, source_id, author_name, author_url, content, url,
-				status, published_at, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+				status, published_at, created_at, author_id, in_reply_to)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 			ON CONFLICT (source, source_id) DO UPDATE SET author_name = excluded.author_name, author_url = excluded.author_url,
-				content = excluded.content, url = excluded.url`,
+				content = excluded.content, url = excluded.url, author_id = excluded.author_id`,
 			c.ID, c.PostID, c.Source, c.SourceID, c.AuthorName, c.AuthorURL, c.Content, c.URL, c.Status,
-			s.ts(c.PublishedAt), s.ts(c.CreatedAt))
+			s.ts(c.PublishedAt), s.ts(c.CreatedAt), c.AuthorID, c.InReplyTo)
 		return err
 	})
+	if err == nil && c.Status == folio.CommentApproved {
+		s.changed(folio.ScopePosts) // the cached posts' comment counts
+	}
 	return wrapIf("SaveComment", err)
 }
 
@@ -50,7 +64,7 @@ func (s *FediverseStore) Comments(ctx context.Context, f folio.CommentFilter) ([
 		var c folio.Comment
 		var pub, created Time
 		if err := rows.Scan(&c.ID, &c.PostID, &c.Source, &c.SourceID, &c.AuthorName, &c.AuthorURL, &c.Content, &c.URL, &c.Status,
-			&pub, &created); err != nil {
+			&pub, &created, &c.AuthorID, &c.InReplyTo); err != nil {
 			return nil, 0, wrap("Comments", err)
 		}
 		c.PublishedAt, c.CreatedAt = pub.Time, created.Time
@@ -64,7 +78,7 @@ func (s *FediverseStore) Comment(ctx context.Context, id string) (folio.Comment,
 	var c folio.Comment
 	var pub, created Time
 	err := s.R.QueryRowContext(ctx, `SELECT `+commentColumns+` FROM comments WHERE id = $1`, id).Scan(&c.ID, &c.PostID, &c.Source,
-		&c.SourceID, &c.AuthorName, &c.AuthorURL, &c.Content, &c.URL, &c.Status, &pub, &created)
+		&c.SourceID, &c.AuthorName, &c.AuthorURL, &c.Content, &c.URL, &c.Status, &pub, &created, &c.AuthorID, &c.InReplyTo)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, notFound("Comment", id)
 	}
@@ -72,7 +86,30 @@ func (s *FediverseStore) Comment(ctx context.Context, id string) (folio.Comment,
 	return c, wrapIf("Comment", err)
 }
 
-const commentColumns = `id, post_id, source, source_id, author_name, author_url, content, url, status, published_at, created_at`
+const commentColumns = `id, post_id, source, source_id, author_name, author_url, content, url, status, published_at, created_at,
+	author_id, in_reply_to`
+
+// DeleteComment removes the comment of source and sourceID written by authorID (or stored
+// without an author) and reports whether there was one.
+func (s *FediverseStore) DeleteComment(ctx context.Context, source, sourceID, authorID string) (bool, error) {
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM comments WHERE source = $1 AND source_id = $2 AND author_id IN ($3, '')`,
+			source, sourceID, authorID)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, wrap("DeleteComment", err)
+	}
+	if n > 0 {
+		s.changed(folio.ScopePosts) // the cached posts' comment counts
+	}
+	return n > 0, nil
+}
 
 // SetCommentStatus moderates a comment; ENOTFOUND when there is none with id.
 func (s *FediverseStore) SetCommentStatus(ctx context.Context, id, status string) error {

@@ -121,30 +121,47 @@ func (s *FediverseStore) DeliveryInboxes(ctx context.Context) ([]string, error) 
 }
 
 // queuePostFanOut queues, for a post event, its fan-out to the fediverse followers and, for a
-// publication, the Webmentions of its links (internal/fediverse, internal/webmention), in the
+// publication or an edit, the Webmentions of its links (internal/fediverse, internal/webmention), in the
 // transaction of the write that caused it; the keys name the event, so each runs once.
+//
+// Edits of a published post are coalesced: the Update of every edit within one revisionWindow
+// is one job, run at the window's end (its fan-out reads the post then, so it carries the last
+// edit); an editor's autosaves do not each reach every follower.
 func (db *DB) queuePostFanOut(ctx context.Context, tx *sql.Tx, ev folio.Event) error {
 	d, ok := ev.Data.(folio.PostEventData)
-	if !ok || (ev.Type != folio.EventPostPublished && ev.Type != folio.EventPostUnpublished) {
+	if !ok {
 		return nil
 	}
 	at := db.Now()
+	runAt, stamp := at, at.UnixNano()
+	kinds := []string{folio.JobFediversePost}
+	switch ev.Type {
+	case folio.EventPostPublished:
+		kinds = append(kinds, folio.JobWebmentionSend)
+	case folio.EventPostUnpublished, folio.EventPostDeleted:
+	case folio.EventPostRevised:
+		// Webmention senders re-send after an update (W3C Webmention §3.1.3).
+		kinds = append(kinds, folio.JobWebmentionSend)
+		window := at.Truncate(revisionWindow)
+		runAt, stamp = window.Add(revisionWindow), window.UnixNano()
+	default:
+		return nil
+	}
 	pl, err := json.Marshal(folio.FediversePostPayload{Event: ev.Type, PostID: d.ID, Slug: d.Slug, At: at})
 	if err != nil {
 		return err
 	}
-	kinds := []string{folio.JobFediversePost}
-	if ev.Type == folio.EventPostPublished {
-		kinds = append(kinds, folio.JobWebmentionSend)
-	}
 	for _, kind := range kinds {
-		key := fmt.Sprintf("%s:%s:%s:%d", kind, d.ID, ev.Type, at.UnixNano())
-		if err := db.enqueueJob(ctx, tx, kind, key, string(pl), at); err != nil {
+		key := fmt.Sprintf("%s:%s:%s:%d", kind, d.ID, ev.Type, stamp)
+		if err := db.enqueueJob(ctx, tx, kind, key, string(pl), runAt); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// revisionWindow is how long edits of a published post are gathered into one Update.
+const revisionWindow = time.Minute
 
 // EnqueueJob queues a fediverse job (the job queue's EnqueueJob).
 func (s *FediverseStore) EnqueueJob(ctx context.Context, kind, key, payload string, runAt time.Time) error {

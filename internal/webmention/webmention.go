@@ -47,6 +47,8 @@ type Service struct {
 	Store   Store
 	Posts   Posts
 	SiteURL string
+	// Site reads site.url from the owner's settings at each use (nil or empty: SiteURL).
+	Site func() folio.SiteSettings
 	// Client fetches sources and linked pages and posts to endpoints (netguard, bounded).
 	Client *http.Client
 	Now    func() time.Time
@@ -85,9 +87,10 @@ func (s *Service) Receive(ctx context.Context, source, target string) error {
 	if source == target {
 		return folio.BadRequest("source", "must differ from target")
 	}
-	slug, ok := strings.CutPrefix(target, s.SiteURL+"/blog/")
+	site := s.siteURL()
+	slug, ok := strings.CutPrefix(target, site+"/blog/")
 	if !ok || slug == "" || strings.ContainsAny(slug, "/?#") {
-		return folio.BadRequest("target", "must be a post of this site: %s/blog/<slug>", s.SiteURL)
+		return folio.BadRequest("target", "must be a post of this site: %s/blog/<slug>", site)
 	}
 	p, err := s.Posts.PostBySlug(ctx, slug)
 	if folio.IsNotFound(err) || (err == nil && (p.Status != folio.PostPublished || p.Slug != slug)) {
@@ -98,6 +101,16 @@ func (s *Service) Receive(ctx context.Context, source, target string) error {
 	}
 	pl, _ := json.Marshal(verifyPayload{Source: source, Target: target, PostID: p.ID})
 	return s.Store.EnqueueJob(ctx, folio.JobWebmentionVerify, folio.JobWebmentionVerify+":"+source+" "+target, string(pl), s.now())
+}
+
+// siteURL is the public origin, without a trailing slash: the settings' site.url, else SiteURL.
+func (s *Service) siteURL() string {
+	if s.Site != nil {
+		if u := s.Site().URL; u != "" {
+			return strings.TrimRight(u, "/")
+		}
+	}
+	return strings.TrimRight(s.SiteURL, "/")
 }
 
 func (s *Service) now() time.Time {
@@ -158,9 +171,14 @@ func (s *Service) Verify(ctx context.Context, j folio.Job) error {
 	if e.url == "" {
 		e.url = pl.Source
 	}
+	// The spam rule knows a Webmention's author by the h-card's URL, else by the source's host.
+	author := e.authorURL
+	if author == "" {
+		author = strings.ToLower(final.Hostname())
+	}
 	return s.Store.SaveComment(ctx, folio.Comment{ID: folio.NewID(), PostID: pl.PostID, Source: folio.CommentWebmention,
 		SourceID: pl.Source, AuthorName: e.authorName, AuthorURL: e.authorURL, Content: s.md.Sanitize(e.content), URL: e.url,
-		Status: folio.CommentPending, PublishedAt: e.published.UTC(), CreatedAt: now})
+		Status: folio.CommentPending, PublishedAt: e.published.UTC(), CreatedAt: now, AuthorID: author})
 }
 
 // Discover fetches target and returns its Webmention endpoint ("" when it has none).
@@ -194,7 +212,8 @@ func (s *Service) Send(ctx context.Context, j folio.Job) error {
 	if p.Status != folio.PostPublished {
 		return nil
 	}
-	source := s.SiteURL + "/blog/" + p.Slug
+	site := s.siteURL()
+	source := site + "/blog/" + p.Slug
 	doc, err := parseHTML([]byte(s.md.Render(p.Content)))
 	if err != nil {
 		return jobs.Permanent(err)
@@ -204,7 +223,7 @@ func (s *Service) Send(ctx context.Context, j folio.Job) error {
 		if i == maxSendLinks {
 			break
 		}
-		if strings.HasPrefix(target, s.SiteURL+"/") {
+		if strings.HasPrefix(target, site+"/") {
 			continue
 		}
 		if err := s.sendOne(ctx, source, target); err != nil {

@@ -150,6 +150,56 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 		}
 	})
 
+	t.Run("spam: a spam author's later comments land as spam; an owner's reply keeps its parent", func(t *testing.T) {
+		s := open(t)
+		c := func(id, author, status string) folio.Comment {
+			return folio.Comment{ID: id, PostID: "p1", Source: folio.CommentActivityPub, SourceID: "https://m.example/notes/" + id,
+				AuthorID: author, Content: "x", Status: status, PublishedAt: now, CreatedAt: now}
+		}
+		for _, x := range []folio.Comment{c("s1", "https://m.example/users/spammer", folio.CommentPending),
+			c("o1", "https://m.example/users/ok", folio.CommentPending)} {
+			if err := s.SaveComment(ctx, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.SetCommentStatus(ctx, "s1", folio.CommentSpam); err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range []folio.Comment{c("s2", "https://m.example/users/spammer", folio.CommentPending),
+			c("o2", "https://m.example/users/ok", folio.CommentPending), c("n1", "", folio.CommentPending)} {
+			if err := s.SaveComment(ctx, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := map[string]string{"s1": folio.CommentSpam, "s2": folio.CommentSpam, "o1": folio.CommentPending,
+			"o2": folio.CommentPending, "n1": folio.CommentPending}
+		for id, st := range want {
+			if got, err := s.Comment(ctx, id); err != nil || got.Status != st {
+				t.Fatalf("comment %s: %+v, %v; want status %s", id, got, err, st)
+			}
+		}
+		reply := c("r1", "https://site.example/ap/actor", folio.CommentApproved)
+		reply.InReplyTo = "o1"
+		if err := s.SaveComment(ctx, reply); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Comment(ctx, "r1"); err != nil || got.InReplyTo != "o1" || got.AuthorID != reply.AuthorID || got.Status != folio.CommentApproved {
+			t.Fatalf("reply: %+v, %v", got, err)
+		}
+		if cs, n, err := s.Comments(ctx, folio.CommentFilter{Status: folio.CommentSpam, Page: 1, Limit: 10}); err != nil || n != 2 || len(cs) != 2 {
+			t.Fatalf("spam list: %d, %v", n, err)
+		}
+		if ok, err := s.DeleteComment(ctx, folio.CommentActivityPub, "https://m.example/notes/o1", "https://m.example/users/someone-else"); err != nil || ok {
+			t.Fatalf("DeleteComment by another author = %v, %v; want nothing deleted", ok, err)
+		}
+		if ok, err := s.DeleteComment(ctx, folio.CommentActivityPub, "https://m.example/notes/o1", "https://m.example/users/ok"); err != nil || !ok {
+			t.Fatalf("DeleteComment by its author = %v, %v", ok, err)
+		}
+		if _, err := s.Comment(ctx, "o1"); !folio.IsNotFound(err) {
+			t.Fatalf("a deleted comment reads: %v", err)
+		}
+	})
+
 	t.Run("reactions: once per actor and kind, undone", func(t *testing.T) {
 		s := open(t)
 		for _, r := range []struct{ kind, actor string }{{folio.ReactionLike, "a"}, {folio.ReactionLike, "a"}, {folio.ReactionLike, "b"}, {folio.ReactionAnnounce, "a"}} {

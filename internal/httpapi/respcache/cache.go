@@ -57,8 +57,11 @@ type Entry struct {
 	// The response's header values, made once and shared by every hit; modValue (Last-Modified)
 	// only when the handler set one (feeds, sitemap), with modified its parsed time.
 	etagValue, typeValue, lengthValue, modValue []string
-	modified                                    time.Time
-	size                                        int64
+	// linkValue and varyValue: a post's Webmention endpoint (Link) and its ActivityPub variant
+	// (Vary: Accept), which every hit must carry as the first answer did.
+	linkValue, varyValue []string
+	modified             time.Time
+	size                 int64
 	// used is the second-chance bit: set by a hit, cleared by an eviction sweep that spares it.
 	used atomic.Bool
 }
@@ -230,6 +233,7 @@ func NewEntry(gen uint64, scope string, status int, header http.Header, body []b
 	e.etagValue = []string{e.etag}
 	e.typeValue = []string{header.Get("Content-Type")}
 	e.lengthValue = []string{strconv.Itoa(len(e.body))}
+	e.linkValue, e.varyValue = header.Values("Link"), header.Values("Vary")
 	if lm := header.Get("Last-Modified"); lm != "" {
 		if t, err := http.ParseTime(lm); err == nil {
 			e.modValue, e.modified = []string{lm}, t

@@ -105,6 +105,12 @@ func (e *Entry) Write(w http.ResponseWriter, r *http.Request) error {
 	if e.modValue != nil {
 		h["Last-Modified"] = e.modValue
 	}
+	if e.linkValue != nil {
+		h["Link"] = e.linkValue
+	}
+	if e.varyValue != nil {
+		h["Vary"] = e.varyValue
+	}
 	if e.status == http.StatusOK && notModified(r, e) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
