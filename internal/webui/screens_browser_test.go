@@ -38,6 +38,8 @@ func dashboardScreens(postID, projectID string) []screen {
 		{"project-editor", "/admin/#/projects/" + projectID, "#project-form"},
 		{"media", "/admin/#/media", "#media-grid"},
 		{"inbox", "/admin/#/inbox", "#messages"},
+		{"comments", "/admin/#/comments", "#fediverse-followers"},
+		{"subscribers", "/admin/#/subscribers", "#subscribers-table"},
 		{"bookings", "/admin/#/bookings", "#bookings-table"},
 		{"meeting-types", "/admin/#/schedule/types", "#types-table"},
 		{"days-off", "/admin/#/schedule/availability", "#overrides-calendar button"},
@@ -46,6 +48,7 @@ func dashboardScreens(postID, projectID string) []screen {
 		{"settings-mail", "/admin/#/settings/mail", "#settings-mail"},
 		{"settings-contact", "/admin/#/settings/contact", "#settings-contact"},
 		{"settings-analytics", "/admin/#/settings/analytics", "#settings-analytics"},
+		{"settings-newsletter", "/admin/#/settings/newsletter", "#settings-newsletter"},
 		{"settings-keys", "/admin/#/settings/keys", "#keys-table"},
 		{"settings-webhooks", "/admin/#/settings/webhooks", "#webhooks-table"},
 		{"settings-features", "/admin/#/settings/features", "#features-list"},
@@ -167,8 +170,8 @@ func lightMode(t *testing.T, tb *tab) {
 }
 
 // hostileData adds what breaks layouts: a post and a project whose titles are 161 characters
-// without a space, long slugs and file names, an image in both, a contact message, a booking,
-// a key and a webhook. It returns the post's and the project's ids.
+// without a space, long slugs and file names, an image in both, a contact message, a
+// subscriber, a booking, a key and a webhook. It returns the post's and the project's ids.
 func hostileData(t *testing.T, s *site) (postID, projectID string) {
 	t.Helper()
 	if res := s.api(t, "POST", "/api/auth/login", map[string]string{"email": adminEmail, "password": adminPassword}, nil); res.status != 200 {
@@ -198,6 +201,10 @@ func hostileData(t *testing.T, s *site) (postID, projectID string) {
 	if res := s.api(t, "POST", "/api/contact", map[string]string{"name": "Ada " + long, "email": "ada@example.com",
 		"subject": long, "message": "Hello.\n" + long}, nil); res.status != 200 {
 		t.Fatalf("contact: %d %s", res.status, res.body)
+	}
+	if res := s.api(t, "POST", "/api/subscribers", map[string]string{"email": "reader@example.com", "name": "Reader " + long,
+		"source": long}, nil); res.status != 202 {
+		t.Fatalf("subscribe: %d %s", res.status, res.body)
 	}
 	if res := s.api(t, "POST", "/api/keys", map[string]any{"name": long[:100], "level": "read"}, nil); res.status != 201 {
 		t.Fatalf("key: %d %s", res.status, res.body)
