@@ -18,7 +18,7 @@ type BookingStatus struct {
 	CanCancel        bool   `json:"canCancel"`
 	CanReschedule    bool   `json:"canReschedule"`
 	// Location is where the meeting happens (docs/api.md, "Meeting places").
-	Location *BookingLocation `json:"location,omitempty"`
+	Location BookingLocation `json:"location,omitzero"`
 }
 
 // Booking statuses, as stored.

@@ -110,6 +110,9 @@ func (s *Service) configFor(ctx context.Context, t folio.MeetingType, from, to s
 	cfg := s.config()
 	cfg.DurationOptions = []int{t.DurationMinutes}
 	cfg.Buffer = time.Duration(t.BufferMinutes) * time.Minute
+	if t.MinNoticeMinutes > 0 {
+		cfg.MinNotice = time.Duration(t.MinNoticeMinutes) * time.Minute
+	}
 	ovs, err := s.Store.Overrides(ctx, from.String(), to.String())
 	if err != nil {
 		return cfg, err
@@ -138,19 +141,11 @@ func ownerDay(loc *time.Location, t time.Time) (time.Time, time.Time) {
 	return start, time.Date(d.Year, d.Month, d.Day+1, 0, 0, 0, 0, loc)
 }
 
-// dayFull reports whether type t has reached its maxPerDay on the owner day of start.
-func (s *Service) dayFull(ctx context.Context, t folio.MeetingType, start time.Time) (bool, error) {
-	if t.MaxPerDay <= 0 || t.Slug == "" {
-		return false, nil
-	}
-	ds, de := ownerDay(s.config().Location, start)
-	n, err := s.Store.CountTypeBookings(ctx, t.Slug, ds, de, s.now().Add(-s.pendingTTL()))
-	return n >= t.MaxPerDay, err
-}
-
-// dropFullDays removes the slots on owner days where t is fully booked.
+// dropFullDays removes the slots whose start lies in a day, week or month where t has reached
+// a cap.
 func (s *Service) dropFullDays(ctx context.Context, t folio.MeetingType, in []folio.Slot) ([]folio.Slot, error) {
-	if t.MaxPerDay <= 0 || t.Slug == "" {
+	l := t.PeriodCaps()
+	if t.Slug == "" || (l.Day <= 0 && l.Week <= 0 && l.Month <= 0) {
 		return in, nil
 	}
 	full := map[time.Time]bool{}
@@ -160,7 +155,7 @@ func (s *Service) dropFullDays(ctx context.Context, t folio.MeetingType, in []fo
 		f, ok := full[ds]
 		if !ok {
 			var err error
-			if f, err = s.dayFull(ctx, t, sl.Start); err != nil {
+			if f, err = s.typeFull(ctx, t, sl.Start); err != nil {
 				return nil, err
 			}
 			full[ds] = f

@@ -14,8 +14,8 @@ import (
 func (s *Service) DefaultTypes() []folio.MeetingType {
 	out := make([]folio.MeetingType, 0, len(s.config().DurationOptions))
 	for _, d := range s.config().DurationOptions {
-		out = append(out, folio.MeetingType{Slug: strconv.Itoa(d) + "min", Title: strconv.Itoa(d) + " minute meeting",
-			DurationMinutes: d, BufferMinutes: int(s.config().Buffer / time.Minute)})
+		out = append(out, describe(folio.MeetingType{Slug: strconv.Itoa(d) + "min", Title: strconv.Itoa(d) + " minute meeting",
+			DurationMinutes: d, BufferMinutes: int(s.config().Buffer / time.Minute)}))
 	}
 	return out
 }
@@ -28,6 +28,9 @@ func (s *Service) Types(ctx context.Context) ([]folio.MeetingType, error) {
 	}
 	if len(ts) == 0 {
 		return s.DefaultTypes(), nil
+	}
+	for i := range ts {
+		ts[i] = describe(ts[i])
 	}
 	return ts, nil
 }
@@ -82,13 +85,30 @@ func (s *Service) SaveType(ctx context.Context, pathSlug string, in folio.Meetin
 	if err := in.Validate(create); err != nil {
 		return folio.MeetingType{}, err
 	}
-	t := folio.MeetingType{Slug: in.Slug, Title: strings.TrimSpace(in.Title), Description: strings.TrimSpace(in.Description),
-		DurationMinutes: in.DurationMinutes, BufferMinutes: in.BufferMinutes, MaxPerDay: in.MaxPerDay}
-	if create {
-		return t, s.Store.CreateMeetingType(ctx, t, s.now())
+	for i, l := range in.Locations {
+		if l.Kind == folio.PlaceGoogleMeet && s.Provider != "google" {
+			return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
+				Details: []folio.FieldError{{Field: fmt.Sprintf("locations[%d].kind", i), Message: "google_meet needs the Google calendar provider (CALENDAR_PROVIDER=google); offer jitsi or a link instead"}}}
+		}
 	}
-	t.Slug = pathSlug
-	return t, s.Store.UpdateMeetingType(ctx, pathSlug, t, s.now())
+	t := folio.MeetingType{Slug: in.Slug, Title: strings.TrimSpace(in.Title), Description: strings.TrimSpace(in.Description),
+		DurationMinutes: in.DurationMinutes, BufferMinutes: in.BufferMinutes, MaxPerDay: in.MaxPerDay,
+		Locations: in.Locations, Questions: in.Questions, Limits: in.Limits, MinNoticeMinutes: in.MinNoticeMinutes}
+	for i := range t.Locations {
+		t.Locations[i].Value = strings.TrimSpace(t.Locations[i].Value)
+	}
+	t.MaxPerDay = t.PeriodCaps().Day // limits.day wins; maxPerDay stays its alias
+	t.Limits.Day = t.MaxPerDay
+	if !create {
+		t.Slug = pathSlug
+	}
+	var err error
+	if create {
+		err = s.Store.CreateMeetingType(ctx, t, s.now())
+	} else {
+		err = s.Store.UpdateMeetingType(ctx, pathSlug, t, s.now())
+	}
+	return describe(t), err
 }
 
 // DeleteType deletes the stored meeting type slug (bookings keep its slug); ENOTFOUND when
