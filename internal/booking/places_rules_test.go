@@ -153,12 +153,16 @@ func TestSaveTypeValidatesPlacesAndQuestions(t *testing.T) {
 			edit        func(*folio.MeetingTypeInput)
 		}{
 			{"unknown kind", "locations[0].kind", func(in *folio.MeetingTypeInput) { in.Locations = []folio.MeetingLocation{{Kind: "zoom"}} }},
-			{"link without URL", "locations[0].value", func(in *folio.MeetingTypeInput) { in.Locations = []folio.MeetingLocation{{Kind: "link", Value: "zoom"}} }},
+			{"link without URL", "locations[0].value", func(in *folio.MeetingTypeInput) {
+				in.Locations = []folio.MeetingLocation{{Kind: "link", Value: "zoom"}}
+			}},
 			{"address missing", "locations[0].value", func(in *folio.MeetingTypeInput) { in.Locations = []folio.MeetingLocation{{Kind: "in_person"}} }},
 			{"kind twice", "locations[1].kind", func(in *folio.MeetingTypeInput) {
 				in.Locations = []folio.MeetingLocation{{Kind: "jitsi"}, {Kind: "jitsi"}}
 			}},
-			{"bad owner phone", "locations[0].value", func(in *folio.MeetingTypeInput) { in.Locations = []folio.MeetingLocation{{Kind: "phone", Value: "abc"}} }},
+			{"bad owner phone", "locations[0].value", func(in *folio.MeetingTypeInput) {
+				in.Locations = []folio.MeetingLocation{{Kind: "phone", Value: "abc"}}
+			}},
 			{"bad question id", "questions[0].id", func(in *folio.MeetingTypeInput) {
 				in.Questions = []folio.Question{{ID: "Bad Id", Label: "L", Kind: "text"}}
 			}},
