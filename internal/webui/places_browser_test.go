@@ -1,0 +1,172 @@
+package webui_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/foliohq/folio/internal/calendar/google"
+	"github.com/foliohq/folio/internal/calendar/googlefake"
+)
+
+// TestBrowserBookPlaces books on a 390 px phone, with the Google provider (googlefake behind
+// it): /book offers a chooser of the two kinds of meeting; a Google Meet type asks its question
+// and ends with a Meet link; a phone type asks for the visitor's number, a choice and a required
+// checkbox, marks what is missing where it is, and ends with the phone line and no Join button.
+// The owner's list has the answers.
+func TestBrowserBookPlaces(t *testing.T) {
+	chromium := findChromium(t)
+	const calendarID, saEmail = "owner@example.com", "folio@project.iam.gserviceaccount.com"
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, _ := x509.MarshalPKCS8PrivateKey(key)
+	fake := googlefake.New(&key.PublicKey, saEmail, calendarID, google.Scopes)
+	gsrv := httptest.NewServer(fake)
+	t.Cleanup(gsrv.Close)
+	s := startFolioWith(t, map[string]string{"CALENDAR_PROVIDER": "google", "PROVIDER_CALENDAR_ID": calendarID,
+		"PROVIDER_SERVICE_ACCOUNT_EMAIL": saEmail, "PROVIDER_SERVICE_ACCOUNT_PRIVATE_KEY": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
+		"PROVIDER_API_URL": gsrv.URL + "/calendar/v3/", "PROVIDER_TOKEN_URL": gsrv.URL + "/token"})
+	for _, typ := range []map[string]any{
+		{"slug": "meet-chat", "title": "Meet chat", "durationMinutes": 30, "locations": []map[string]any{{"kind": "google_meet"}},
+			"questions": []map[string]any{{"id": "about", "label": "What shall we talk about?", "kind": "text", "required": true}}},
+		{"slug": "phone-call", "title": "Phone call", "durationMinutes": 30, "locations": []map[string]any{{"kind": "phone"}},
+			"questions": []map[string]any{
+				{"id": "topic", "label": "Topic", "kind": "choice", "required": true, "options": []string{"Design", "Code"}},
+				{"id": "consent", "label": "I agree to be called", "kind": "checkbox", "required": true}}},
+	} {
+		if res := s.api(t, "POST", "/api/schedule/types", typ, nil); res.status != 201 {
+			t.Fatalf("meeting type: %d %s", res.status, res.body)
+		}
+	}
+
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
+	defer cancelAlloc()
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	if err := chromedp.Do(browserCtx); err != nil {
+		t.Fatalf("start chromium %s: %v", chromium, err)
+	}
+	look := bookLook{name: "phone-light", phone: true}
+	tb := newLookTab(t, browserCtx, look)
+	axe := axeSource(t)
+	shot := func(screen string) {
+		t.Helper()
+		checkBookScreen(t, tb, screen, look, axe)
+		tb.screenshot(t, s, "book-places-"+screen)
+	}
+	date := bookingDate(t)
+
+	// The chooser: one card per kind of meeting, each naming its place.
+	tb.do(t, "open /book", chromedp.Navigate(s.base+"/book"), chromedp.WaitVisible(css("#step-choose")))
+	tb.waitText(t, "#chooser", "Meet chat")
+	for _, want := range []string{"Google Meet", "Phone call: the host calls you", "30 minutes"} {
+		tb.waitText(t, "#chooser", want)
+	}
+	shot("1-chooser")
+
+	// Google Meet with a question.
+	tb.do(t, "choose Meet chat", chromedp.Click(css(`#chooser a[href="/book/meet-chat"]`)), chromedp.WaitVisible(css("#step-when")))
+	if got := eval[string](t, tb, `location.pathname`); got != "/book/meet-chat" {
+		t.Errorf("the chooser led to %s", got)
+	}
+	tb.waitText(t, "#fact-place", "Google Meet")
+	pickBookingDay(t, tb, date)
+	chooseTime(t, tb, eval[string](t, tb, `document.querySelector('#slots button').dataset.start`))
+	tb.do(t, "confirm the time", chromedp.Click(css("#time-confirm")), chromedp.WaitVisible(css("#details-form")))
+	if !eval[bool](t, tb, `document.querySelector('#place-box').hidden`) {
+		t.Error("a type with one video place asks where to meet")
+	}
+	tb.do(t, "details without the answer", chromedp.SendKeys(css("#name"), "Mia Meet"), chromedp.SendKeys(css("#email"), "mia@example.com"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#confirm').click()`))
+	tb.waitText(t, "#q-about-error", "Please answer this question.")
+	if got := eval[string](t, tb, `document.activeElement.id`); got != "q-about" {
+		t.Errorf("focus after a missing answer: #%s", got)
+	}
+	shot("2-meet-question")
+	tb.do(t, "answer and book", chromedp.SendKeys(css("#q-about"), "My portfolio"), chromedp.Click(css("#confirm")), chromedp.WaitVisible(css("#step-done")))
+	tb.waitText(t, "#done-summary", "Google Meet")
+	if href := eval[string](t, tb, `document.querySelector('#meet-link').href`); !strings.HasPrefix(href, "https://meet.google.com/") {
+		t.Errorf("join button of a Meet booking: %q", href)
+	}
+	shot("3-meet-done")
+
+	// Phone with the visitor's number, a choice and a required checkbox.
+	tb.do(t, "open /book/phone-call", chromedp.Navigate(s.base+"/book/phone-call"), chromedp.WaitVisible(css("#step-when")))
+	if !eval[bool](t, tb, `document.querySelector('#types-box').hidden`) {
+		t.Error("the page of one type offers other types")
+	}
+	next, _ := time.Parse("2006-01-02", date)
+	pickBookingDay(t, tb, next.AddDate(0, 0, 1).Format("2006-01-02"))
+	chooseTime(t, tb, eval[string](t, tb, `document.querySelector('#slots button').dataset.start`))
+	tb.do(t, "confirm the time", chromedp.Click(css("#time-confirm")), chromedp.WaitVisible(css("#place-phone")))
+	tb.do(t, "details only", chromedp.SendKeys(css("#name"), "Pat Phone"), chromedp.SendKeys(css("#email"), "pat@example.com"),
+		chromedp.SendKeys(css("#place-phone"), "12"), chromedp.Evaluate[chromedp.Void](`document.querySelector('#confirm').click()`))
+	tb.waitText(t, "#place-phone-error", "Please enter a phone number")
+	tb.waitText(t, "#q-topic-error", "Please answer this question.")
+	tb.waitText(t, "#q-consent-error", "Please tick this box")
+	if got := eval[string](t, tb, `document.activeElement.id`); got != "place-phone" {
+		t.Errorf("focus after a bad number: #%s", got)
+	}
+	shot("4-phone-errors")
+	tb.do(t, "fix and book", chromedp.Evaluate[chromedp.Void](`document.querySelector('#place-phone').value = ''`),
+		chromedp.SendKeys(css("#place-phone"), "+44 20 7946 0958"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#q-topic').value = 'Code'`),
+		chromedp.Click(css("#q-consent")), chromedp.Click(css("#confirm")), chromedp.WaitVisible(css("#step-done")))
+	tb.waitText(t, "#done-summary", "Phone call: the host calls you at +44 20 7946 0958")
+	if !eval[bool](t, tb, `document.querySelector('#meet-link').hidden`) {
+		t.Error("a phone booking offers Join meeting")
+	}
+	shot("5-phone-done")
+
+	// The owner sees the answers and the places.
+	var list struct {
+		Bookings []struct {
+			AttendeeEmail string
+			Location      struct{ Kind, JoinURL string }
+			Answers       []struct {
+				ID    string
+				Value any
+			}
+		}
+	}
+	res := s.api(t, "GET", "/api/schedule/bookings", nil, nil)
+	if err := json.Unmarshal(res.body, &list); err != nil || len(list.Bookings) != 2 {
+		t.Fatalf("bookings: %d %s", res.status, res.body)
+	}
+	for _, b := range list.Bookings {
+		switch b.AttendeeEmail {
+		case "mia@example.com":
+			if b.Location.Kind != "google_meet" || len(b.Answers) != 1 || b.Answers[0].Value != "My portfolio" {
+				t.Errorf("meet booking %+v", b)
+			}
+		case "pat@example.com":
+			if b.Location.Kind != "phone" || len(b.Answers) != 2 || b.Answers[0].Value != "Code" || b.Answers[1].Value != true {
+				t.Errorf("phone booking %+v", b)
+			}
+		}
+	}
+	// The Meet was made by the provider (googlefake answers a conference request only).
+	meets := 0
+	for _, e := range fake.Events(calendarID) {
+		if e.HangoutLink != "" {
+			meets++
+		}
+	}
+	if meets != 1 {
+		t.Errorf("%d Google events with a Meet, want 1", meets)
+	}
+}
