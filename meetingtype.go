@@ -19,6 +19,9 @@ type MeetingType struct {
 	Limits           TypeLimits        `json:"limits" doc:"caps of active bookings per owner-local day, ISO week and month; 0 = none"`
 	MinNoticeMinutes int               `json:"minNoticeMinutes" doc:"earliest start after now for this type; 0 = the owner's BOOKING minimum notice"`
 	DescriptionHTML  string            `json:"descriptionHtml,omitempty" doc:"description rendered from Markdown (sanitised)"`
+	// Default marks the types made from BOOKING_DURATION_OPTIONS while none is defined: /book
+	// offers them as lengths to pick, not as a chooser of kinds of meeting.
+	Default bool `json:"default,omitempty" doc:"true for the types made from BOOKING_DURATION_OPTIONS while none is defined"`
 }
 
 // PeriodCaps returns the type's caps (day from Limits.Day, else MaxPerDay).

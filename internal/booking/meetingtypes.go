@@ -15,7 +15,7 @@ func (s *Service) DefaultTypes() []folio.MeetingType {
 	out := make([]folio.MeetingType, 0, len(s.config().DurationOptions))
 	for _, d := range s.config().DurationOptions {
 		out = append(out, describe(folio.MeetingType{Slug: strconv.Itoa(d) + "min", Title: strconv.Itoa(d) + " minute meeting",
-			DurationMinutes: d, BufferMinutes: int(s.config().Buffer / time.Minute)}))
+			DurationMinutes: d, BufferMinutes: int(s.config().Buffer / time.Minute), Default: true}))
 	}
 	return out
 }

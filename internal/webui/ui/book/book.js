@@ -580,7 +580,7 @@ async function start() {
   // /book/{typeSlug} books that type; /book offers a chooser when there are several.
   const slug = !token && location.pathname.startsWith('/book/') ? decodeURIComponent(location.pathname.slice('/book/'.length)) : '';
   state.type = slug ? state.types.find((t) => t.slug === slug) : state.types[0] || null;
-  if (!state.type || (!slug && state.types.length > 1)) {
+  if (!state.type || (!slug && state.types.length > 1 && !state.types.every((t) => t.default))) {
     state.type = null;
     renderChooser(state.types, lengthText);
     renderMeeting();
