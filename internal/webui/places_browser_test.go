@@ -159,6 +159,19 @@ func TestBrowserBookPlaces(t *testing.T) {
 			}
 		}
 	}
+	// The dashboard's bookings screen shows the place and the answers.
+	desk := newTab(t, browserCtx, ownerZone)
+	desk.do(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
+		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
+		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
+		chromedp.Click(css("#login-form button[type=submit]")), chromedp.WaitVisible(css("#stat-views, #overview-empty")))
+	desk.do(t, "bookings", chromedp.Navigate(s.base+"/admin/#/bookings"), chromedp.WaitVisible(css("#bookings-table")))
+	for _, want := range []string{"Google Meet", "What shall we talk about?: My portfolio", "Phone call: the host calls you at +44 20 7946 0958",
+		"Topic: Code", "I agree to be called: yes"} {
+		desk.waitText(t, "#bookings-table", want)
+	}
+	desk.screenshot(t, s, "book-places-6-dashboard")
+
 	// The Meet was made by the provider (googlefake answers a conference request only).
 	meets := 0
 	for _, e := range fake.Events(calendarID) {
