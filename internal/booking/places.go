@@ -68,6 +68,8 @@ func (s *Service) placeOf(t folio.MeetingType, req folio.BookingRequest) (*folio
 		if req.Location.Kind != def {
 			verr = &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
 				Details: []folio.FieldError{{Field: "location", Message: "kind must be " + def + ": this meeting type offers no other place"}}}
+		} else {
+			place = &folio.Place{Kind: def} // named explicitly: a place of that kind, as a type offering it would make
 		}
 	}
 	answers, err := folio.CheckAnswers(t.Questions, req.Answers)

@@ -200,3 +200,23 @@ func hasField(err error, field string) bool {
 	}
 	return false
 }
+
+func TestDefaultTypeTakesTheProvidersPlace(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		svc := placeService(t, db, &bookingtest.Calendar{}, "fake")
+		r := request("2026-03-04T10:00:00-05:00")
+		r.Location = &folio.LocationChoice{Kind: folio.PlaceGoogleMeet}
+		if _, err := svc.Book(context.Background(), r, ""); status(err) != 422 || !hasField(err, "location") {
+			t.Fatalf("google_meet without the Google provider: %v", err)
+		}
+		r.Location.Kind = folio.PlaceJitsi
+		resp, _ := book(t, svc, r)
+		if resp.Location == nil || resp.Location.Kind != folio.PlaceJitsi || !strings.HasPrefix(resp.Location.JoinURL, "https://jitsi.example.org/folio-") {
+			t.Fatalf("jitsi on a default type: %+v", resp.Location)
+		}
+		plain, _ := book(t, svc, request("2026-03-05T10:00:00-05:00"))
+		if plain.Location == nil || plain.Location.Kind != folio.PlaceLink || plain.Location.JoinURL != plain.ProviderMeetLink {
+			t.Fatalf("no place asked: %+v", plain.Location)
+		}
+	})
+}
