@@ -183,3 +183,64 @@ func TestBrowserBookPlaces(t *testing.T) {
 		t.Errorf("%d Google events with a Meet, want 1", meets)
 	}
 }
+
+// TestBrowserMeetingTypePlaces defines a type with places, a question and limits on the
+// dashboard, and checks that editing it again without changes keeps them (PUT replaces every
+// field, so the form must carry them all).
+func TestBrowserMeetingTypePlaces(t *testing.T) {
+	chromium := findChromium(t)
+	s := startFolio(t)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
+	defer cancelAlloc()
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	desk := newTab(t, browserCtx, ownerZone)
+	desk.do(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
+		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
+		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
+		chromedp.Click(css("#login-form button[type=submit]")), chromedp.WaitVisible(css("#stat-views, #overview-empty")))
+	desk.do(t, "meeting types", chromedp.Navigate(s.base+"/admin/#/schedule/types"), chromedp.WaitVisible(css("#type-form")))
+	// A link place without its URL is refused at its field.
+	desk.do(t, "a type with a bad link", chromedp.SendKeys(css("#type-form input[name=title]"), "Advice"),
+		chromedp.Click(css("#type-form input[name=place-link]")), chromedp.Click(css("#type-form button[type=submit]")))
+	desk.waitFor(t, "the link field marked", `document.querySelector('#type-form input[name=place-link-value]').getAttribute('aria-invalid') === 'true'`)
+	desk.do(t, "fill the rest", chromedp.SendKeys(css("#type-form input[name=place-link-value]"), "https://zoom.example/j/9"),
+		chromedp.Click(css("#type-form input[name=place-in_person]")), chromedp.SendKeys(css("#type-form input[name=place-in_person-value]"), "1 Main St"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#type-form input[name="limits.week"]').value = '4'`),
+		chromedp.Click(css(".questions-fieldset > button")),
+		chromedp.SendKeys(css(".question-row input[aria-label=Question]"), "Company name"),
+		chromedp.Click(css(".question-row input[type=checkbox]")),
+		chromedp.Click(css("#type-form button[type=submit]")))
+	desk.waitText(t, "#types-table", "Advice")
+	type typ struct {
+		Locations []struct{ Kind, Value string }
+		Questions []struct {
+			ID, Label string
+			Required  bool
+		}
+		Limits struct{ Week int }
+	}
+	read := func() typ {
+		var res struct{ Types []typ }
+		s.api(t, "GET", "/api/schedule/types", nil, nil).decode(t, &res)
+		if len(res.Types) != 1 {
+			t.Fatalf("types: %+v", res.Types)
+		}
+		return res.Types[0]
+	}
+	first := read()
+	if len(first.Locations) != 2 || first.Locations[0].Value != "https://zoom.example/j/9" || first.Locations[1].Kind != "in_person" ||
+		len(first.Questions) != 1 || first.Questions[0].ID != "company-name" || !first.Questions[0].Required || first.Limits.Week != 4 {
+		t.Fatalf("saved type: %+v", first)
+	}
+	desk.do(t, "edit and save unchanged", chromedp.Evaluate[chromedp.Void](`document.querySelector('#edit-advice').click()`),
+		chromedp.WaitVisible(css("#type-form .question-row")), chromedp.Click(css("#type-form button[type=submit]")))
+	desk.waitFor(t, "the form to be reset", `!document.querySelector('#type-form .question-row')`)
+	if again := read(); len(again.Locations) != 2 || len(again.Questions) != 1 || again.Questions[0].ID != "company-name" || again.Limits.Week != 4 {
+		t.Fatalf("after an unchanged edit: %+v", again)
+	}
+	desk.screenshot(t, s, "admin-meeting-type-places")
+}
