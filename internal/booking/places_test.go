@@ -116,8 +116,8 @@ func bookPlace(t *testing.T, svc *booking.Service, db *sqldb.DB, slug, start str
 		t.Fatal(err)
 	}
 	checkPlaceICS(t, ics, pc, loc)
-	if _, err := svc.CancelByToken(ctx, token, folio.CancelInput{}); err != nil {
-		t.Fatal(err)
+	if c, err := svc.CancelByToken(ctx, token, folio.CancelInput{}); err != nil || c.Location != (folio.BookingLocation{}) {
+		t.Fatalf("%s: cancel: %+v %v; want no place any more", pc.loc.Kind, c, err)
 	}
 	for _, m := range mailsOf(t, db, b.AttendeeEmail, "owner@example.com") {
 		if strings.HasPrefix(m.Subject, "Cancelled") && strings.Contains(m.Text, "Where:") {
