@@ -20,17 +20,28 @@ func (s *Service) DefaultTypes() []folio.MeetingType {
 	return out
 }
 
-// Types returns the meeting types: the stored ones, or the defaults when none is stored.
+// Types returns the meeting types as the API shows them: the stored ones, or the defaults when
+// none is stored, with their descriptions rendered.
 func (s *Service) Types(ctx context.Context) ([]folio.MeetingType, error) {
+	ts, err := s.types(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ts {
+		ts[i] = describe(ts[i])
+	}
+	return ts, nil
+}
+
+// types returns the meeting types the rules use (no Markdown rendered: availability and booking
+// run it on every request).
+func (s *Service) types(ctx context.Context) ([]folio.MeetingType, error) {
 	ts, err := s.Store.MeetingTypes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if len(ts) == 0 {
 		return s.DefaultTypes(), nil
-	}
-	for i := range ts {
-		ts[i] = describe(ts[i])
 	}
 	return ts, nil
 }
@@ -40,7 +51,7 @@ func (s *Service) Types(ctx context.Context) ([]folio.MeetingType, error) {
 // the options or a type's duration. A duration without a type of its own books a plain meeting
 // (empty slug) with the global buffer.
 func (s *Service) resolveType(ctx context.Context, slug string, duration int, durationField string) (folio.MeetingType, error) {
-	ts, err := s.Types(ctx)
+	ts, err := s.types(ctx)
 	if err != nil {
 		return folio.MeetingType{}, err
 	}
@@ -143,7 +154,7 @@ func slugFrom(title string, duration int) string {
 // typeOf returns the meeting type a booking was made with (its stored type when it still
 // exists, else its own duration with the global buffer).
 func (s *Service) typeOf(ctx context.Context, b *folio.Booking) (folio.MeetingType, error) {
-	ts, err := s.Types(ctx)
+	ts, err := s.types(ctx)
 	if err != nil {
 		return folio.MeetingType{}, err
 	}
