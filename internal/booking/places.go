@@ -6,8 +6,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
-	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -18,15 +16,6 @@ import (
 
 // DefaultJitsiURL is where Jitsi rooms are made when BOOKING_JITSI_URL is not set.
 const DefaultJitsiURL = "https://meet.jit.si"
-
-// CheckJitsiURL checks a Jitsi base URL (BOOKING_JITSI_URL): http(s), a host, no query.
-func CheckJitsiURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return fmt.Errorf("not a Jitsi server address such as https://meet.jit.si: %q", s)
-	}
-	return nil
-}
 
 // jitsiRoom returns the address of a new room on the Jitsi server: "folio-" and 100 random
 // bits, so a room cannot be guessed from the booking's id or time.
