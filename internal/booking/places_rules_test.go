@@ -3,7 +3,9 @@ package booking_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/foliohq/folio"
@@ -217,6 +219,49 @@ func TestDefaultTypeTakesTheProvidersPlace(t *testing.T) {
 		plain, _ := book(t, svc, request("2026-03-05T10:00:00-05:00"))
 		if plain.Location == nil || plain.Location.Kind != folio.PlaceLink || plain.Location.JoinURL != plain.ProviderMeetLink {
 			t.Fatalf("no place asked: %+v", plain.Location)
+		}
+	})
+}
+
+// TestWeekCapUnderConcurrentBookings: parallel bookings of different times in one week never
+// exceed the type's week cap (the cap is checked again inside the reservation lock).
+func TestWeekCapUnderConcurrentBookings(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		svc := placeService(t, db, &bookingtest.Calendar{}, "fake")
+		ctx := context.Background()
+		if _, err := svc.SaveType(ctx, "", folio.MeetingTypeInput{Slug: "busy", Title: "Busy", DurationMinutes: 30, Limits: folio.TypeLimits{Week: 2}}); err != nil {
+			t.Fatal(err)
+		}
+		starts := []string{"2026-03-04T10:00:00-05:00", "2026-03-04T13:00:00-05:00", "2026-03-05T10:00:00-05:00",
+			"2026-03-05T14:00:00-05:00", "2026-03-06T10:00:00-05:00", "2026-03-06T15:00:00-05:00"}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		ok := 0
+		for i, st := range starts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := request(st)
+				r.DurationMinutes, r.Type, r.AttendeeEmail = 0, "busy", fmt.Sprintf("v%d@example.org", i)
+				_, err := svc.Book(ctx, r, "")
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					ok++
+				case errorCode(err) == folio.ECONFLICT || status(err) == 422:
+				default:
+					t.Errorf("book %s: %v", st, err)
+				}
+			}()
+		}
+		wg.Wait()
+		if ok != 2 {
+			t.Fatalf("%d bookings in a week capped at 2", ok)
+		}
+		var n int
+		if err := db.R.QueryRow(`SELECT COUNT(*) FROM bookings WHERE status = 'confirmed' AND type_slug = 'busy'`).Scan(&n); err != nil || n != 2 {
+			t.Fatalf("%d confirmed bookings (%v)", n, err)
 		}
 	})
 }
