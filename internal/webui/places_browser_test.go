@@ -38,7 +38,7 @@ func TestBrowserBookPlaces(t *testing.T) {
 		"PROVIDER_SERVICE_ACCOUNT_EMAIL": saEmail, "PROVIDER_SERVICE_ACCOUNT_PRIVATE_KEY": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
 		"PROVIDER_API_URL": gsrv.URL + "/calendar/v3/", "PROVIDER_TOKEN_URL": gsrv.URL + "/token"})
 	for _, typ := range []map[string]any{
-		{"slug": "meet-chat", "title": "Meet chat", "durationMinutes": 30, "locations": []map[string]any{{"kind": "google_meet"}},
+		{"slug": "meet-chat", "title": "Meet chat", "durationMinutes": 30, "description": "A **short** chat, see [my site](https://example.com/) <img src=x onerror=alert(1)>", "locations": []map[string]any{{"kind": "google_meet"}},
 			"questions": []map[string]any{{"id": "about", "label": "What shall we talk about?", "kind": "text", "required": true}}},
 		{"slug": "phone-call", "title": "Phone call", "durationMinutes": 30, "locations": []map[string]any{{"kind": "phone"}},
 			"questions": []map[string]any{
@@ -84,6 +84,10 @@ func TestBrowserBookPlaces(t *testing.T) {
 		t.Errorf("the chooser led to %s", got)
 	}
 	tb.waitText(t, "#fact-place", "Google Meet")
+	// The Markdown description: its emphasis and link kept, nothing else of the HTML.
+	if got := eval[string](t, tb, `[...document.querySelectorAll('#type-about strong, #type-about a[href="https://example.com/"], #type-about img')].map((e) => e.tagName).join(',')`); got != "STRONG,A" {
+		t.Errorf("description elements: %q, want STRONG,A", got)
+	}
 	pickBookingDay(t, tb, date)
 	chooseTime(t, tb, eval[string](t, tb, `document.querySelector('#slots button').dataset.start`))
 	tb.do(t, "confirm the time", chromedp.Click(css("#time-confirm")), chromedp.WaitVisible(css("#details-form")))

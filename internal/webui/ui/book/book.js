@@ -12,7 +12,7 @@ import { icon } from './shared/icons.js';
 import { funnel, track, trackError } from './track.js';
 import { renderHostCard } from './host.js';
 import './frame.js';
-import { collect, joinLink, placeFact, placeRow, renderChooser, renderDetails, serverErrors } from './places.js';
+import { collect, describe, joinLink, placeFact, placeRow, renderChooser, renderDetails, serverErrors } from './places.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -146,7 +146,7 @@ function renderMeeting() {
   replace($('fact-place'), placeFact(t)); // a type without places: the provider's video link
   $('fact-place').hidden = !t;
   $('type-about').hidden = !(t && t.description);
-  $('type-about').textContent = (t && t.description) || '';
+  replace($('type-about'), describe(t));
 }
 
 // ---- the picker: type, month, day, time -----------------------------------------------------

@@ -40,7 +40,7 @@ export function renderChooser(types, lengthText) {
       h('strong', {}, t.title),
       h('span', { class: 'muted' }, icon('clock'), lengthText(t.durationMinutes)),
       h('span', { class: 'muted' }, placeFact(t)),
-      t.description ? h('small', {}, t.description) : null))));
+      t.description ? h('small', {}, describe(t)) : null))));
 }
 
 /** renderDetails puts the type's place choice and questions into the details form. */
@@ -168,4 +168,30 @@ export function joinLink(res) {
   const loc = res && res.location;
   if (loc && loc.kind && !loc.joinUrl) return '';
   return safeURL((loc && loc.joinUrl) || (res && res.providerMeetLink));
+}
+
+// The elements a type's rendered description keeps; any other element gives its text only.
+const KEEP = new Set(['P', 'BR', 'STRONG', 'EM', 'B', 'I', 'UL', 'OL', 'LI', 'CODE', 'A']);
+
+/**
+ * describe is a type's description as nodes: its Markdown as the server rendered and sanitised
+ * it (descriptionHtml), rebuilt element by element from an inert parse — only KEEP's elements,
+ * links through safeURL, no attributes else — or the plain text when there is no HTML.
+ */
+export function describe(t) {
+  if (!t || !t.description) return [];
+  if (!t.descriptionHtml) return [t.description];
+  const doc = new DOMParser().parseFromString(t.descriptionHtml, 'text/html'); // inert: nothing runs or loads
+  const copy = (n) => {
+    if (n.nodeType === Node.TEXT_NODE) return n.textContent;
+    if (n.nodeType !== Node.ELEMENT_NODE) return null;
+    const kids = [...n.childNodes].map(copy);
+    if (!KEEP.has(n.tagName)) return kids;
+    if (n.tagName === 'A') {
+      const href = safeURL(n.getAttribute('href') || '');
+      return href ? h('a', { href, target: '_blank', rel: 'noopener' }, kids) : kids;
+    }
+    return h(n.tagName.toLowerCase(), {}, kids);
+  };
+  return [...doc.body.childNodes].map(copy);
 }
