@@ -68,7 +68,7 @@ func (s *Service) AvailableOfType(ctx context.Context, date, typeSlug string, du
 		return nil, err
 	}
 	out := slots.Slots(cfg, d, loc, mt.DurationMinutes, now, busy)
-	if out, err = s.dropFullDays(ctx, mt, out); err != nil {
+	if out, err = s.dropFullDays(ctx, mt, out, map[[2]time.Time]int{}); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -142,8 +142,8 @@ func ownerDay(loc *time.Location, t time.Time) (time.Time, time.Time) {
 }
 
 // dropFullDays removes the slots whose start lies in a day, week or month where t has reached
-// a cap.
-func (s *Service) dropFullDays(ctx context.Context, t folio.MeetingType, in []folio.Slot) ([]folio.Slot, error) {
+// a cap; counted keeps the bookings counted per period across calls (a month view).
+func (s *Service) dropFullDays(ctx context.Context, t folio.MeetingType, in []folio.Slot, counted map[[2]time.Time]int) ([]folio.Slot, error) {
 	l := t.PeriodCaps()
 	if t.Slug == "" || (l.Day <= 0 && l.Week <= 0 && l.Month <= 0) {
 		return in, nil
@@ -155,7 +155,7 @@ func (s *Service) dropFullDays(ctx context.Context, t folio.MeetingType, in []fo
 		f, ok := full[ds]
 		if !ok {
 			var err error
-			if f, err = s.typeFull(ctx, t, sl.Start); err != nil {
+			if f, err = s.typeFullCounted(ctx, t, sl.Start, counted); err != nil {
 				return nil, err
 			}
 			full[ds] = f
@@ -217,9 +217,10 @@ func (s *Service) AvailableDays(ctx context.Context, from, to, typeSlug string, 
 			return nil, err
 		}
 	}
+	counted := map[[2]time.Time]int{}
 	for d := f; ; d = d.AddDays(1) {
 		day := slots.Slots(cfg, d, loc, mt.DurationMinutes, now, busy)
-		if day, err = s.dropFullDays(ctx, mt, day); err != nil {
+		if day, err = s.dropFullDays(ctx, mt, day, counted); err != nil {
 			return nil, err
 		}
 		out = append(out, DayAvailability{Date: d.String(), Slots: len(day)})

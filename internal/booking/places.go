@@ -126,6 +126,12 @@ func (s *Service) limitsAt(t folio.MeetingType, start time.Time, buf time.Durati
 
 // typeFull reports whether type t has reached a cap (day, week or month) for a meeting at start.
 func (s *Service) typeFull(ctx context.Context, t folio.MeetingType, start time.Time) (bool, error) {
+	return s.typeFullCounted(ctx, t, start, nil)
+}
+
+// typeFullCounted is typeFull with the counts of periods already counted in seen (nil: none
+// kept), so a month view counts each week and month once.
+func (s *Service) typeFullCounted(ctx context.Context, t folio.MeetingType, start time.Time, seen map[[2]time.Time]int) (bool, error) {
 	if t.Slug == "" {
 		return false, nil
 	}
@@ -136,9 +142,16 @@ func (s *Service) typeFull(ctx context.Context, t folio.MeetingType, start time.
 		caps = append(caps, folio.PeriodCap{Max: lim.MaxPerDay, Start: lim.DayStart, End: lim.DayEnd})
 	}
 	for _, c := range caps {
-		n, err := s.Store.CountTypeBookings(ctx, t.Slug, c.Start, c.End, stale)
-		if err != nil {
-			return false, err
+		key := [2]time.Time{c.Start, c.End}
+		n, ok := seen[key]
+		if !ok {
+			var err error
+			if n, err = s.Store.CountTypeBookings(ctx, t.Slug, c.Start, c.End, stale); err != nil {
+				return false, err
+			}
+			if seen != nil {
+				seen[key] = n
+			}
 		}
 		if n >= c.Max {
 			return true, nil

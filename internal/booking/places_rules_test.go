@@ -131,6 +131,16 @@ func TestTypeLimitsAndNotice(t *testing.T) {
 		if _, err := svc.Book(ctx, req("2026-03-06T14:00:00-05:00"), ""); err == nil {
 			t.Error("a third booking in the week was accepted")
 		}
+		// The month view agrees: no free times left that week, some the next.
+		days, err := svc.AvailableDays(ctx, "2026-03-05", "2026-03-10", "rare", 0, "America/New_York")
+		if err != nil || len(days) != 6 {
+			t.Fatalf("days: %v %v", days, err)
+		}
+		for _, d := range days {
+			if full := d.Date < "2026-03-09"; full != (d.Slots == 0) {
+				t.Errorf("day %s: %d slots", d.Date, d.Slots)
+			}
+		}
 		// The next week is open again.
 		if slots, err := svc.AvailableOfType(ctx, "2026-03-09", "rare", 0, "America/New_York"); err != nil || len(slots) == 0 {
 			t.Errorf("next week: %d slots (%v)", len(slots), err)
