@@ -135,6 +135,13 @@ func TestBrowserBookPlaces(t *testing.T) {
 		t.Error("a phone booking offers Join meeting")
 	}
 	shot("5-phone-done")
+	// The manage view shows the place too.
+	manage := eval[string](t, tb, `document.querySelector('#manage-link').href`)
+	tb.do(t, "open the manage link", chromedp.Navigate(manage), chromedp.WaitVisible(css("#step-manage")))
+	tb.waitText(t, "#manage-summary", "Phone call: the host calls you at +44 20 7946 0958")
+	if !eval[bool](t, tb, `document.querySelector('#manage-meet').hidden`) {
+		t.Error("the manage view of a phone booking offers Join meeting")
+	}
 
 	// The owner sees the answers and the places.
 	var list struct {
