@@ -96,12 +96,6 @@ func (s *Service) SaveType(ctx context.Context, pathSlug string, in folio.Meetin
 	if err := in.Validate(create); err != nil {
 		return folio.MeetingType{}, err
 	}
-	for i, l := range in.Locations {
-		if l.Kind == folio.PlaceGoogleMeet && s.Provider != "google" {
-			return folio.MeetingType{}, &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
-				Details: []folio.FieldError{{Field: fmt.Sprintf("locations[%d].kind", i), Message: "google_meet needs the Google calendar provider (CALENDAR_PROVIDER=google); offer jitsi or a link instead"}}}
-		}
-	}
 	t := folio.MeetingType{Slug: in.Slug, Title: strings.TrimSpace(in.Title), Description: strings.TrimSpace(in.Description),
 		DurationMinutes: in.DurationMinutes, BufferMinutes: in.BufferMinutes, MaxPerDay: in.MaxPerDay,
 		Locations: in.Locations, Questions: in.Questions, Limits: in.Limits, MinNoticeMinutes: in.MinNoticeMinutes}

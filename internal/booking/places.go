@@ -43,9 +43,9 @@ func (s *Service) placeOf(t folio.MeetingType, req folio.BookingRequest) (*folio
 			verr = err.(*folio.Error)
 		} else {
 			if p.Kind == folio.PlaceGoogleMeet && s.Provider != "google" {
-				// The type was saved under the Google provider; without it no Meet can be made.
+				// Only the Google provider makes a Meet; the type may be saved before it is set up.
 				verr = &folio.Error{Code: folio.EINVALID, RuleBroken: true, Message: "Validation failed.",
-					Details: []folio.FieldError{{Field: "location", Message: "Google Meet is not available now; pick another place"}}}
+					Details: []folio.FieldError{{Field: "location", Message: "Google Meet needs the Google calendar provider; pick another place"}}}
 			}
 			place = &p
 		}

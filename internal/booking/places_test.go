@@ -214,11 +214,16 @@ func TestPlacesOnLocal(t *testing.T) {
 				checkPlaceICS(t, ics, pc, &loc)
 			})
 		}
-		// Google Meet needs the Google provider.
-		_, err = svc.SaveType(context.Background(), "", folio.MeetingTypeInput{Slug: "meet", Title: "Meet", DurationMinutes: 30,
-			Locations: []folio.MeetingLocation{{Kind: folio.PlaceGoogleMeet}}})
-		if fieldOf(err) != "locations[0].kind" {
-			t.Errorf("google_meet on local: %v", err)
+		// Google Meet needs the Google provider: such a type can be defined, but a Meet cannot be
+		// booked on another provider.
+		if _, err = svc.SaveType(context.Background(), "", folio.MeetingTypeInput{Slug: "meet", Title: "Meet", DurationMinutes: 30,
+			Locations: []folio.MeetingLocation{{Kind: folio.PlaceGoogleMeet}, {Kind: folio.PlaceJitsi}}}); err != nil {
+			t.Fatal(err)
+		}
+		r := request("2026-03-30T10:00:00-04:00")
+		r.DurationMinutes, r.Type, r.Location = 0, "meet", &folio.LocationChoice{Kind: folio.PlaceGoogleMeet}
+		if _, err := svc.Book(context.Background(), r, ""); fieldOf(err) != "location" {
+			t.Errorf("google_meet booked on local: %v", err)
 		}
 	})
 }
