@@ -17,6 +17,8 @@ type BookingStatus struct {
 	ProviderMeetLink string `json:"providerMeetLink"`
 	CanCancel        bool   `json:"canCancel"`
 	CanReschedule    bool   `json:"canReschedule"`
+	// Location is where the meeting happens (docs/api.md, "Meeting places").
+	Location BookingLocation `json:"location,omitzero"`
 }
 
 // Booking statuses, as stored.
@@ -69,13 +71,17 @@ type Booking struct {
 	CancelledBy  string // visitor or owner
 	// MovesBookingID is set on a pending row that holds the new time of a reschedule.
 	MovesBookingID string
+	// Place is where the meeting happens (nil: the provider's own video link, as before places
+	// existed); Answers are the visitor's answers to the type's questions.
+	Place   *Place
+	Answers []BookingAnswer
 }
 
 // Event returns the webhook event typ (booking.created, .cancelled, .rescheduled) of b.
 func (b *Booking) Event(typ string) Event {
 	return Event{Type: typ, Data: BookingEventData{ID: b.ID, Status: b.Status, StartTime: b.Start.UTC(), EndTime: b.End.UTC(),
 		DurationMinutes: b.DurationMinutes, TimeZone: b.TimeZone, Name: b.AttendeeName, Email: b.AttendeeEmail,
-		Summary: b.Summary, MeetLink: b.MeetLink}}
+		Summary: b.Summary, MeetLink: b.MeetLink, Type: b.TypeSlug, Location: b.Location(), Answers: b.Answers}}
 }
 
 // BookingEventData is the data of booking.created (and, with Status, of booking.cancelled and
@@ -91,6 +97,27 @@ type BookingEventData struct {
 	Email           string    `json:"email"`
 	Summary         string    `json:"summary,omitempty"`
 	MeetLink        string    `json:"providerMeetLink,omitempty"`
+	Type            string    `json:"type,omitempty"`
+	// Location and Answers: the place and the answers to the type's questions, which the owner
+	// asked for (docs/api.md, "Meeting places").
+	Location *BookingLocation `json:"location,omitempty"`
+	Answers  []BookingAnswer  `json:"answers,omitempty"`
+}
+
+// Location renders the booking's place; a booking without one (made before places existed,
+// or of a type without places) has the provider's video link: Google Meet on google, a video
+// link elsewhere.
+func (b *Booking) Location() *BookingLocation {
+	if b.Place != nil {
+		return b.Place.Location(b.MeetLink)
+	}
+	if b.MeetLink == "" {
+		return nil
+	}
+	if b.Provider == "google" {
+		return &BookingLocation{Kind: PlaceGoogleMeet, Label: "Google Meet", JoinURL: b.MeetLink}
+	}
+	return Place{Kind: PlaceLink}.Location(b.MeetLink)
 }
 
 // ReserveLimits are the rules a reservation is checked against, inside the reservation lock,
@@ -108,6 +135,15 @@ type ReserveLimits struct {
 	// created at or after EmailSince.
 	MaxPerEmail int
 	EmailSince  time.Time
+	// Caps are further caps of the type's active bookings starting in a period (its week and
+	// month limits), checked like MaxPerDay.
+	Caps []PeriodCap
+}
+
+// PeriodCap caps the active bookings of a meeting type starting in [Start, End) at Max.
+type PeriodCap struct {
+	Max        int
+	Start, End time.Time
 }
 
 // Errors of a reservation or a change of a booking. The booking service turns each into the
@@ -147,24 +183,26 @@ type Reschedule struct {
 
 // BookingListItem is a booking as the owner's dashboard lists it.
 type BookingListItem struct {
-	ID              string     `json:"id"`
-	Status          string     `json:"status" doc:"confirmed or cancelled"`
-	Start           time.Time  `json:"start"`
-	End             time.Time  `json:"end"`
-	DurationMinutes int        `json:"durationMinutes"`
-	TimeZone        string     `json:"timeZone"`
-	Type            string     `json:"type,omitempty" doc:"meeting type slug"`
-	Summary         string     `json:"summary"`
-	Description     string     `json:"description,omitempty"`
-	AttendeeName    string     `json:"attendeeName"`
-	AttendeeEmail   string     `json:"attendeeEmail"`
-	Provider        string     `json:"provider"`
-	MeetLink        string     `json:"meetLink,omitempty"`
-	EventLink       string     `json:"eventLink,omitempty"`
-	CreatedAt       time.Time  `json:"createdAt"`
-	CancelledAt     *time.Time `json:"cancelledAt,omitempty"`
-	CancelReason    string     `json:"cancelReason,omitempty"`
-	CancelledBy     string     `json:"cancelledBy,omitempty" doc:"visitor or owner"`
+	ID              string           `json:"id"`
+	Status          string           `json:"status" doc:"confirmed or cancelled"`
+	Start           time.Time        `json:"start"`
+	End             time.Time        `json:"end"`
+	DurationMinutes int              `json:"durationMinutes"`
+	TimeZone        string           `json:"timeZone"`
+	Type            string           `json:"type,omitempty" doc:"meeting type slug"`
+	Summary         string           `json:"summary"`
+	Description     string           `json:"description,omitempty"`
+	AttendeeName    string           `json:"attendeeName"`
+	AttendeeEmail   string           `json:"attendeeEmail"`
+	Provider        string           `json:"provider"`
+	MeetLink        string           `json:"meetLink,omitempty"`
+	EventLink       string           `json:"eventLink,omitempty"`
+	CreatedAt       time.Time        `json:"createdAt"`
+	CancelledAt     *time.Time       `json:"cancelledAt,omitempty"`
+	CancelReason    string           `json:"cancelReason,omitempty"`
+	CancelledBy     string           `json:"cancelledBy,omitempty" doc:"visitor or owner"`
+	Location        *BookingLocation `json:"location,omitempty"`
+	Answers         []BookingAnswer  `json:"answers,omitempty" doc:"the visitor's answers to the type's questions, with each question's label"`
 }
 
 // BookingFilter selects bookings to list: Status "" means confirmed and cancelled; the

@@ -1,6 +1,7 @@
 package folio
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/mail"
 	"strings"
@@ -28,6 +29,10 @@ type BookingRequest struct {
 	// Type is a meeting type slug; when set, DurationMinutes may be omitted (it must then
 	// match the type's duration).
 	Type string `json:"type,omitempty"`
+	// Location is the place picked among the type's (docs/api.md, "Meeting places").
+	Location *LocationChoice `json:"location,omitempty"`
+	// Answers are the answers to the type's questions, by question id.
+	Answers map[string]json.RawMessage `json:"answers,omitempty"`
 }
 
 // Validate checks the request on its own: missing fields, an unparseable start or an unknown

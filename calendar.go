@@ -42,6 +42,10 @@ type CalendarEvent struct {
 	Cancelled bool
 	// ManageURL is the visitor's manage link, carried in the invite's DESCRIPTION.
 	ManageURL string
+	// Place is where the meeting happens; nil: the provider's own video link (Google Meet, or
+	// the meeting URL template). With a place, a provider keeps MeetLink as given, except that
+	// Google creates the Meet of a google_meet place.
+	Place *BookingLocation
 }
 
 // Calendar is the owner's calendar provider (google, caldav or local).

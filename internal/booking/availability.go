@@ -68,7 +68,7 @@ func (s *Service) AvailableOfType(ctx context.Context, date, typeSlug string, du
 		return nil, err
 	}
 	out := slots.Slots(cfg, d, loc, mt.DurationMinutes, now, busy)
-	if out, err = s.dropFullDays(ctx, mt, out); err != nil {
+	if out, err = s.dropFullDays(ctx, mt, out, map[[2]time.Time]int{}); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -110,6 +110,9 @@ func (s *Service) configFor(ctx context.Context, t folio.MeetingType, from, to s
 	cfg := s.config()
 	cfg.DurationOptions = []int{t.DurationMinutes}
 	cfg.Buffer = time.Duration(t.BufferMinutes) * time.Minute
+	if t.MinNoticeMinutes > 0 {
+		cfg.MinNotice = time.Duration(t.MinNoticeMinutes) * time.Minute
+	}
 	ovs, err := s.Store.Overrides(ctx, from.String(), to.String())
 	if err != nil {
 		return cfg, err
@@ -138,19 +141,11 @@ func ownerDay(loc *time.Location, t time.Time) (time.Time, time.Time) {
 	return start, time.Date(d.Year, d.Month, d.Day+1, 0, 0, 0, 0, loc)
 }
 
-// dayFull reports whether type t has reached its maxPerDay on the owner day of start.
-func (s *Service) dayFull(ctx context.Context, t folio.MeetingType, start time.Time) (bool, error) {
-	if t.MaxPerDay <= 0 || t.Slug == "" {
-		return false, nil
-	}
-	ds, de := ownerDay(s.config().Location, start)
-	n, err := s.Store.CountTypeBookings(ctx, t.Slug, ds, de, s.now().Add(-s.pendingTTL()))
-	return n >= t.MaxPerDay, err
-}
-
-// dropFullDays removes the slots on owner days where t is fully booked.
-func (s *Service) dropFullDays(ctx context.Context, t folio.MeetingType, in []folio.Slot) ([]folio.Slot, error) {
-	if t.MaxPerDay <= 0 || t.Slug == "" {
+// dropFullDays removes the slots whose start lies in a day, week or month where t has reached
+// a cap; counted keeps the bookings counted per period across calls (a month view).
+func (s *Service) dropFullDays(ctx context.Context, t folio.MeetingType, in []folio.Slot, counted map[[2]time.Time]int) ([]folio.Slot, error) {
+	l := t.PeriodCaps()
+	if t.Slug == "" || (l.Day <= 0 && l.Week <= 0 && l.Month <= 0) {
 		return in, nil
 	}
 	full := map[time.Time]bool{}
@@ -160,7 +155,7 @@ func (s *Service) dropFullDays(ctx context.Context, t folio.MeetingType, in []fo
 		f, ok := full[ds]
 		if !ok {
 			var err error
-			if f, err = s.dayFull(ctx, t, sl.Start); err != nil {
+			if f, err = s.typeFullCounted(ctx, t, sl.Start, counted); err != nil {
 				return nil, err
 			}
 			full[ds] = f
@@ -222,9 +217,10 @@ func (s *Service) AvailableDays(ctx context.Context, from, to, typeSlug string, 
 			return nil, err
 		}
 	}
+	counted := map[[2]time.Time]int{}
 	for d := f; ; d = d.AddDays(1) {
 		day := slots.Slots(cfg, d, loc, mt.DurationMinutes, now, busy)
-		if day, err = s.dropFullDays(ctx, mt, day); err != nil {
+		if day, err = s.dropFullDays(ctx, mt, day, counted); err != nil {
 			return nil, err
 		}
 		out = append(out, DayAvailability{Date: d.String(), Slots: len(day)})

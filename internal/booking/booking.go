@@ -80,6 +80,9 @@ type Service struct {
 	// MaxPerEmailPerDay caps the bookings of one visitor address in 24 hours
 	// (BOOKING_MAX_PER_EMAIL_PER_DAY); 0: no cap.
 	MaxPerEmailPerDay int
+	// JitsiURL is the Jitsi server of the jitsi place (BOOKING_JITSI_URL); default
+	// DefaultJitsiURL. Each booking gets a room of its own there.
+	JitsiURL string
 
 	settings atomic.Pointer[Settings]
 }
@@ -168,6 +171,8 @@ type BookResponse struct {
 	ProviderMeetLink  string `json:"providerMeetLink" doc:"URL of the video meeting"`
 	ProviderEventLink string `json:"providerEventLink" doc:"URL of the calendar event (local provider: an .ics on folio)"`
 	ManageURL         string `json:"manageUrl" doc:"the visitor's link to see, cancel or reschedule the booking: <FOLIO_SITE_URL>/book/manage/<token>"`
+	// Location is where the meeting happens (docs/api.md, "Meeting places").
+	Location *folio.BookingLocation `json:"location,omitempty"`
 }
 
 // Answer is the outcome of Book: the status and JSON body to send. Replayed is true when it is
@@ -195,6 +200,10 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 		return Answer{}, err
 	}
 	req.DurationMinutes = mt.DurationMinutes
+	place, answers, err := s.placeOf(mt, req)
+	if err != nil {
+		return Answer{}, err
+	}
 	start, visitorLoc, err := req.Start()
 	if err != nil {
 		return Answer{}, err
@@ -216,7 +225,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	if !slots.IsOffered(cfg, start, req.DurationMinutes, now, nil) {
 		return Answer{}, notOffered("startISO")
 	}
-	if full, err := s.dayFull(ctx, mt, start); err != nil {
+	if full, err := s.typeFull(ctx, mt, start); err != nil {
 		return Answer{}, err
 	} else if full {
 		return Answer{}, notOffered("startISO")
@@ -236,10 +245,10 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 		TimeZone: visitorLoc.String(), Summary: req.EventSummary(), Description: strings.TrimSpace(req.Description),
 		AttendeeName: strings.TrimSpace(req.AttendeeName), AttendeeEmail: req.AttendeeEmail, Provider: s.Provider,
 		IdempotencyKey: key, RequestHash: hash, CreatedAt: now, ManageToken: newToken(), TypeSlug: mt.Slug,
+		Place: place, Answers: answers,
 	}
-	dayStart, dayEnd := ownerDay(s.config().Location, start)
-	lim := folio.ReserveLimits{Buffer: buf, StaleBefore: now.Add(-s.pendingTTL()), MaxPerDay: mt.MaxPerDay, DayStart: dayStart, DayEnd: dayEnd,
-		MaxPerEmail: s.MaxPerEmailPerDay, EmailSince: now.Add(-24 * time.Hour)}
+	lim := s.limitsAt(mt, start, buf, now.Add(-s.pendingTTL()))
+	lim.MaxPerEmail, lim.EmailSince = s.MaxPerEmailPerDay, now.Add(-24*time.Hour)
 	switch err := s.Store.ReserveBooking(ctx, b, lim); {
 	case errors.Is(err, folio.ErrEmailLimit):
 		return Answer{}, s.emailLimitError(ctx, b.AttendeeEmail, now)
@@ -261,9 +270,11 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
+	b.MeetLink = s.joinURLBefore(place)
 	ev := folio.CalendarEvent{
 		ID: b.ID, Summary: b.Summary, Description: b.Description, Start: b.Start, End: b.End,
 		TimeZone: b.TimeZone, Organizer: s.owner(ctx), Attendee: folio.Participant{Name: b.AttendeeName, Email: b.AttendeeEmail},
+		MeetLink: b.MeetLink, Place: eventPlace(b),
 	}
 	created, err := s.Calendar.CreateEvent(cctx, ev)
 	if err != nil {
@@ -274,8 +285,13 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 		s.log().Warn("booking: calendar provider failed; reservation released", "booking_id", b.ID, "error", err.Error())
 		return Answer{}, asUpstream(err)
 	}
+	if place != nil && place.Kind != folio.PlaceGoogleMeet {
+		created.MeetLink = b.MeetLink // folio's own link (or none): a provider never replaces it
+	}
+	b.MeetLink = created.MeetLink
+	created.Place = eventPlace(b)
 	body, err := json.Marshal(BookResponse{OK: true, EventID: created.ID, ProviderMeetLink: created.MeetLink, ProviderEventLink: created.EventLink,
-		ManageURL: s.manageURL(b.ManageToken)})
+		ManageURL: s.manageURL(b.ManageToken), Location: b.Location()})
 	if err != nil {
 		return Answer{}, err
 	}

@@ -39,8 +39,10 @@ func (s *Service) bookingMails(kind invite.Kind, ev folio.CalendarEvent, b *foli
 			continue
 		}
 		to, replyTo, view := visitor, owner, invite.ForVisitor(ev)
+		x.Answers = nil
 		if forOwner {
 			to, replyTo, view = owner, visitor, ev
+			x.Answers = b.Answers // the visitor's answers go to the owner only
 		}
 		if to.Email == "" {
 			continue

@@ -73,6 +73,7 @@ func (s *Service) eventOf(ctx context.Context, b *folio.Booking) folio.CalendarE
 		ID: b.ID, Summary: b.Summary, Description: b.Description, Start: b.Start, End: b.End, TimeZone: b.TimeZone,
 		Organizer: s.owner(ctx), Attendee: folio.Participant{Name: b.AttendeeName, Email: b.AttendeeEmail},
 		MeetLink: b.MeetLink, EventLink: b.EventLink, Sequence: b.Sequence, ManageURL: s.manageURL(b.ManageToken),
+		Place: eventPlace(b),
 	}
 }
 
@@ -94,8 +95,13 @@ func (s *Service) Status(b *folio.Booking) folio.BookingStatus {
 		loc = s.config().Location
 	}
 	open := b.Status == folio.BookingConfirmed && s.now().Before(b.Start)
+	var where folio.BookingLocation
+	if b.Status == folio.BookingConfirmed {
+		where = derefLocation(b.Location()) // a cancelled meeting has no place any more
+	}
 	return folio.BookingStatus{ID: b.ID, Status: b.Status, StartTime: b.Start.In(loc).Format(time.RFC3339), EndTime: b.End.In(loc).Format(time.RFC3339),
-		TimeZone: b.TimeZone, Type: b.TypeSlug, Name: b.AttendeeName, ProviderMeetLink: b.MeetLink, CanCancel: open, CanReschedule: open}
+		TimeZone: b.TimeZone, Type: b.TypeSlug, Name: b.AttendeeName, ProviderMeetLink: b.MeetLink, CanCancel: open, CanReschedule: open,
+		Location: where}
 }
 
 // Get returns the booking of a manage token.

@@ -14,14 +14,28 @@ import (
 func (s *Service) DefaultTypes() []folio.MeetingType {
 	out := make([]folio.MeetingType, 0, len(s.config().DurationOptions))
 	for _, d := range s.config().DurationOptions {
-		out = append(out, folio.MeetingType{Slug: strconv.Itoa(d) + "min", Title: strconv.Itoa(d) + " minute meeting",
-			DurationMinutes: d, BufferMinutes: int(s.config().Buffer / time.Minute)})
+		out = append(out, describe(folio.MeetingType{Slug: strconv.Itoa(d) + "min", Title: strconv.Itoa(d) + " minute meeting",
+			DurationMinutes: d, BufferMinutes: int(s.config().Buffer / time.Minute), Default: true}))
 	}
 	return out
 }
 
-// Types returns the meeting types: the stored ones, or the defaults when none is stored.
+// Types returns the meeting types as the API shows them: the stored ones, or the defaults when
+// none is stored, with their descriptions rendered.
 func (s *Service) Types(ctx context.Context) ([]folio.MeetingType, error) {
+	ts, err := s.types(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ts {
+		ts[i] = describe(ts[i])
+	}
+	return ts, nil
+}
+
+// types returns the meeting types the rules use (no Markdown rendered: availability and booking
+// run it on every request).
+func (s *Service) types(ctx context.Context) ([]folio.MeetingType, error) {
 	ts, err := s.Store.MeetingTypes(ctx)
 	if err != nil {
 		return nil, err
@@ -37,7 +51,7 @@ func (s *Service) Types(ctx context.Context) ([]folio.MeetingType, error) {
 // the options or a type's duration. A duration without a type of its own books a plain meeting
 // (empty slug) with the global buffer.
 func (s *Service) resolveType(ctx context.Context, slug string, duration int, durationField string) (folio.MeetingType, error) {
-	ts, err := s.Types(ctx)
+	ts, err := s.types(ctx)
 	if err != nil {
 		return folio.MeetingType{}, err
 	}
@@ -83,12 +97,23 @@ func (s *Service) SaveType(ctx context.Context, pathSlug string, in folio.Meetin
 		return folio.MeetingType{}, err
 	}
 	t := folio.MeetingType{Slug: in.Slug, Title: strings.TrimSpace(in.Title), Description: strings.TrimSpace(in.Description),
-		DurationMinutes: in.DurationMinutes, BufferMinutes: in.BufferMinutes, MaxPerDay: in.MaxPerDay}
-	if create {
-		return t, s.Store.CreateMeetingType(ctx, t, s.now())
+		DurationMinutes: in.DurationMinutes, BufferMinutes: in.BufferMinutes, MaxPerDay: in.MaxPerDay,
+		Locations: in.Locations, Questions: in.Questions, Limits: in.Limits, MinNoticeMinutes: in.MinNoticeMinutes}
+	for i := range t.Locations {
+		t.Locations[i].Value = strings.TrimSpace(t.Locations[i].Value)
 	}
-	t.Slug = pathSlug
-	return t, s.Store.UpdateMeetingType(ctx, pathSlug, t, s.now())
+	t.MaxPerDay = t.PeriodCaps().Day // limits.day wins; maxPerDay stays its alias
+	t.Limits.Day = t.MaxPerDay
+	if !create {
+		t.Slug = pathSlug
+	}
+	var err error
+	if create {
+		err = s.Store.CreateMeetingType(ctx, t, s.now())
+	} else {
+		err = s.Store.UpdateMeetingType(ctx, pathSlug, t, s.now())
+	}
+	return describe(t), err
 }
 
 // DeleteType deletes the stored meeting type slug (bookings keep its slug); ENOTFOUND when
@@ -123,7 +148,7 @@ func slugFrom(title string, duration int) string {
 // typeOf returns the meeting type a booking was made with (its stored type when it still
 // exists, else its own duration with the global buffer).
 func (s *Service) typeOf(ctx context.Context, b *folio.Booking) (folio.MeetingType, error) {
-	ts, err := s.Types(ctx)
+	ts, err := s.types(ctx)
 	if err != nil {
 		return folio.MeetingType{}, err
 	}

@@ -60,9 +60,8 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 		return folio.BookingStatus{}, errTaken()
 	}
 	stale := now.Add(-s.pendingTTL())
-	ds, de := ownerDay(s.config().Location, start)
 	hold := &folio.Booking{ID: folio.NewID(), Start: start.UTC(), End: end.UTC(), DurationMinutes: mt.DurationMinutes, TimeZone: visitorLoc.String()}
-	lim := folio.ReserveLimits{Buffer: buf, StaleBefore: stale, MaxPerDay: mt.MaxPerDay, DayStart: ds, DayEnd: de}
+	lim := s.limitsAt(mt, start, buf, stale)
 	b, err = s.Store.BeginBookingChange(ctx, b.ID, now, lim, hold, func(cur *folio.Booking) error {
 		switch {
 		case cur.Status == folio.BookingCancelled:
@@ -87,12 +86,15 @@ func (s *Service) Reschedule(ctx context.Context, token string, in folio.Resched
 		s.log().Warn("booking: provider refused the move; booking keeps its time", "booking_id", b.ID, "error", err.Error())
 		return folio.BookingStatus{}, asUpstream(err)
 	}
+	if b.Place != nil && b.Place.Kind != folio.PlaceGoogleMeet {
+		moved.MeetLink = b.MeetLink // folio's own link stays: the place survives the move
+	}
 	ev.MeetLink, ev.EventLink = firstNonEmpty(moved.MeetLink, ev.MeetLink), firstNonEmpty(moved.EventLink, ev.EventLink)
 	moving := *b
 	moving.Start, moving.End, moving.TimeZone = ev.Start, ev.End, ev.TimeZone
 	items := s.bookingMails(invite.Rescheduled, ev, &moving, visitorLoc, now, invite.Extras{OldStart: b.Start, OldEnd: b.End}, true)
 	err = s.Store.FinishReschedule(cctx, b.ID, folio.Reschedule{Start: ev.Start, End: ev.End, TimeZone: ev.TimeZone, Sequence: ev.Sequence,
-		MeetLink: moved.MeetLink, EventLink: moved.EventLink}, func(tx *sql.Tx) error {
+		MeetLink: ev.MeetLink, EventLink: ev.EventLink}, func(tx *sql.Tx) error {
 		if err := s.insertMails(cctx, tx, items); err != nil {
 			return err
 		}

@@ -79,6 +79,7 @@ func newBookings(ctx context.Context, d bookingDeps) (*booking.Service, error) {
 	})
 	svc.Owner = d.Settings.Owner
 	svc.MaxPerEmailPerDay = cfg.BookingMaxPerEmailPerDay
+	svc.JitsiURL = cfg.BookingJitsiURL
 	svc.Mail, svc.Outbox = d.Mail.Outbox, db.Outbox
 	svc.Log = log
 	if provider != "caldav" && cfg.CalDAVURL != "" {

@@ -99,6 +99,8 @@ type Config struct {
 	BookingSlotStepMinutes int
 	BookingBufferMinutes   int
 	BookingMeetingTemplate string
+	// BookingJitsiURL is the Jitsi server of the jitsi meeting place (BOOKING_JITSI_URL).
+	BookingJitsiURL string
 	// BookingReminders are how long before the start the visitor is reminded (BOOKING_REMINDERS).
 	BookingReminders []time.Duration
 	// BookingMaxPerEmailPerDay caps bookings per visitor address in 24 hours; 0: no cap.

@@ -239,6 +239,7 @@ var options = []option{
 		return nil
 	}},
 	{name: "BOOKING_MEETING_URL_TEMPLATE", def: "https://meet.jit.si/folio-{id}", help: "meeting link of the local and caldav providers; {id} is the booking id", set: str(func(c *Config) *string { return &c.BookingMeetingTemplate })},
+	{name: "BOOKING_JITSI_URL", def: "https://meet.jit.si", help: "Jitsi server of the jitsi meeting place; each booking gets its own unguessable room there", set: httpURL(func(c *Config) *string { return &c.BookingJitsiURL })},
 	{name: "CALENDAR_PROVIDER", def: "", help: "google, caldav or local (default: google when PROVIDER_* is set, else local)", set: oneOf(func(c *Config) *string { return &c.CalendarProvider }, "", "google", "caldav", "local")},
 	{name: "PROVIDER_CALENDAR_ID", def: "", help: "Google calendar id", set: str(func(c *Config) *string { return &c.ProviderCalendarID })},
 	{name: "PROVIDER_SERVICE_ACCOUNT_EMAIL", def: "", help: "Google service account", set: str(func(c *Config) *string { return &c.ProviderSAEmail })},

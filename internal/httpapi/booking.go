@@ -30,14 +30,16 @@ type (
 		HasConflict bool `json:"hasConflict"`
 	}
 	bookRequestDoc struct {
-		StartISO        string `json:"startISO" doc:"ISO 8601 start with offset; must be a slot GET /api/schedule/available offers"`
-		DurationMinutes int    `json:"durationMinutes,omitempty" doc:"one of BOOKING_DURATION_OPTIONS or a type's duration; required without type"`
-		TimeZone        string `json:"timeZone" doc:"the visitor's IANA zone"`
-		Type            string `json:"type,omitempty" doc:"meeting type slug; durationMinutes may then be omitted"`
-		AttendeeEmail   string `json:"attendeeEmail"`
-		AttendeeName    string `json:"attendeeName" doc:"at most 200 characters, one line"`
-		Summary         string `json:"summary,omitempty" doc:"event title; default \"Meeting with <attendeeName>\""`
-		Description     string `json:"description,omitempty" doc:"at most 5000 characters"`
+		StartISO        string                `json:"startISO" doc:"ISO 8601 start with offset; must be a slot GET /api/schedule/available offers"`
+		DurationMinutes int                   `json:"durationMinutes,omitempty" doc:"one of BOOKING_DURATION_OPTIONS or a type's duration; required without type"`
+		TimeZone        string                `json:"timeZone" doc:"the visitor's IANA zone"`
+		Type            string                `json:"type,omitempty" doc:"meeting type slug; durationMinutes may then be omitted"`
+		AttendeeEmail   string                `json:"attendeeEmail"`
+		AttendeeName    string                `json:"attendeeName" doc:"at most 200 characters, one line"`
+		Summary         string                `json:"summary,omitempty" doc:"event title; default \"Meeting with <attendeeName>\""`
+		Description     string                `json:"description,omitempty" doc:"at most 5000 characters"`
+		Location        *folio.LocationChoice `json:"location,omitempty" doc:"the place, one of the type's locations; may be omitted when the type offers exactly one (docs/api.md, Meeting places)"`
+		Answers         map[string]any        `json:"answers,omitempty" doc:"answers by question id: a string, or true/false for a checkbox; 422 names answers.<id>"`
 	}
 )
 

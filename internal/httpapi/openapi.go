@@ -132,7 +132,7 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 				sch = map[string]any{"anyOf": []any{sch, map[string]any{"type": "null"}}}
 			}
 			props[name] = sch
-			if !strings.Contains(opts, "omitempty") && f.Type.Kind() != reflect.Pointer {
+			if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") && f.Type.Kind() != reflect.Pointer {
 				required = append(required, name)
 			}
 		}

@@ -39,6 +39,8 @@ type Extras struct {
 	Reason string
 	// By is who cancelled: "visitor" or "owner".
 	By string
+	// Answers are the visitor's answers to the type's questions: shown to the owner only.
+	Answers []folio.BookingAnswer
 }
 
 // ForVisitor returns ev as the visitor's mails and invite show it: no free text of the
@@ -75,6 +77,12 @@ func BookingMail(kind Kind, ev folio.CalendarEvent, ownerLoc, visitorLoc *time.L
 		Visitor:     ev.Attendee,
 		ForOwner:    forOwner,
 		By:          x.By,
+		Place:       ev.Place,
+	}
+	if forOwner {
+		for _, a := range x.Answers {
+			data.Answers = append(data.Answers, zoneLine{a.Label, a.Text()})
+		}
 	}
 	if forOwner {
 		data.ManageURL = "" // the visitor's link: the owner manages from the dashboard
@@ -182,6 +190,8 @@ type confirmationData struct {
 	OwnerName            string // the name, or the address when the owner has no name configured
 	ForOwner             bool
 	Times                []zoneLine
+	Place                *folio.BookingLocation
+	Answers              []zoneLine // label and answer
 }
 
 var confirmationText = texttemplate.Must(texttemplate.New("text").Parse(
@@ -190,11 +200,16 @@ var confirmationText = texttemplate.Must(texttemplate.New("text").Parse(
 {{.Summary}}
 {{range .OldTimes}}
 {{.Label}}: {{.When}}{{end}}{{range .Times}}
-{{.Label}}: {{.When}}{{end}}
+{{.Label}}: {{.When}}{{end}}{{if and .Place (ne .Kind "cancelled")}}
+Where: {{.Place.Label}}{{if .Place.MapURL}}
+Map: {{.Place.MapURL}}{{end}}{{end}}
 {{if and .MeetLink (ne .Kind "cancelled")}}
 Join: {{.MeetLink}}{{end}}{{if and .ForOwner .EventLink (ne .Kind "cancelled")}}
 Calendar: {{.EventLink}}{{end}}{{if .Reason}}
-Reason given: {{.Reason}}{{end}}{{if .Description}}
+Reason given: {{.Reason}}{{end}}{{if .Answers}}
+
+Answers:{{range .Answers}}
+{{.Label}}: {{.When}}{{end}}{{end}}{{if .Description}}
 
 {{.Description}}{{end}}{{if and .ManageURL (ne .Kind "cancelled")}}
 
@@ -210,11 +225,12 @@ var confirmationHTML = template.Must(template.New("html").Parse(
 <h2>{{.Summary}}</h2>
 <table>{{range .OldTimes}}
 <tr><th align="left">{{.Label}}</th><td><s>{{.When}}</s></td></tr>{{end}}{{range .Times}}
-<tr><th align="left">{{.Label}}</th><td>{{.When}}</td></tr>{{end}}
+<tr><th align="left">{{.Label}}</th><td>{{.When}}</td></tr>{{end}}{{if and .Place (ne .Kind "cancelled")}}
+<tr><th align="left">Where</th><td>{{.Place.Label}}{{if .Place.MapURL}} (<a href="{{.Place.MapURL}}">map</a>){{end}}</td></tr>{{end}}
 </table>
 {{if and .MeetLink (ne .Kind "cancelled")}}<p><a href="{{.MeetLink}}">Join the meeting</a></p>{{end}}
 {{if and .ForOwner .EventLink (ne .Kind "cancelled")}}<p><a href="{{.EventLink}}">Open in calendar</a></p>{{end}}
-{{if .Reason}}<p>Reason given: {{.Reason}}</p>{{end}}
+{{if .Reason}}<p>Reason given: {{.Reason}}</p>{{end}}{{if .Answers}}<h3>Answers</h3><table>{{range .Answers}}<tr><th align="left">{{.Label}}</th><td style="white-space:pre-wrap">{{.When}}</td></tr>{{end}}</table>{{end}}
 {{if .Description}}<p style="white-space:pre-wrap">{{.Description}}</p>{{end}}
 {{if and .ManageURL (ne .Kind "cancelled")}}<p><a href="{{.ManageURL}}">Cancel or pick another time</a></p>{{end}}
 <p>{{if eq .Kind "cancelled"}}The attached update removes the meeting from your calendar.{{else if eq .Kind "reminder"}}See you soon.{{else}}The attached invitation adds the meeting to your calendar.{{end}}</p>

@@ -64,9 +64,24 @@ func EventCalendar(ev folio.CalendarEvent, now time.Time) *ical.Calendar {
 		e.Props.SetText(ical.PropStatus, "CONFIRMED")
 	}
 	e.Props.SetText(ical.PropTransparency, "OPAQUE")
-	if ev.MeetLink != "" {
+	switch where := ev.Place.Where(); {
+	case where != "":
+		e.Props.SetText(ical.PropLocation, icsText(where))
+	case ev.MeetLink != "":
 		e.Props.SetText(ical.PropLocation, icsText(ev.MeetLink))
+	}
+	if ev.MeetLink != "" && (ev.Place == nil || ev.Place.Video()) {
 		e.Props.Set(rawProp(ical.PropURL, ev.MeetLink)) // a URI value is not TEXT-escaped
+		// RFC 7986 §5.11: how to join; calendar apps show a "Join" button for it.
+		conf := rawProp(ical.PropConference, ev.MeetLink)
+		conf.Params.Set(ical.ParamValue, "URI")
+		conf.Params["FEATURE"] = []string{"AUDIO", "VIDEO"} // multi-valued: FEATURE=AUDIO,VIDEO
+		label := "Video meeting"
+		if ev.Place != nil {
+			label = ev.Place.Label
+		}
+		conf.Params.Set("LABEL", icsParam(label))
+		e.Props.Set(conf)
 	}
 	if ev.Organizer.Email != "" {
 		org := rawProp(ical.PropOrganizer, "mailto:"+ev.Organizer.Email)
@@ -104,8 +119,15 @@ func InviteDescription(ev folio.CalendarEvent) string {
 	if d := strings.TrimSpace(ev.Description); d != "" {
 		parts = append(parts, d)
 	}
-	if ev.MeetLink != "" {
+	switch {
+	case ev.MeetLink != "" && (ev.Place == nil || ev.Place.Video()):
 		parts = append(parts, "Join the meeting: "+ev.MeetLink)
+	case ev.Place != nil:
+		where := "Where: " + ev.Place.Label
+		if ev.Place.MapURL != "" {
+			where += "\nMap: " + ev.Place.MapURL
+		}
+		parts = append(parts, where)
 	}
 	if ev.ManageURL != "" {
 		parts = append(parts, "Cancel or reschedule: "+ev.ManageURL)

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,7 +19,7 @@ const bookingLockID = 7_346_501_008
 const bookingColumns = `id, status, start_at, end_at, duration_minutes, time_zone, summary, description,
 	attendee_name, attendee_email, provider, provider_event_id, meet_link, event_link, ics_token,
 	idempotency_key, request_hash, response_status, response_body, created_at, confirmed_at,
-	manage_token, sequence, type_slug, cancelled_at, cancel_reason, cancelled_by, moves_booking_id`
+	manage_token, sequence, type_slug, cancelled_at, cancel_reason, cancelled_by, moves_booking_id, place, answers`
 
 func scanBooking(row interface{ Scan(...any) error }) (*folio.Booking, error) {
 	return scanBookingExtra(row)
@@ -29,11 +30,11 @@ func scanBookingExtra(row interface{ Scan(...any) error }, extra ...any) (*folio
 	var b folio.Booking
 	var start, end, created, confirmed, cancelled Time
 	var token, key, manage, moves sql.NullString
-	var body string
+	var body, place, answers string
 	dest := []any{&b.ID, &b.Status, &start, &end, &b.DurationMinutes, &b.TimeZone, &b.Summary, &b.Description,
 		&b.AttendeeName, &b.AttendeeEmail, &b.Provider, &b.ProviderEventID, &b.MeetLink, &b.EventLink, &token,
 		&key, &b.RequestHash, &b.ResponseStatus, &body, &created, &confirmed,
-		&manage, &b.Sequence, &b.TypeSlug, &cancelled, &b.CancelReason, &b.CancelledBy, &moves}
+		&manage, &b.Sequence, &b.TypeSlug, &cancelled, &b.CancelReason, &b.CancelledBy, &moves, &place, &answers}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -42,7 +43,39 @@ func scanBookingExtra(row interface{ Scan(...any) error }, extra ...any) (*folio
 	if body != "" {
 		b.ResponseBody = []byte(body)
 	}
+	if err := decodePlace(&b, place, answers); err != nil {
+		return nil, err
+	}
 	return &b, nil
+}
+
+// encodePlace returns the place and answers columns of b.
+func encodePlace(b *folio.Booking) (place, answers string) {
+	if b.Place != nil {
+		p, _ := json.Marshal(b.Place) // strings and a bool
+		place = string(p)
+	}
+	answers = "[]"
+	if len(b.Answers) > 0 {
+		a, _ := json.Marshal(b.Answers) // strings and bools, as CheckAnswers made them
+		answers = string(a)
+	}
+	return place, answers
+}
+
+func decodePlace(b *folio.Booking, place, answers string) error {
+	if place != "" {
+		b.Place = &folio.Place{}
+		if err := json.Unmarshal([]byte(place), b.Place); err != nil {
+			return fmt.Errorf("booking %s: place: %w", b.ID, err)
+		}
+	}
+	if answers != "" && answers != "[]" {
+		if err := json.Unmarshal([]byte(answers), &b.Answers); err != nil {
+			return fmt.Errorf("booking %s: answers: %w", b.ID, err)
+		}
+	}
+	return nil
 }
 
 // nullIfEmpty stores an empty string as NULL, so UNIQUE columns hold any number of "none".
@@ -112,16 +145,8 @@ func (s *BookingStore) ReserveBooking(ctx context.Context, b *folio.Booking, lim
 		if taken > 0 {
 			return folio.ErrSlotTaken
 		}
-		if lim.MaxPerDay > 0 && b.TypeSlug != "" {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE type_slug = $1 AND start_at >= $2 AND start_at < $3
-				AND `+activeBooking("$4")+` AND moves_booking_id IS NULL AND id <> $5`,
-				b.TypeSlug, s.ts(lim.DayStart), s.ts(lim.DayEnd), s.ts(lim.StaleBefore), b.MovesBookingID).Scan(&n); err != nil {
-				return err
-			}
-			if n >= lim.MaxPerDay {
-				return folio.ErrDayFull
-			}
+		if err := s.typeCapsReached(ctx, tx, b.TypeSlug, lim, ""); err != nil {
+			return err
 		}
 		if lim.MaxPerEmail > 0 {
 			var n int
@@ -134,11 +159,12 @@ func (s *BookingStore) ReserveBooking(ctx context.Context, b *folio.Booking, lim
 				return folio.ErrEmailLimit
 			}
 		}
+		place, answers := encodePlace(b)
 		_, err = tx.ExecContext(ctx, `INSERT INTO bookings (`+bookingColumns+`) VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7,
-			$8, $9, $10, '', '', '', NULL, $11, $12, 0, '', $13, NULL, $14, $15, $16, NULL, '', '', $17)`,
+			$8, $9, $10, '', '', '', NULL, $11, $12, 0, '', $13, NULL, $14, $15, $16, NULL, '', '', $17, $18, $19)`,
 			b.ID, s.ts(b.Start), s.ts(b.End), b.DurationMinutes, b.TimeZone, b.Summary, b.Description,
 			b.AttendeeName, b.AttendeeEmail, b.Provider, nullIfEmpty(b.IdempotencyKey), b.RequestHash, s.ts(b.CreatedAt),
-			nullIfEmpty(b.ManageToken), b.Sequence, b.TypeSlug, nullIfEmpty(b.MovesBookingID))
+			nullIfEmpty(b.ManageToken), b.Sequence, b.TypeSlug, nullIfEmpty(b.MovesBookingID), place, answers)
 		if isUniqueViolation(err) {
 			return folio.ErrIdempotencyKeyUsed // the id and token are fresh; only the key can collide
 		}
@@ -324,7 +350,7 @@ func (s *BookingStore) ListBookings(ctx context.Context, f folio.BookingFilter, 
 		it := folio.BookingListItem{ID: b.ID, Status: b.Status, Start: b.Start, End: b.End, DurationMinutes: b.DurationMinutes, TimeZone: b.TimeZone,
 			Type: b.TypeSlug, Summary: b.Summary, Description: b.Description, AttendeeName: b.AttendeeName, AttendeeEmail: b.AttendeeEmail,
 			Provider: b.Provider, MeetLink: b.MeetLink, EventLink: b.EventLink, CreatedAt: b.CreatedAt,
-			CancelReason: b.CancelReason, CancelledBy: b.CancelledBy}
+			CancelReason: b.CancelReason, CancelledBy: b.CancelledBy, Location: b.Location(), Answers: b.Answers}
 		if !b.CancelledAt.IsZero() {
 			t := b.CancelledAt
 			it.CancelledAt = &t

@@ -56,23 +56,15 @@ func (s *BookingStore) BeginBookingChange(ctx context.Context, id string, now ti
 			if taken > 0 {
 				return folio.ErrSlotTaken
 			}
-			if lim.MaxPerDay > 0 && b.TypeSlug != "" {
-				var n int
-				if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE type_slug = $1 AND start_at >= $2 AND start_at < $3
-					AND `+activeBooking("$4")+` AND id <> $5 AND (moves_booking_id IS NULL OR moves_booking_id <> $5)`,
-					b.TypeSlug, s.ts(lim.DayStart), s.ts(lim.DayEnd), s.ts(lim.StaleBefore), id).Scan(&n); err != nil {
-					return err
-				}
-				if n >= lim.MaxPerDay {
-					return folio.ErrDayFull
-				}
+			if err := s.typeCapsReached(ctx, tx, b.TypeSlug, lim, id); err != nil {
+				return err
 			}
 			// A stale hold of an earlier, abandoned attempt goes first.
 			if _, err := tx.ExecContext(ctx, `DELETE FROM bookings WHERE moves_booking_id = $1 AND status = 'pending'`, id); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO bookings (`+bookingColumns+`) VALUES ($1, 'pending', $2, $3, $4, $5, $6, '',
-				$7, $8, $9, '', '', '', NULL, NULL, '', 0, '', $10, NULL, NULL, 0, $11, NULL, '', '', $12)`,
+				$7, $8, $9, '', '', '', NULL, NULL, '', 0, '', $10, NULL, NULL, 0, $11, NULL, '', '', $12, '', '[]')`,
 				hold.ID, s.ts(hold.Start), s.ts(hold.End), hold.DurationMinutes, hold.TimeZone, b.Summary,
 				b.AttendeeName, b.AttendeeEmail, b.Provider, s.ts(now), b.TypeSlug, id); err != nil {
 				return err

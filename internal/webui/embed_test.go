@@ -23,7 +23,7 @@ func TestEmbedOrigins(t *testing.T) {
 		body, _ := io.ReadAll(rec.Result().Body)
 		return rec.Code, rec.Header().Get("Content-Security-Policy"), rec.Header().Get("X-Frame-Options"), string(body)
 	}
-	for _, p := range []string{"/book", "/book/manage/abcdefghijklmnopqrstuv"} {
+	for _, p := range []string{"/book", "/book/manage/abcdefghijklmnopqrstuv", "/book/some-type"} {
 		code, csp, xfo, body := get(h, p)
 		if code != 200 || !strings.HasSuffix(csp, "frame-ancestors https://owner.example https://blog.owner.example") || xfo != "" {
 			t.Errorf("%s: %d, CSP %q, X-Frame-Options %q", p, code, csp, xfo)
@@ -40,7 +40,7 @@ func TestEmbedOrigins(t *testing.T) {
 	if _, csp, xfo, _ := get(plain, "/book"); !strings.HasSuffix(csp, "frame-ancestors 'none'") || xfo != "DENY" {
 		t.Errorf("/book without embed origins: CSP %q, X-Frame-Options %q", csp, xfo)
 	}
-	for _, p := range []string{"/book/manage/", "/book/manage/a/b", "/book/other"} {
+	for _, p := range []string{"/book/manage/", "/book/manage/a/b", "/book/Other", "/book/other.js", "/book/a/b"} {
 		if code, _, _, _ := get(h, p); code != 404 {
 			t.Errorf("%s: %d, want 404", p, code)
 		}

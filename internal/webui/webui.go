@@ -191,7 +191,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// DENY the server sets on every answer removed: browsers that know it obey it over CSP):
 	// frame-ancestors rules.
 	booking := h.booking.Load()
-	if booking.bookCSP != "" && (p == "/book" || p == "/book/" || strings.HasPrefix(p, "/book/manage/") || p == "/subscribe") {
+	typePage := bookTypePage(p)
+	if booking.bookCSP != "" && (p == "/book" || p == "/book/" || typePage || strings.HasPrefix(p, "/book/manage/") || p == "/subscribe") {
 		hd.Set("Content-Security-Policy", booking.bookCSP)
 		hd.Del("X-Frame-Options")
 	} else {
@@ -227,6 +228,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if token, ok := strings.CutPrefix(p, "/book/manage/"); ok && token != "" && !strings.Contains(token, "/") {
 		p = "/book/" // the page reads the token from its address
 	}
+	if typePage {
+		p = "/book/" // /book/{typeSlug}: the page reads the meeting type from its address
+	}
 	for _, prefix := range []string{"/subscribe/confirm/", "/subscribe/preferences/", "/unsubscribe/"} {
 		if token, ok := strings.CutPrefix(p, prefix); ok && token != "" && !strings.Contains(token, "/") {
 			p = "/subscribe/" // the page reads the token from its address
@@ -255,4 +259,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer f.Close()
 	http.ServeContent(w, r, "", time.Time{}, f.(io.ReadSeeker))
+}
+
+// bookTypePage reports whether p is the booking page of one meeting type, /book/{typeSlug}: a
+// slug (a-z, 0-9 and single hyphens) is never the name of one of the page's files, which all
+// have an extension, nor "manage".
+func bookTypePage(p string) bool {
+	slug, ok := strings.CutPrefix(p, "/book/")
+	if !ok || slug == "" || slug == "manage" || len(slug) > 64 || strings.HasPrefix(slug, "-") || strings.HasSuffix(slug, "-") || strings.Contains(slug, "--") {
+		return false
+	}
+	for _, r := range slug {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -293,8 +294,13 @@ func TestStore(t *testing.T, open func(t *testing.T) booking.Store) {
 		if ts, err := st.MeetingTypes(ctx); err != nil || len(ts) != 0 {
 			t.Fatalf("MeetingTypes of an empty store = %v, %v", ts, err)
 		}
-		a := folio.MeetingType{Slug: "intro", Title: "Intro", DurationMinutes: 15, BufferMinutes: 5, MaxPerDay: 2}
-		b := folio.MeetingType{Slug: "deep", Title: "Deep dive", Description: "An hour", DurationMinutes: 60}
+		a := folio.MeetingType{Slug: "intro", Title: "Intro", DurationMinutes: 15, BufferMinutes: 5, MaxPerDay: 2,
+			Locations: []folio.MeetingLocation{}, Questions: []folio.Question{}, Limits: folio.TypeLimits{Day: 2}}
+		b := folio.MeetingType{Slug: "deep", Title: "Deep dive", Description: "An *hour*", DurationMinutes: 60,
+			Locations: []folio.MeetingLocation{{Kind: folio.PlaceJitsi}, {Kind: folio.PlaceInPerson, Value: "1 Main St, Springfield"}},
+			Questions: []folio.Question{{ID: "topic", Label: "Topic", Kind: folio.QuestionChoice, Required: true, Options: []string{"A", "B"}},
+				{ID: "phone", Label: "Phone", Kind: folio.QuestionPhone}},
+			Limits: folio.TypeLimits{Week: 3, Month: 7}, MinNoticeMinutes: 120}
 		for _, mt := range []folio.MeetingType{a, b} {
 			if err := st.CreateMeetingType(ctx, mt, now); err != nil {
 				t.Fatal(err)
@@ -303,7 +309,7 @@ func TestStore(t *testing.T, open func(t *testing.T) booking.Store) {
 		if err := st.CreateMeetingType(ctx, a, now); folio.ErrorCode(err) != folio.ECONFLICT {
 			t.Fatalf("duplicate slug: %v, want ECONFLICT", err)
 		}
-		a.Title, a.MaxPerDay = "Introduction", 0
+		a.Title, a.MaxPerDay, a.Limits.Day = "Introduction", 0, 0
 		if err := st.UpdateMeetingType(ctx, "intro", a, now); err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +317,7 @@ func TestStore(t *testing.T, open func(t *testing.T) booking.Store) {
 			t.Fatalf("update of a missing type: %v, want ENOTFOUND", err)
 		}
 		ts, err := st.MeetingTypes(ctx)
-		if err != nil || len(ts) != 2 || ts[0] != a || ts[1] != b {
+		if err != nil || len(ts) != 2 || !reflect.DeepEqual(ts[0], a) || !reflect.DeepEqual(ts[1], b) {
 			t.Fatalf("MeetingTypes = %+v, %v; want %+v, %+v in creation order", ts, err, a, b)
 		}
 		if err := st.DeleteMeetingType(ctx, "intro"); err != nil {
@@ -351,6 +357,8 @@ func TestStore(t *testing.T, open func(t *testing.T) booking.Store) {
 			t.Fatalf("Overrides after delete = %+v, %v", os, err)
 		}
 	})
+
+	testPlaces(t, open)
 }
 
 // CalendarStore is what the local calendar provider keeps (local.Store) beside the bookings it

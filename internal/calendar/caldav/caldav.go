@@ -334,7 +334,8 @@ func dateTime(p *ical.Prop, loc *time.Location) (time.Time, error) {
 }
 
 // CreateEvent PUTs ev as <id>.ics (UID invite.EventUID(id)) and returns it with the meeting
-// link from the template and the object's URL as the event link.
+// link from the template (unless ev has a place: its LOCATION, URL and CONFERENCE are written
+// as given) and the object's URL as the event link.
 func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (folio.CalendarEvent, error) {
 	if ev.ID == "" {
 		ev.ID = folio.NewID()
@@ -342,7 +343,9 @@ func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (fol
 	if strings.ContainsAny(ev.ID, "/?#%\\") {
 		return folio.CalendarEvent{}, fmt.Errorf("caldav: event id %q is not a path segment", ev.ID)
 	}
-	ev.MeetLink = strings.ReplaceAll(c.meetTpl, "{id}", url.PathEscape(ev.ID))
+	if ev.Place == nil { // with a place, folio made the link (or there is none)
+		ev.MeetLink = strings.ReplaceAll(c.meetTpl, "{id}", url.PathEscape(ev.ID))
+	}
 	obj := c.base.JoinPath(ev.ID + ".ics")
 	ev.EventLink = obj.String()
 	_, err := c.client.PutCalendarObject(ctx, obj.Path, invite.EventCalendar(ev, c.now()))
@@ -359,7 +362,9 @@ func (c *Calendar) MoveEvent(ctx context.Context, ev folio.CalendarEvent) (folio
 	if ev.ID == "" || strings.ContainsAny(ev.ID, "/?#%\\") {
 		return folio.CalendarEvent{}, fmt.Errorf("caldav: event id %q is not a path segment", ev.ID)
 	}
-	ev.MeetLink = strings.ReplaceAll(c.meetTpl, "{id}", url.PathEscape(ev.ID))
+	if ev.Place == nil { // with a place, folio made the link (or there is none)
+		ev.MeetLink = strings.ReplaceAll(c.meetTpl, "{id}", url.PathEscape(ev.ID))
+	}
 	obj := c.base.JoinPath(ev.ID + ".ics")
 	ev.EventLink = obj.String()
 	cur, err := c.client.GetCalendarObject(ctx, obj.Path)

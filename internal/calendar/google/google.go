@@ -192,8 +192,8 @@ func EventID(folioID string) string {
 	return hex.EncodeToString([]byte(folioID))
 }
 
-// CreateEvent inserts the event with a Google Meet conference request (conferenceDataVersion=1)
-// and without Google's own invitation mails (sendUpdates=none: folio sends its own). The
+// CreateEvent inserts the event with a Google Meet conference request (conferenceDataVersion=1;
+// only for a google_meet place or none: other places go to the event's location instead) and without Google's own invitation mails (sendUpdates=none: folio sends its own). The
 // returned event has ID = EventID(ev.ID), MeetLink = hangoutLink and EventLink = htmlLink.
 func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (folio.CalendarEvent, error) {
 	ctx, cancel := c.withTimeout(ctx)
@@ -208,10 +208,15 @@ func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (fol
 		Description: ev.Description,
 		Start:       &eventTime{DateTime: ev.Start.Format(time.RFC3339), TimeZone: ev.TimeZone},
 		End:         &eventTime{DateTime: ev.End.Format(time.RFC3339), TimeZone: ev.TimeZone},
-		ConferenceData: &conferenceData{CreateRequest: &createConferenceRequest{
+	}
+	meet := ev.Place == nil || ev.Place.Kind == folio.PlaceGoogleMeet
+	if meet {
+		in.ConferenceData = &conferenceData{CreateRequest: &createConferenceRequest{
 			RequestID:             gid,
 			ConferenceSolutionKey: conferenceSolutionKey{Type: "hangoutsMeet"},
-		}},
+		}}
+	} else {
+		in.Location = ev.Place.Where() // the link, number, address or text
 	}
 	if ev.Attendee.Email != "" {
 		in.Attendees = []attendee{{Email: ev.Attendee.Email, DisplayName: ev.Attendee.Name}}
@@ -227,7 +232,9 @@ func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (fol
 	}
 	ev.ID = out.ID
 	ev.EventLink = out.HTMLLink
-	ev.MeetLink = out.meetLink()
+	if meet {
+		ev.MeetLink = out.meetLink()
+	}
 	return ev, nil
 }
 
@@ -246,7 +253,9 @@ func (c *Calendar) MoveEvent(ctx context.Context, ev folio.CalendarEvent) (folio
 		return folio.CalendarEvent{}, upstream("events.patch", err)
 	}
 	ev.EventLink = out.HTMLLink
-	ev.MeetLink = out.meetLink()
+	if ev.Place == nil || ev.Place.Kind == folio.PlaceGoogleMeet {
+		ev.MeetLink = out.meetLink() // the same Meet: a patch of start and end keeps the conference
+	}
 	return ev, nil
 }
 
@@ -375,6 +384,7 @@ type event struct {
 	Start          *eventTime      `json:"start,omitempty"`
 	End            *eventTime      `json:"end,omitempty"`
 	Attendees      []attendee      `json:"attendees,omitempty"`
+	Location       string          `json:"location,omitempty"`
 	ConferenceData *conferenceData `json:"conferenceData,omitempty"`
 	HangoutLink    string          `json:"hangoutLink,omitempty"`
 	HTMLLink       string          `json:"htmlLink,omitempty"`

@@ -41,6 +41,7 @@ type Event struct {
 	End            *EventTime      `json:"end,omitempty"`
 	Attendees      []Attendee      `json:"attendees,omitempty"`
 	Transparency   string          `json:"transparency,omitempty"`
+	Location       string          `json:"location,omitempty"`
 	ConferenceData *ConferenceData `json:"conferenceData,omitempty"`
 	HangoutLink    string          `json:"hangoutLink,omitempty"`
 	HTMLLink       string          `json:"htmlLink,omitempty"`
@@ -77,6 +78,9 @@ type EntryPoint struct {
 	EntryPointType string `json:"entryPointType"`
 	URI            string `json:"uri"`
 }
+
+// conferenceTypes are the conferenceSolutionKey types the Calendar API knows.
+var conferenceTypes = map[string]bool{"eventHangout": true, "eventNamedHangout": true, "hangoutsMeet": true, "addOn": true}
 
 // Server is the fake. Configure the exported fields before serving; use the methods while
 // serving (they are safe for concurrent use).
@@ -366,6 +370,26 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request, cal string) {
 	case ev.ID != "" && (!base32hexID.MatchString(ev.ID) || len(ev.ID) > 1024):
 		googleError(w, http.StatusBadRequest, "invalid", "Invalid resource id value.")
 		return
+	case len(ev.Location) > 8192:
+		googleError(w, http.StatusBadRequest, "invalid", "Invalid location value.")
+		return
+	}
+	if cd := ev.ConferenceData; cd != nil {
+		// As Google: a conference is made only from a createRequest with a requestId and a
+		// known solution type; conferenceId or entryPoints sent by the client need a conference
+		// solution too, which folio never sends.
+		cr := cd.CreateRequest
+		switch {
+		case cr == nil:
+			googleError(w, http.StatusBadRequest, "invalid", "Invalid conference data: a createRequest is required.")
+			return
+		case cr.RequestID == "":
+			googleError(w, http.StatusBadRequest, "invalid", "Invalid conference request: requestId is required.")
+			return
+		case cr.ConferenceSolutionKey == nil || !conferenceTypes[cr.ConferenceSolutionKey.Type]:
+			googleError(w, http.StatusBadRequest, "invalid", "Invalid conference type value.")
+			return
+		}
 	}
 	if su := q.Get("sendUpdates"); su != "" && su != "all" && su != "externalOnly" && su != "none" {
 		googleError(w, http.StatusBadRequest, "invalid", "Invalid sendUpdates value.")
@@ -384,11 +408,13 @@ func (s *Server) insert(w http.ResponseWriter, r *http.Request, cal string) {
 	}
 	ev.Status = "confirmed"
 	ev.HTMLLink = "https://www.google.com/calendar/event?eid=" + ev.ID
-	if cr := ev.ConferenceData; cr != nil && cr.CreateRequest != nil && cr.CreateRequest.ConferenceSolutionKey != nil &&
-		cr.CreateRequest.ConferenceSolutionKey.Type == "hangoutsMeet" {
+	if cr := ev.ConferenceData; cr != nil && cr.CreateRequest.ConferenceSolutionKey.Type == "hangoutsMeet" {
 		code := randomHex(5)
 		ev.HangoutLink = "https://meet.google.com/" + code[:3] + "-" + code[3:7] + "-" + code[7:]
-		ev.ConferenceData = &ConferenceData{ConferenceID: code, EntryPoints: []EntryPoint{{"video", ev.HangoutLink}}}
+		ev.ConferenceData = &ConferenceData{ConferenceID: code, EntryPoints: []EntryPoint{{"video", ev.HangoutLink},
+			{"phone", "tel:+1-555-0100-" + code[:4]}}}
+	} else if cr != nil {
+		ev.ConferenceData = nil // other solutions are not available on this (Workspace) calendar
 	}
 	s.events[cal] = append(s.events[cal], ev)
 	writeJSON(w, http.StatusOK, ev)
@@ -443,6 +469,9 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, cal, id string) {
 		}
 		if in.Description != "" {
 			e.Description = in.Description
+		}
+		if in.Location != "" {
+			e.Location = in.Location
 		}
 		if e.Start == nil || e.End == nil || !validTime(e.Start.DateTime) || !validTime(e.End.DateTime) {
 			googleError(w, http.StatusBadRequest, "invalid", "Invalid start or end time.")

@@ -75,7 +75,9 @@ func (c *Calendar) CreateEvent(ctx context.Context, ev folio.CalendarEvent) (fol
 	if err != nil {
 		return folio.CalendarEvent{}, fmt.Errorf("local calendar: %w", err)
 	}
-	ev.MeetLink = MeetingURL(c.meetTpl, ev.ID)
+	if ev.Place == nil { // with a place, folio made the link (or there is none)
+		ev.MeetLink = MeetingURL(c.meetTpl, ev.ID)
+	}
 	ev.EventLink = c.siteURL + EventPathPrefix + token + ".ics"
 	return ev, nil
 }
@@ -90,7 +92,9 @@ func (c *Calendar) MoveEvent(ctx context.Context, ev folio.CalendarEvent) (folio
 	if err != nil {
 		return folio.CalendarEvent{}, fmt.Errorf("local calendar: %w", err)
 	}
-	ev.MeetLink = MeetingURL(c.meetTpl, ev.ID)
+	if ev.Place == nil { // with a place, folio made the link (or there is none)
+		ev.MeetLink = MeetingURL(c.meetTpl, ev.ID)
+	}
 	ev.EventLink = c.siteURL + EventPathPrefix + token + ".ics"
 	return ev, nil
 }

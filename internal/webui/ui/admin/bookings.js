@@ -82,7 +82,12 @@ export async function render({ rest, announce }) {
       return h('tr', { 'data-id': b.id },
         cellWhen('When', b.start, theirTime(b)),
         cellMain(b.attendeeName, `mailto:${encodeURIComponent(b.attendeeEmail || '')}`, b.attendeeEmail),
-        h('td', { 'data-label': 'Meeting' }, h('span', { class: 'truncate', title: typeName }, typeName), h('span', { class: 'row-sub' }, `${b.durationMinutes} min`)),
+        h('td', { 'data-label': 'Meeting' }, h('span', { class: 'truncate', title: typeName }, typeName), h('span', { class: 'row-sub' }, `${b.durationMinutes} min`),
+          b.location && b.location.label ? h('span', { class: 'row-sub truncate place', title: b.location.label }, b.location.label) : null,
+          (b.answers || []).map((a) => {
+            const text = `${a.label}: ${typeof a.value === 'boolean' ? (a.value ? 'yes' : 'no') : a.value}`;
+            return h('span', { class: 'row-sub truncate answer', title: text }, text);
+          })),
         h('td', { 'data-label': 'Status' }, badge(b.status),
           b.cancelReason ? h('span', { class: 'row-sub truncate', title: b.cancelReason }, `“${b.cancelReason}” (by the ${b.cancelledBy})`) : null),
         cellActions(rowMenu(`Actions for the meeting with ${b.attendeeName}`, [

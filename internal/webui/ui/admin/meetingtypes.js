@@ -6,6 +6,7 @@ import { h, replace, field } from './shared/dom.js';
 import {
   pageHead, statusBox, errorText, markFields, toast, confirmDialog, listTable, cellMain, cellText, cellActions, rowMenu, icon,
 } from './ui.js';
+import { placesEditor, questionsEditor, rulesEditor } from './typeplaces.js';
 
 export async function render() {
   const status = statusBox();
@@ -15,7 +16,10 @@ export async function render() {
   const input = (name, type = 'text', attrs = {}) => h('input', { name, type, ...attrs });
   const slug = input('slug', 'text', { pattern: '[a-z0-9]+(-[a-z0-9]+)*', maxlength: 64 });
   const title = input('title', 'text', { required: true, maxlength: 120 });
-  const description = h('textarea', { name: 'description', rows: 2, maxlength: 2000 });
+  const description = h('textarea', { name: 'description', rows: 3, maxlength: 5000 });
+  const places = placesEditor();
+  const questions = questionsEditor();
+  const rules = rulesEditor();
   const duration = input('durationMinutes', 'number', { min: 5, max: 1440, required: true, value: '30' });
   const buffer = input('bufferMinutes', 'number', { min: 0, max: 240, value: '0' });
   const maxPerDay = input('maxPerDay', 'number', { min: 0, max: 100, value: '0' });
@@ -23,13 +27,16 @@ export async function render() {
   const cancelEdit = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Stop editing');
   replace(form, heading,
     field('Title', title), field('Slug', slug, 'a-z, 0-9 and hyphens; leave empty to derive it from the title'),
-    field('Description', description), h('div', { class: 'grid' }, field('Length (minutes)', duration), field('Buffer before and after (minutes)', buffer),
-      field('At most per day (0: no cap)', maxPerDay)),
+    field('Description', description, 'Markdown'), h('div', { class: 'grid' }, field('Length (minutes)', duration), field('Buffer before and after (minutes)', buffer),
+      field('At most per day (0: no cap)', maxPerDay)), rules.node, places.node, questions.node,
     h('div', { class: 'row' }, cancelEdit, h('button', { type: 'submit' }, 'Save')));
 
   const reset = () => {
     editing = '';
     form.reset();
+    places.set(null);
+    questions.set(null);
+    rules.set(null);
     slug.disabled = false;
     heading.textContent = 'New meeting type';
     cancelEdit.hidden = true;
@@ -48,6 +55,7 @@ export async function render() {
         editing = t.slug;
         slug.value = t.slug; slug.disabled = true; title.value = t.title; description.value = t.description || '';
         duration.value = String(t.durationMinutes); buffer.value = String(t.bufferMinutes); maxPerDay.value = String(t.maxPerDay);
+        places.set(t); questions.set(t); rules.set(t); // PUT replaces them all: the form carries every field
         heading.textContent = `Edit ${t.title}`;
         cancelEdit.hidden = false;
         title.focus();
@@ -81,11 +89,16 @@ export async function render() {
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const body = { title: title.value.trim(), description: description.value.trim(), durationMinutes: Number(duration.value),
-      bufferMinutes: Number(buffer.value || 0), maxPerDay: Number(maxPerDay.value || 0) };
+      bufferMinutes: Number(buffer.value || 0), maxPerDay: Number(maxPerDay.value || 0), locations: places.get(), questions: questions.get() };
+    const r = rules.get();
+    body.limits = { day: body.maxPerDay, week: r.week, month: r.month };
+    body.minNoticeMinutes = r.minNoticeMinutes;
     try {
       if (editing) await api('PUT', `/api/schedule/types/${encodeURIComponent(editing)}`, body);
       else await api('POST', '/api/schedule/types', slug.value.trim() ? { ...body, slug: slug.value.trim() } : body);
       toast(`Saved ${body.title}.`);
+      markFields(form, null);
+      status.clear();
       reset();
       load();
     } catch (e) {

@@ -1,84 +1,31 @@
 // The public booking page, in the order a visitor expects: who the meeting is with and what it
 // is (the host card), then the kind of meeting and the time (a month view that marks the days
-// with free times, the times beside it; a chosen time waits for Confirm), the details last.
-// /book/manage/<token> is the manage view of one booking: see it, add it to a calendar, cancel
-// it with a reason, or move it with the same picker. Messages appear where the visitor is
-// looking (at the field, under the times, above the button) in live regions, so screen readers
-// hear them too. The page reports the funnel steps (docs/api.md, "Analytics"; plus
-// manage_opened, booking_rescheduled and booking_cancelled) as analytics events, without
-// cookies. Inside an iframe (BOOKING_EMBED_ORIGINS) it tells the host page its height, which
-// /book/embed.js uses to size the frame.
+// with free times, the times beside it; a chosen time waits for Confirm), the details last
+// (with the place and the type's questions, places.js). /book with several kinds of meeting
+// starts with a chooser; /book/<type> books one. /book/manage/<token> is the manage view of one
+// booking: see it, add it to a calendar, cancel it with a reason, or move it with the same
+// picker. Messages appear where the visitor is looking, in live regions. The funnel goes to
+// analytics (track.js); in a frame the page sizes itself (frame.js).
 import { api, ApiError, query } from './shared/api.js';
 import { h, replace, safeURL } from './shared/dom.js';
 import { icon } from './shared/icons.js';
+import { funnel, track, trackError } from './track.js';
+import { renderHostCard } from './host.js';
+import './frame.js';
+import { collect, describe, joinLink, placeFact, placeRow, renderChooser, renderDetails, serverErrors } from './places.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
 const whenStatus = $('when-status');
 const detailsStatus = $('details-status');
-const STEPS = ['manage', 'when', 'details', 'done'];
+const STEPS = ['choose', 'manage', 'when', 'details', 'done'];
 
 const state = {
-  step: '', lastFunnelStep: '', completed: false, config: null,
+  step: '', config: null,
   types: [], type: null, host: { name: '', photoUrl: '' },
   month: '', day: '', days: {}, slot: null,
-  manage: null, token: '', rescheduling: false,
+  manage: null, token: '', rescheduling: false, single: false, extra: { body: {}, ok: true },
 };
-
-// ---- analytics -----------------------------------------------------------------------------
-
-function visitorId() {
-  try {
-    let id = sessionStorage.getItem('folio-book-visitor');
-    if (!id) {
-      id = crypto.randomUUID().replaceAll('-', '');
-      sessionStorage.setItem('folio-book-visitor', id);
-    }
-    return id;
-  } catch {
-    return undefined; // storage blocked: the server falls back to its anonymous daily hash
-  }
-}
-const visitor = visitorId();
-
-/** track reports one funnel event; failures are ignored (analytics never blocks a booking). */
-function track(name, props) {
-  if (name !== 'booking_error') state.lastFunnelStep = name;
-  const body = JSON.stringify({ type: 'event', path: '/book', name, props, visitorId: visitor, title: document.title });
-  fetch('/api/analytics/collect', { method: 'POST', body, keepalive: true, credentials: 'omit', headers: { 'Content-Type': 'application/json' } })
-    .catch(() => {});
-}
-
-function trackError(group) {
-  track('booking_error', { group, step: state.lastFunnelStep || 'modal_opened' });
-}
-
-// Leaving before the booking completes is an abandonment at the last step reached.
-addEventListener('pagehide', () => {
-  if (state.completed || !state.lastFunnelStep || state.token) return;
-  const body = JSON.stringify({ type: 'event', path: '/book', name: 'booking_error', visitorId: visitor,
-    props: { group: 'abandonment', step: state.lastFunnelStep } });
-  navigator.sendBeacon('/api/analytics/collect', new Blob([body], { type: 'text/plain' }));
-  state.completed = true; // report once
-});
-
-// ---- embedding -----------------------------------------------------------------------------
-
-// In a frame, post the page height to the host (embed.js listens). The message holds nothing
-// but a number, so any parent may read it.
-if (window.parent !== window) {
-  document.documentElement.classList.add('embedded');
-  let last = 0;
-  const post = () => {
-    const height = Math.ceil(document.documentElement.scrollHeight);
-    if (height !== last) {
-      last = height;
-      window.parent.postMessage({ type: 'folio-book:height', height }, '*');
-    }
-  };
-  new ResizeObserver(post).observe(document.body);
-  addEventListener('load', post);
-}
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -103,7 +50,7 @@ function show(step, focus = true) {
   state.step = step;
   for (const s of STEPS) $(`step-${s}`).hidden = s !== step;
   for (const box of [status, whenStatus, detailsStatus]) say('', 'info', box);
-  $('steps').hidden = step === 'manage' || state.rescheduling;
+  $('steps').hidden = step === 'manage' || step === 'choose' || state.rescheduling;
   const order = ['when', 'details', 'done'];
   const idx = order.indexOf(step);
   for (const li of document.querySelectorAll('.steps li')) {
@@ -182,34 +129,6 @@ function rows(pairs) {
   return pairs.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]);
 }
 
-// ---- the host card -----------------------------------------------------------------------------
-
-function initials(name) {
-  const words = name.trim().split(/\s+/).filter(Boolean);
-  if (!words.length) return '';
-  const first = (w) => [...w][0].toUpperCase();
-  return words.length === 1 ? first(words[0]) : first(words[0]) + first(words[words.length - 1]);
-}
-
-/** renderHost shows who the meetings are with: the photo (else initials) and the name. */
-function renderHost() {
-  const { name, photoUrl } = state.host;
-  const avatar = $('host-avatar');
-  const photo = safeURL(photoUrl);
-  $('host-name').hidden = !name;
-  $('host-name').textContent = name;
-  const showInitials = () => {
-    replace(avatar, initials(name));
-    avatar.hidden = !name;
-  };
-  if (photo) {
-    // A photo that does not load (gone, or refused by the page's CSP) leaves the initials.
-    replace(avatar, h('img', { src: photo, alt: '', onerror: showInitials }));
-    avatar.hidden = false;
-  } else showInitials();
-  if (!state.token) document.title = name ? `Book a meeting with ${name}` : 'Book a meeting';
-}
-
 /** meetingTitle is the chosen kind of meeting's title, or its length when it has none. */
 function meetingTitle() {
   const t = state.type;
@@ -224,10 +143,10 @@ function renderMeeting() {
   const length = $('fact-length');
   length.hidden = !(t && t.durationMinutes);
   if (t && t.durationMinutes) replace(length, icon('clock'), lengthText(t.durationMinutes));
-  // Every calendar provider gives each booking a video link (docs/api.md, "Providers").
-  replace($('fact-place'), icon('video'), 'Video call');
+  replace($('fact-place'), placeFact(t)); // a type without places: the provider's video link
+  $('fact-place').hidden = !t;
   $('type-about').hidden = !(t && t.description);
-  $('type-about').textContent = (t && t.description) || '';
+  replace($('type-about'), describe(t));
 }
 
 // ---- the picker: type, month, day, time -----------------------------------------------------
@@ -249,7 +168,7 @@ function renderTypes() {
     });
     return h('label', {}, input, h('span', {}, h('strong', {}, t.title), h('small', {}, lengthText(t.durationMinutes))));
   }));
-  $('types-box').hidden = state.rescheduling || state.types.length < 2;
+  $('types-box').hidden = state.rescheduling || state.single || state.types.length < 2;
 }
 
 let monthSeq = 0;
@@ -382,6 +301,7 @@ $('time-confirm').addEventListener('click', () => {
   const owner = state.config.ownerTimeZone;
   if (owner && owner !== zone()) pairs.push(['Host time', `${fmt(slot.start, { dateStyle: 'medium', timeStyle: 'short' }, owner)} (${owner})`]);
   replace($('summary'), rows(pairs));
+  renderDetails(state.type);
   show('details');
 });
 $('back-when').addEventListener('click', () => {
@@ -418,6 +338,7 @@ function checkDetails() {
   fieldError(email, !email.value.trim() ? 'Please enter your email address.'
     : email.checkValidity() ? '' : 'Please enter a valid email address, like name@example.com.');
   fieldError($('description'), '');
+  state.extra = collect(state.type, fieldError);
   return !showFirstInvalid();
 }
 
@@ -444,9 +365,10 @@ $('details-form').addEventListener('submit', async (ev) => {
   const body = { startISO: slot.start, durationMinutes: slot.duration, timeZone: zone(), attendeeName: $('name').value.trim(), attendeeEmail: $('email').value.trim() };
   if (state.type && state.type.slug) body.type = state.type.slug;
   if ($('description').value.trim()) body.description = $('description').value.trim();
+  Object.assign(body, state.extra.body);
   try {
     const res = await api('POST', '/api/schedule/book', body, { 'Idempotency-Key': idempotencyKey.replace(/[^A-Za-z0-9_-]/g, '') });
-    state.completed = true;
+    funnel.completed = true;
     track('booking_completed');
     done(res, slot, body.attendeeEmail);
   } catch (e) {
@@ -465,7 +387,8 @@ $('details-form').addEventListener('submit', async (ev) => {
       trackError('validation');
       const mine = (e.details || []).filter((d) => FIELDS[d.field]);
       for (const d of mine) fieldError($(FIELDS[d.field][0]), `${FIELDS[d.field][1]} ${d.message.replace(/\.$/, '')}.`);
-      if (mine.length && mine.length === e.details.length) {
+      const placed = mine.length + serverErrors(e.details, fieldError);
+      if (placed && placed === e.details.length) {
         say('', 'info', detailsStatus);
         showFirstInvalid();
       } else say(`${e.describe()} Please check your details and try again.`, 'error', detailsStatus);
@@ -481,11 +404,11 @@ $('details-form').addEventListener('submit', async (ev) => {
 /** done is the one page after booking: what and when, Join meeting, Add to calendar. */
 function done(res, slot, email) {
   const what = state.host.name ? `${meetingTitle()} with ${state.host.name}` : meetingTitle();
-  replace($('done-summary'), rows([['What', what], ['When', `${when(slot.start, slot.end)} (${zone()})`]]));
+  replace($('done-summary'), rows([['What', what], ['When', `${when(slot.start, slot.end)} (${zone()})`], placeRow(res.location)].filter(Boolean)));
   $('done-mail').textContent = `An invitation with the details is on its way to ${email}.`;
   const manage = safeURL(res.manageUrl);
   const token = manage ? new URL(manage).pathname.slice('/book/manage/'.length) : '';
-  linkButton($('meet-link'), safeURL(res.providerMeetLink), 'video', 'Join meeting');
+  linkButton($('meet-link'), joinLink(res), 'video', 'Join meeting');
   linkButton($('ics-link'), token ? icsURL(token) : '', 'calendar-plus', 'Add to calendar');
   $('manage-link').hidden = !manage;
   if (manage) $('manage-link').href = manage;
@@ -504,10 +427,11 @@ function renderManage() {
   const b = state.manage;
   state.type = bookedType(b);
   renderMeeting();
-  replace($('manage-summary'), rows([['When', `${when(b.startTime, b.endTime)} (${zone()})`], ['Name', b.name]]));
+  replace($('manage-summary'), rows([['When', `${when(b.startTime, b.endTime)} (${zone()})`], ['Name', b.name],
+    b.status === 'confirmed' ? placeRow(b.location) : null].filter(Boolean)));
   const confirmed = b.status === 'confirmed';
   $('manage-links').hidden = !confirmed;
-  linkButton($('manage-meet'), confirmed ? safeURL(b.providerMeetLink) : '', 'video', 'Join meeting');
+  linkButton($('manage-meet'), confirmed ? joinLink(b) : '', 'video', 'Join meeting');
   linkButton($('manage-ics'), confirmed ? icsURL(state.token) : '', 'calendar-plus', 'Add to calendar');
   const note = $('manage-note');
   note.hidden = true;
@@ -526,6 +450,7 @@ function renderManage() {
 
 async function openManage(token) {
   state.token = token;
+  funnel.managing = true;
   document.title = 'Your booking';
   say('Loading your booking…');
   try {
@@ -650,9 +575,20 @@ async function start() {
   } catch {
     state.types = state.config.durationOptions.map((d) => ({ slug: `${d}min`, title: `${d} minute meeting`, durationMinutes: d, description: '' }));
   }
-  renderHost();
+  renderHostCard(state.host, !state.token);
   if (token) return openManage(token);
-  state.type = state.types[0] || null;
+  // /book/{typeSlug} books that type; /book offers a chooser when there are several.
+  const slug = !token && location.pathname.startsWith('/book/') ? decodeURIComponent(location.pathname.slice('/book/'.length)) : '';
+  state.type = slug ? state.types.find((t) => t.slug === slug) : state.types[0] || null;
+  if (!state.type || (!slug && state.types.length > 1 && !state.types.every((t) => t.default))) {
+    state.type = null;
+    renderChooser(state.types, lengthText);
+    renderMeeting();
+    show('choose', false);
+    if (slug) say('This kind of meeting is not offered. Please choose one of these.', 'error');
+    return;
+  }
+  state.single = !!slug;
   renderMeeting();
   renderTypes();
   track('modal_opened');
