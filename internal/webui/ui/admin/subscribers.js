@@ -1,43 +1,53 @@
-// Subscribers: the readers who follow the site by e-mail (docs/api.md, "Subscribers"). Filter by
-// status and by address or name, export and import CSV, erase one.
+// Subscribers: the readers who follow the site by e-mail (docs/api.md, "Subscribers"). The list
+// in the dashboard's list design (search and status in the toolbar, one menu a row), export and
+// import of CSV in the page's head, erase from a row's menu.
 import { api, ApiError, query } from './shared/api.js';
-import { h, field, formatDateTime, replace } from './shared/dom.js';
-import { pageHead, statusBox, errorText, badge, pager, confirmDialog, toast, linkButton } from './ui.js';
+import { h, replace } from './shared/dom.js';
+import {
+  pageHead, statusBox, errorText, badge, pager, confirmDialog, toast, linkButton, icon, emptyState,
+  listTable, cellMain, cellDate, cellText, cellActions, rowMenu, searchField,
+} from './ui.js';
 
-const STATUSES = ['pending', 'active', 'unsubscribed', 'bounced', 'complained'];
+const STATUSES = [['', 'Any status'], ['pending', 'Pending'], ['active', 'Active'], ['unsubscribed', 'Unsubscribed'],
+  ['bounced', 'Bounced'], ['complained', 'Complained']];
 const LIMIT = 25;
 
 export async function render() {
   const status = statusBox();
   const body = h('div', {});
-  const which = h('select', { name: 'status', id: 'subscribers-status' }, h('option', { value: '' }, 'Any status'),
-    STATUSES.map((s) => h('option', { value: s }, s)));
-  const q = h('input', { type: 'search', name: 'q', id: 'subscribers-q', placeholder: 'address or name' });
-  const form = h('form', { class: 'panel', id: 'subscribers-filter', novalidate: true },
-    h('div', { class: 'grid' }, field('Status', which), field('Search', q)), h('button', { type: 'submit' }, 'Filter'));
-  const file = h('input', { type: 'file', accept: '.csv,text/csv', id: 'subscribers-import' });
-  const importBox = h('div', { class: 'panel' }, field('Import CSV (columns email, name, source, consent; only rows with consent yes are mailed)', file));
+  const which = h('select', { name: 'status', id: 'subscribers-status', 'aria-label': 'Show subscribers' },
+    STATUSES.map(([v, t]) => h('option', { value: v }, t)));
+  const [q, searchWrap] = searchField('subscribers-q', 'Search subscribers', 'Search by address or name…');
 
   const load = async (page = 1) => {
     try {
       const res = await api('GET', `/api/subscribers${query({ page, limit: LIMIT, status: which.value, q: q.value.trim() })}`);
       status.clear();
       const rows = res.subscribers.map((s) => h('tr', { 'data-email': s.email },
-        h('td', { 'data-label': 'Address' }, s.email),
-        h('td', { 'data-label': 'Name' }, s.name || '—'),
+        cellMain(s.email, null, s.name || ''),
         h('td', { 'data-label': 'Status' }, badge(s.status)),
-        h('td', { 'data-label': 'Since' }, formatDateTime(s.confirmedAt || s.createdAt)),
-        h('td', {}, h('button', { type: 'button', class: 'quiet-danger', onclick: () => erase(s, page) }, 'Erase'))));
-      replace(body, rows.length === 0 ? h('p', { class: 'muted' }, 'No subscribers match. Readers subscribe on /subscribe or through its embedded form.')
-        : h('div', {}, h('div', { class: 'table-wrap' }, h('table', { class: 'responsive', id: 'subscribers-table' },
-          h('thead', {}, h('tr', {}, ['Address', 'Name', 'Status', 'Since', ''].map((t) => h('th', { scope: 'col' }, t)))),
-          h('tbody', {}, rows))), pager({ page, limit: LIMIT, total: res.total }, load)));
+        cellText('Source', s.source || ''),
+        cellDate('Since', s.confirmedAt || s.createdAt),
+        cellActions(rowMenu(`Actions for ${s.email}`, [
+          { label: 'Erase', iconName: 'trash-2', danger: true, id: `erase-${s.id}`, onSelect: () => erase(s, page) },
+        ]))));
+      const filtered = which.value !== '' || q.value.trim() !== '';
+      const cols = [{ label: 'Subscriber' }, { label: 'Status', cls: 'col-status' }, { label: 'Source', cls: 'col-mid' },
+        { label: 'Since', cls: 'col-date' }, { label: 'Actions', hidden: true, cls: 'col-actions' }];
+      replace(body, rows.length === 0
+        ? emptyState({
+          id: 'subscribers-empty', iconName: 'mail', title: filtered ? 'No subscribers match' : 'No subscribers yet',
+          text: filtered ? 'Clear the search or choose “Any status” to see the others.'
+            : 'Readers subscribe on /subscribe or through its embedded form, and confirm by mail.',
+        })
+        : listTable('subscribers-table', cols, rows),
+      pager({ page, limit: LIMIT, total: res.total }, load));
     } catch (e) {
       status.set(errorText(e), 'error');
     }
   };
   const erase = async (s, page) => {
-    if (!await confirmDialog({ title: 'Erase subscriber', message: `Erase ${s.email}? The address is deleted from the list.`, confirmLabel: 'Erase' })) return;
+    if (!await confirmDialog({ title: 'Erase this subscriber?', message: `${s.email} is deleted from the list; only a keyed hash stays, so an import cannot add the address again.`, confirmLabel: 'Erase' })) return;
     try {
       await api('DELETE', `/api/subscribers/${encodeURIComponent(s.id)}`);
       toast(`${s.email} erased.`);
@@ -46,6 +56,11 @@ export async function render() {
       status.set(errorText(e), 'error');
     }
   };
+
+  // Import: the file input is the head's button (a styled label), as on the media page.
+  const file = h('input', { type: 'file', accept: '.csv,text/csv', id: 'subscribers-import', class: 'visually-hidden' });
+  const importButton = h('span', {}, file, h('label', { for: file.id, class: 'button secondary file-label' },
+    icon('upload'), 'Import CSV'));
   file.addEventListener('change', async () => {
     const f = file.files[0];
     if (!f) return;
@@ -62,8 +77,14 @@ export async function render() {
       file.value = '';
     }
   });
-  form.addEventListener('submit', (ev) => { ev.preventDefault(); load(1); });
+
+  let timer;
+  q.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() => load(1), 250); });
+  which.addEventListener('change', () => load(1));
   await load(1);
-  return h('div', {}, pageHead('Subscribers', linkButton('Export CSV', '/api/subscribers/export', { kind: 'secondary', id: 'subscribers-export' })),
-    status, form, importBox, body);
+  return h('div', {}, pageHead('Subscribers', importButton,
+    linkButton('Export CSV', '/api/subscribers/export', { kind: 'secondary', iconName: 'download', id: 'subscribers-export' })),
+  status,
+  h('p', { class: 'muted', id: 'subscribers-import-note' }, 'Import takes a CSV with the columns email, name, source and consent; only rows with consent “yes” are mailed.'),
+  h('section', { class: 'panel flush' }, h('div', { class: 'toolbar' }, searchWrap, which), body));
 }
