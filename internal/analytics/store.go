@@ -40,10 +40,25 @@ type Store interface {
 	// AnalyticsRealtime counts the visitors with a page view since the given time and the pages
 	// they are on, most visitors first, at most n pages.
 	AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []folio.RealtimePage, error)
+
+	ConversionStore
 }
 
 // Projects looks projects up: the project report is only for a project that exists.
 type Projects interface {
 	// Project returns the project with the given id, or a RESOURCE_NOT_FOUND error.
 	Project(ctx context.Context, id string) (*folio.Project, error)
+}
+
+// ConversionStore is what conversions need of the analytics storage (part of Store).
+type ConversionStore interface {
+	// AnalyticsVisit returns the latest visit of a visitor key, or nil for an unknown visitor.
+	AnalyticsVisit(ctx context.Context, visitorKey string) (*folio.Visit, error)
+	// RecordConversion stores a conversion as given.
+	RecordConversion(ctx context.Context, c folio.Conversion) error
+	// AnalyticsConversions returns the conversions of days from..to, oldest first.
+	AnalyticsConversions(ctx context.Context, from, to string) ([]folio.Conversion, error)
+	// AnalyticsDimVisits returns the visits of each of values of a rollup dimension over days
+	// from..to (values without visits are absent).
+	AnalyticsDimVisits(ctx context.Context, dim, from, to string, values []string) (map[string]int, error)
 }
