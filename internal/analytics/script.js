@@ -27,6 +27,8 @@
     history[m] = function () { var x = f.apply(this, arguments); setTimeout(pv); return x; };
   });
   w.addEventListener('popstate', pv);
-  w.folio = { track: function (name, props) { send({ type: 'event', name: name, props: props }); } };
+  /* visitor: the id to send as X-Folio-Visitor with a booking, contact message or subscription
+     ('' in mode none), so it is attributed to this visit. */
+  w.folio = { track: function (name, props) { send({ type: 'event', name: name, props: props }); }, visitor: v || '' };
   pv();
 })(window, document);

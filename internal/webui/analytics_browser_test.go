@@ -61,6 +61,12 @@ func TestBrowserAnalytics(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 
+	// The campaign visitor then writes through the contact form, naming its tracker id.
+	if res := s.api(t, "POST", "/api/contact", map[string]any{"name": "Nel", "email": "nel@example.com", "message": "Hi"},
+		map[string]string{"User-Agent": chromeUA, "X-Folio-Visitor": "nl1"}); res.status != 200 {
+		t.Fatalf("contact: %d %s", res.status, res.body)
+	}
+
 	tb := newTab(t, browserCtx, visitorZone)
 	tb.do(t, "sign in",
 		chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
@@ -113,6 +119,14 @@ func TestBrowserAnalytics(t *testing.T) {
 	if got := tb.text(t, "#panel-event"); !strings.Contains(got, "signup") || !strings.Contains(got, "33.3%") {
 		t.Errorf("goals panel = %q", got)
 	}
+	// The Conversions card: the message came from the spring campaign, 1 of its 1 visits.
+	show(t, "tab-conv-utm_campaign", "conv-utm_campaign")
+	tb.waitText(t, "#panel-conv-utm_campaign", "spring")
+	if got := tb.text(t, "#panel-conv-utm_campaign tbody tr"); !strings.Contains(got, "spring") || !strings.Contains(got, "100%") {
+		t.Errorf("conversions by campaign = %q", got)
+	}
+	show(t, "tab-conv-post", "conv-post")
+	tb.waitText(t, "#panel-conv-post", "/blog/spring")
 	if got := tb.text(t, "#realtime"); got != "3 visitors now" {
 		t.Errorf("realtime = %q", got)
 	}

@@ -31,6 +31,9 @@ const CARDS = [
   { id: 'locations', title: 'Locations', tabs: [['country', 'Countries', 'Country']] },
   { id: 'devices', title: 'Devices', tabs: [['device', 'Devices', 'Device'], ['browser', 'Browsers', 'Browser'], ['os', 'Operating systems', 'Operating system']] },
   { id: 'goals', title: 'Goals', tabs: [['event', 'Goals', 'Goal'], ['funnel', 'Booking funnel', 'Step']] },
+  // What led to bookings, contact messages and subscriptions (GET /api/analytics/conversions).
+  { id: 'conversions', title: 'Conversions', tabs: [['conv-source', 'Sources', 'Source'], ['conv-entry_page', 'Entry pages', 'Entry page'],
+    ['conv-post', 'Posts read', 'Post'], ['conv-utm_campaign', 'Campaigns', 'Campaign']] },
 ];
 
 const DEVICES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' };
@@ -210,6 +213,28 @@ export async function render({ rest }) {
         abandoned.map((a) => `${a.step ? eventName(a.step).toLowerCase() : 'an unknown step'} (${a.count})`).join(', '), '.') : null));
   };
 
+  // A Conversions tab: per value, its visits, the bookings, contact messages and subscriptions
+  // they led to and the share of visits that converted (unfiltered: conversions are kept apart
+  // from the visit filters).
+  const fillConversions = async (by, heading, panel) => {
+    const q = new URLSearchParams({ ...range, by });
+    const data = await api('GET', `/api/analytics/conversions?${q.toString()}`);
+    const rows = data.rows || [];
+    const num = (n) => h('td', { class: 'num' }, String(n));
+    const table = rows.length === 0 ? h('p', { class: 'muted' }, 'No bookings, contact messages or subscriptions from tracked visits in this period.')
+      : h('table', { class: 'conversions' },
+        h('thead', {}, h('tr', {}, h('th', {}, heading), ['Visits', 'Bookings', 'Messages', 'Subscriptions', 'Rate'].map((c) => h('th', { class: 'num' }, c)))),
+        h('tbody', {}, rows.map((r) => h('tr', {}, h('td', {}, r.value === '' ? '(none)' : r.value), num(r.visits), num(r.bookings),
+          num(r.contacts), num(r.subscriptions), h('td', { class: 'num' }, pct(r.conversionRate))))));
+    const u = data.unattributed || {};
+    const lost = (u.bookings || 0) + (u.contacts || 0) + (u.subscriptions || 0);
+    q.set('format', 'csv');
+    replace(panel, table, h('div', { class: 'card-foot' },
+      lost ? h('span', { class: 'muted' }, `${lost} without a tracked visit.`) : null,
+      h('span', { class: 'spacer' }),
+      rows.length ? h('a', { href: `/api/analytics/conversions?${q.toString()}`, download: `conversions-${by}.csv`, class: 'csv' }, icon('download'), 'CSV') : null));
+  };
+
   // The Campaigns tab: a choice of UTM tag, each list loaded when first chosen.
   const fillUTM = async (panel) => {
     const key = 'folio.analytics.utm';
@@ -238,7 +263,8 @@ export async function render({ rest }) {
       if (loaded.has(dim)) return;
       loaded.add(dim);
       panel.setAttribute('aria-busy', 'true');
-      (dim === 'funnel' ? fillFunnel(panel) : dim === 'utm' ? fillUTM(panel) : fillBreakdown(dim, heading[dim], panel))
+      (dim === 'funnel' ? fillFunnel(panel) : dim === 'utm' ? fillUTM(panel)
+        : dim.startsWith('conv-') ? fillConversions(dim.slice(5), heading[dim], panel) : fillBreakdown(dim, heading[dim], panel))
         .catch((e) => replace(panel, h('p', { class: 'status error' }, errorText(e))))
         .finally(() => panel.removeAttribute('aria-busy'));
     };
