@@ -69,3 +69,11 @@ type Conversions struct {
 	Unattributed ConversionTotals `json:"unattributed" doc:"conversions without a known visit (no tracker on the page, or no page view in the hour before)"`
 	TimeRange    TimeRange        `json:"timeRange"`
 }
+
+// HourTraffic is the traffic of a stretch of time (the spike alert's hour): distinct visitors,
+// and the most visited pages and sources with their visitors.
+type HourTraffic struct {
+	Visitors int
+	Pages    []RealtimePage
+	Sources  []RealtimePage // Path holds the source name
+}

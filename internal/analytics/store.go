@@ -42,6 +42,7 @@ type Store interface {
 	AnalyticsRealtime(ctx context.Context, since time.Time, n int) (int, []folio.RealtimePage, error)
 
 	ConversionStore
+	MailStore
 }
 
 // Projects looks projects up: the project report is only for a project that exists.
@@ -61,4 +62,16 @@ type ConversionStore interface {
 	// AnalyticsDimVisits returns the visits of each of values of a rollup dimension over days
 	// from..to (values without visits are absent).
 	AnalyticsDimVisits(ctx context.Context, dim, from, to string, values []string) (map[string]int, error)
+}
+
+// MailStore is what the mailed reports and the spike alert need (part of Store).
+type MailStore interface {
+	// ClaimAnalyticsMail claims period at now, once ever, or again after cooldown when it is
+	// positive; it reports whether this call claimed it.
+	ClaimAnalyticsMail(ctx context.Context, period string, now time.Time, cooldown time.Duration) (bool, error)
+	// ReleaseAnalyticsMail undoes the claim of period made at at.
+	ReleaseAnalyticsMail(ctx context.Context, period string, at time.Time) error
+	// AnalyticsHour counts the visitors with a page view in [from, to) and the n pages and
+	// sources with the most visitors.
+	AnalyticsHour(ctx context.Context, from, to time.Time, n int) (folio.HourTraffic, error)
 }
