@@ -77,3 +77,30 @@ type HourTraffic struct {
 	Pages    []RealtimePage
 	Sources  []RealtimePage // Path holds the source name
 }
+
+// AnalyticsShare is a read-only link to the analytics page (docs/api.md, "Shared dashboards"):
+// only the SHA-256 of its token is kept, and the hash of its password when it has one.
+type AnalyticsShare struct {
+	ID           string
+	TokenHash    string
+	PasswordHash string
+	CreatedAt    time.Time
+}
+
+// AnalyticsShareInfo describes a share in answers; URL is only known when it is created.
+type AnalyticsShareInfo struct {
+	ID        string    `json:"id"`
+	URL       string    `json:"url,omitempty" doc:"the link, <FOLIO_SITE_URL>/share/<token>; shown once, at creation"`
+	Password  bool      `json:"password" doc:"whether the link asks for a password"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// AnalyticsShareInput is the body of POST /api/analytics/shares.
+type AnalyticsShareInput struct {
+	Password string `json:"password,omitempty" doc:"optional; 8–200 characters"`
+}
+
+// AnalyticsShareUnlock is the body of POST /api/analytics/shared/{token}/unlock.
+type AnalyticsShareUnlock struct {
+	Password string `json:"password"`
+}

@@ -43,6 +43,7 @@ type Store interface {
 
 	ConversionStore
 	MailStore
+	ShareStore
 }
 
 // Projects looks projects up: the project report is only for a project that exists.
@@ -74,4 +75,15 @@ type MailStore interface {
 	// AnalyticsHour counts the visitors with a page view in [from, to) and the n pages and
 	// sources with the most visitors.
 	AnalyticsHour(ctx context.Context, from, to time.Time, n int) (folio.HourTraffic, error)
+}
+
+// ShareStore keeps the read-only links to the analytics page (part of Store).
+type ShareStore interface {
+	CreateAnalyticsShare(ctx context.Context, sh folio.AnalyticsShare) error
+	// AnalyticsShareByToken returns the share of a token's hash, or RESOURCE_NOT_FOUND.
+	AnalyticsShareByToken(ctx context.Context, tokenHash string) (*folio.AnalyticsShare, error)
+	// AnalyticsShares lists the shares, newest first.
+	AnalyticsShares(ctx context.Context) ([]folio.AnalyticsShare, error)
+	// DeleteAnalyticsShare deletes a share, or answers RESOURCE_NOT_FOUND.
+	DeleteAnalyticsShare(ctx context.Context, id string) error
 }

@@ -13,6 +13,7 @@ import { pageHead, tabs, icon, errorText, segmented } from './ui.js';
 import { chosenDays, resolvePeriod, periodSelect, addDays } from './period.js';
 import { barList, flag, countryName, eventName, ERROR_NAMES, pct, stat, delta } from './bars.js';
 import { trackingPanel } from './overview.js';
+import { base, isShared } from './analyticsbase.js';
 
 // The filterable dimensions and how the page names them.
 const LABELS = {
@@ -79,14 +80,14 @@ export async function render({ rest }) {
     const q = new URLSearchParams({ ...range, ...params });
     for (const [k, v] of Object.entries(state.filters)) q.set(k, v);
     if (state.exact) q.set('exact', 'true');
-    return `/api/analytics/breakdown?${q.toString()}`;
+    return `${base}/breakdown?${q.toString()}`;
   };
   const breakdown = (dimension, extra = {}) => api('GET', breakdownURL({ dimension, limit: '10', ...extra }));
   const csvURL = (dimension) => breakdownURL({ dimension, limit: '100', format: 'csv' });
 
   const [report, realtime, days, devices] = await Promise.all([
-    filtered ? null : api('GET', `/api/analytics${query({ ...range, compare: 'previous' })}`),
-    api('GET', '/api/analytics/realtime'),
+    filtered ? null : api('GET', `${base}${query({ ...range, compare: 'previous' })}`),
+    api('GET', `${base}/realtime`),
     filtered ? breakdown('date', { limit: '100', compare: 'previous' }) : null,
     // Bounce rate per visit comes from the breakdowns; the device one is small.
     filtered ? null : breakdown('device', { compare: 'previous' }),
@@ -98,7 +99,8 @@ export async function render({ rest }) {
   const head = pageHead('Analytics', live, h('span', { class: 'muted small nowrap', id: 'period-label' }, period.label), select);
 
   if (!filtered && !report.pageViews.total && !(report.previous && report.previous.pageViews && report.previous.pageViews.total)) {
-    return h('div', { class: 'analytics' }, head, trackingPanel('analytics-empty', `No visits from ${period.label}`));
+    return h('div', { class: 'analytics' }, head, isShared() ? h('p', { class: 'panel muted', id: 'analytics-empty' }, `No visits from ${period.label}.`)
+      : trackingPanel('analytics-empty', `No visits from ${period.label}`));
   }
 
   // Headline figures and the chart: the report when unfiltered; the date breakdown (visits per
@@ -253,7 +255,10 @@ export async function render({ rest }) {
     show(first);
   };
 
-  const cards = CARDS.map((card) => {
+  // A shared link shows what its routes answer: no booking funnel, no conversions.
+  const visible = CARDS.filter((c) => !isShared() || c.id !== 'conversions')
+    .map((c) => (isShared() ? { ...c, tabs: c.tabs.filter(([d]) => d !== 'funnel') } : c));
+  const cards = visible.map((card) => {
     const key = `folio.analytics.${card.id}`;
     const ids = card.tabs.map(([d]) => d);
     const first = ids.includes(localStorage.getItem(key)) ? localStorage.getItem(key) : ids[0];
