@@ -1,0 +1,82 @@
+package webui_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserSharedAnalytics opens a shared analytics link with a password in a browser that is
+// not signed in: the page asks for the password, then shows the figures read-only, without the
+// owner-only cards; a revoked link shows nothing.
+func TestBrowserSharedAnalytics(t *testing.T) {
+	chromium := findChromium(t)
+	s := startFolioWith(t, nil)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true), chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
+	defer cancelAlloc()
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	if err := chromedp.Do(browserCtx); err != nil {
+		t.Fatalf("start chromium %s: %v", chromium, err)
+	}
+	if res := s.api(t, "POST", "/api/analytics/collect", map[string]any{"type": "pageview", "path": "/projects/a",
+		"referrer": "https://github.com/someone", "visitorId": "gh1"}, nil); res.status != 202 {
+		t.Fatalf("collect: %d %s", res.status, res.body)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var b struct{ Total int }
+		s.api(t, "GET", "/api/analytics/breakdown?dimension=source", nil, nil).decode(t, &b)
+		if b.Total >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the page view never showed in the source breakdown")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	res := s.api(t, "POST", "/api/analytics/shares", map[string]any{"password": "open sesame"}, nil)
+	if res.status != 201 {
+		t.Fatalf("create share: %d %s", res.status, res.body)
+	}
+	var share struct{ ID, URL string }
+	res.decode(t, &share)
+	_, token, ok := strings.Cut(share.URL, "/share/")
+	if !ok {
+		t.Fatalf("share URL %q", share.URL)
+	}
+
+	tb := newTab(t, browserCtx, visitorZone)
+	tb.do(t, "open the link", chromedp.Navigate(s.base+"/share/"+token), chromedp.WaitVisible(css("#share-form")))
+	if got := eval[string](t, tb, `document.querySelector('meta[name=robots]').content`); got != "noindex, nofollow" {
+		t.Errorf("robots meta = %q", got)
+	}
+	tb.do(t, "give a wrong password", chromedp.SendKeys(css("#share-password"), "guess"), chromedp.Click(css("#share-form button")))
+	tb.waitText(t, "#share-status", "not right")
+	eval[bool](t, tb, `(document.querySelector('#share-password').value = '', true)`)
+	tb.do(t, "give the password", chromedp.SendKeys(css("#share-password"), "open sesame"),
+		chromedp.Click(css("#share-form button")), chromedp.WaitVisible(css("#panel-source")))
+	tb.waitText(t, "#panel-source", "GitHub")
+	if n := eval[int](t, tb, `document.querySelectorAll('#card-conversions, #tab-funnel').length`); n != 0 {
+		t.Errorf("the shared page shows %d owner-only cards or tabs", n)
+	}
+	tb.waitText(t, "#realtime", "1 visitor now")
+	// Clicking a row filters, as on the owner's page.
+	tb.do(t, "filter by GitHub", chromedp.Click(css(`#panel-source .rowbtn[data-value="GitHub"]`)))
+	tb.waitFor(t, "the filtered page", `location.hash.includes('source=GitHub') && document.querySelector('#analytics-filters .chip') !== null`)
+
+	if res := s.api(t, "DELETE", "/api/analytics/shares/"+share.ID, nil, nil); res.status != 204 {
+		t.Fatalf("revoke: %d %s", res.status, res.body)
+	}
+	tb.do(t, "reload the revoked link", chromedp.Reload())
+	if got := tb.text(t, "body"); !strings.Contains(got, "does not exist or was revoked") {
+		t.Errorf("revoked link shows %q", got)
+	}
+}
