@@ -216,6 +216,11 @@ func (in *CollectInput) Validate() error {
 			v.Invalid("props."+k, "must be a string, number or boolean")
 		}
 	}
+	if in.Type == CollectEvent && (in.Name == MeasureOutbound || in.Name == MeasureDownload) {
+		if u, _ := in.Props["url"].(string); !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			v.Invalid("props.url", "must be the link's http(s) address")
+		}
+	}
 	if in.Type == CollectEvent && in.Name == FunnelErrorEvent {
 		g, _ := in.Props["group"].(string)
 		if !inList(FunnelErrorGroups, g) {

@@ -72,6 +72,9 @@ func (s *Service) Collect(ctx context.Context, in *folio.CollectInput, clientIP,
 				ev.Step = ev.Step[:folio.MaxEventName]
 			}
 		}
+		if ValidMeasurement(in.Name) {
+			ev.Step = measureTarget(in.Name, path, in.Props)
+		}
 		s.values.foldEvent(ev)
 		it.ev = ev
 	}

@@ -44,6 +44,7 @@ type Store interface {
 	ConversionStore
 	MailStore
 	ShareStore
+	MeasurementStore
 }
 
 // Projects looks projects up: the project report is only for a project that exists.
@@ -86,4 +87,11 @@ type ShareStore interface {
 	AnalyticsShares(ctx context.Context) ([]folio.AnalyticsShare, error)
 	// DeleteAnalyticsShare deletes a share, or answers RESOURCE_NOT_FOUND.
 	DeleteAnalyticsShare(ctx context.Context, id string) error
+}
+
+// MeasurementStore reads the automatic measurements (part of Store).
+type MeasurementStore interface {
+	// AnalyticsMeasurement groups the events named name of days from..to by their subject
+	// (the step column): distinct visitors and events, most events first, at most limit rows.
+	AnalyticsMeasurement(ctx context.Context, name, from, to string, limit int) ([]folio.MeasurementRow, error)
 }

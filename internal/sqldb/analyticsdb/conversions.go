@@ -108,3 +108,23 @@ func wrapIf(method string, err error) error {
 	}
 	return wrap(method, err)
 }
+
+// AnalyticsMeasurement groups the events named name of days from..to by their subject (the step
+// column; see analytics.measureTarget), over the (name, day, visitor_key) index.
+func (s *Store) AnalyticsMeasurement(ctx context.Context, name, from, to string, limit int) ([]folio.MeasurementRow, error) {
+	rows, err := s.db.R.QueryContext(ctx, `SELECT step, COUNT(DISTINCT visitor_key), COUNT(*) AS n FROM analytics_events
+		WHERE name = $1 AND day >= $2 AND day <= $3 GROUP BY step ORDER BY n DESC, step LIMIT $4`, name, from, to, limit)
+	if err != nil {
+		return nil, wrap("AnalyticsMeasurement", err)
+	}
+	defer rows.Close()
+	out := []folio.MeasurementRow{}
+	for rows.Next() {
+		var r folio.MeasurementRow
+		if err := rows.Scan(&r.Value, &r.Visitors, &r.Events); err != nil {
+			return nil, wrap("AnalyticsMeasurement", err)
+		}
+		out = append(out, r)
+	}
+	return out, wrapIf("AnalyticsMeasurement", rows.Err())
+}
