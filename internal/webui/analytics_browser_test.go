@@ -43,6 +43,7 @@ func TestBrowserAnalytics(t *testing.T) {
 		{map[string]any{"type": "pageview", "path": "/projects/a", "referrer": "https://github.com/other", "visitorId": "gh2"}, phoneUA},
 		{map[string]any{"type": "pageview", "path": "/blog/spring?utm_source=newsletter&utm_medium=email&utm_campaign=spring", "visitorId": "nl1"}, chromeUA},
 		{map[string]any{"type": "event", "path": "/blog/spring", "name": "signup", "visitorId": "nl1"}, chromeUA},
+		{map[string]any{"type": "event", "path": "/blog/spring", "name": "outbound_link", "visitorId": "nl1", "props": map[string]any{"url": "https://github.com/ada?ref=x"}}, chromeUA},
 	} {
 		if res := s.api(t, "POST", "/api/analytics/collect", c.body, map[string]string{"User-Agent": c.ua}); res.status != 202 {
 			t.Fatalf("collect: %d %s", res.status, res.body)
@@ -127,6 +128,8 @@ func TestBrowserAnalytics(t *testing.T) {
 	}
 	show(t, "tab-conv-post", "conv-post")
 	tb.waitText(t, "#panel-conv-post", "/blog/spring")
+	// The measurements card: the outbound click, without its query.
+	tb.waitText(t, "#panel-measure-outbound_link", "github.com/ada")
 	if got := tb.text(t, "#realtime"); got != "3 visitors now" {
 		t.Errorf("realtime = %q", got)
 	}

@@ -35,6 +35,9 @@ const CARDS = [
   // What led to bookings, contact messages and subscriptions (GET /api/analytics/conversions).
   { id: 'conversions', title: 'Conversions', tabs: [['conv-source', 'Sources', 'Source'], ['conv-entry_page', 'Entry pages', 'Entry page'],
     ['conv-post', 'Posts read', 'Post'], ['conv-utm_campaign', 'Campaigns', 'Campaign']] },
+  // The tracker's opt-in measurements (GET /api/analytics/measurements).
+  { id: 'measurements', title: 'Links and errors', tabs: [['measure-outbound_link', 'Outbound links', 'Link'],
+    ['measure-file_download', 'Downloads', 'File'], ['measure-not_found', 'Not found', 'Page']] },
 ];
 
 const DEVICES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' };
@@ -237,6 +240,16 @@ export async function render({ rest }) {
       rows.length ? h('a', { href: `/api/analytics/conversions?${q.toString()}`, download: `conversions-${by}.csv`, class: 'csv' }, icon('download'), 'CSV') : null));
   };
 
+  // A measurement tab: links clicked, files downloaded or missing pages, by visitors.
+  const fillMeasurement = async (kind, heading, panel) => {
+    const data = await api('GET', `${base}/measurements${query({ ...range, kind, limit: '10' })}`);
+    const rows = data.rows || [];
+    replace(panel, rows.length === 0
+      ? h('p', { class: 'muted small' }, 'Nothing in this period. Turn it on with the tracker attributes data-outbound, data-downloads and data-404.')
+      : barList(rows.map((r) => ({ value: r.value, label: r.value, n: r.visitors, title: `${r.value}: ${r.visitors} visitors, ${r.events} times` })),
+        { head: [heading, 'Visitors'] }));
+  };
+
   // The Campaigns tab: a choice of UTM tag, each list loaded when first chosen.
   const fillUTM = async (panel) => {
     const key = 'folio.analytics.utm';
@@ -256,7 +269,7 @@ export async function render({ rest }) {
   };
 
   // A shared link shows what its routes answer: no booking funnel, no conversions.
-  const visible = CARDS.filter((c) => !isShared() || c.id !== 'conversions')
+  const visible = CARDS.filter((c) => !isShared() || (c.id !== 'conversions' && c.id !== 'measurements'))
     .map((c) => (isShared() ? { ...c, tabs: c.tabs.filter(([d]) => d !== 'funnel') } : c));
   const cards = visible.map((card) => {
     const key = `folio.analytics.${card.id}`;
@@ -269,7 +282,8 @@ export async function render({ rest }) {
       loaded.add(dim);
       panel.setAttribute('aria-busy', 'true');
       (dim === 'funnel' ? fillFunnel(panel) : dim === 'utm' ? fillUTM(panel)
-        : dim.startsWith('conv-') ? fillConversions(dim.slice(5), heading[dim], panel) : fillBreakdown(dim, heading[dim], panel))
+        : dim.startsWith('conv-') ? fillConversions(dim.slice(5), heading[dim], panel)
+          : dim.startsWith('measure-') ? fillMeasurement(dim.slice(8), heading[dim], panel) : fillBreakdown(dim, heading[dim], panel))
         .catch((e) => replace(panel, h('p', { class: 'status error' }, errorText(e))))
         .finally(() => panel.removeAttribute('aria-busy'));
     };
