@@ -18,6 +18,8 @@ type Analytics struct {
 	TimeRange TimeRange      `json:"timeRange"`
 	// Daily is one entry per day of the range, for charts (docs/api.md, "Analytics").
 	Daily []DailyTotals `json:"daily"`
+	// ImportedDays are the days of the range whose figures were imported (docs/api.md, "Import").
+	ImportedDays []string `json:"importedDays,omitempty" doc:"days of the range whose figures come from an import (Plausible, Umami), not the tracker"`
 	// Previous is present with compare=previous (docs/api.md, "Analytics").
 	Previous *AnalyticsComparison `json:"previous,omitempty" doc:"compare=previous: the same figures over the preceding period of equal length"`
 }
@@ -28,6 +30,7 @@ type DailyTotals struct {
 	Visitors  int    `json:"visitors" doc:"distinct visitors that day"`
 	Visits    int    `json:"visits"`
 	PageViews int    `json:"pageViews"`
+	Imported  bool   `json:"imported,omitempty" doc:"the day's figures come from an import"`
 }
 
 // VisitorCounts is the visitors part of the report.

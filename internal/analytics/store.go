@@ -45,6 +45,7 @@ type Store interface {
 	MailStore
 	ShareStore
 	MeasurementStore
+	ImportStore
 }
 
 // Projects looks projects up: the project report is only for a project that exists.
@@ -94,4 +95,13 @@ type MeasurementStore interface {
 	// AnalyticsMeasurement groups the events named name of days from..to by their subject
 	// (the step column): distinct visitors and events, most events first, at most limit rows.
 	AnalyticsMeasurement(ctx context.Context, name, from, to string, limit int) ([]folio.MeasurementRow, error)
+}
+
+// ImportStore adds imported days to the rollups (part of Store).
+type ImportStore interface {
+	// ImportAnalyticsDays adds the days that have no figures yet, marks them imported, and
+	// returns the days it left out.
+	ImportAnalyticsDays(ctx context.Context, days []folio.ImportedDay, source string, now time.Time) ([]string, error)
+	// AnalyticsImportedDays lists the imported days of from..to.
+	AnalyticsImportedDays(ctx context.Context, from, to string) ([]string, error)
 }

@@ -17,6 +17,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, analyticsConversionsAPI{s}.routes()...)
 	rs = append(rs, analyticsSharesAPI{s}.routes()...)
 	rs = append(rs, analyticsMeasurementsAPI{s}.routes()...)
+	rs = append(rs, analyticsImportAPI{s}.routes()...)
 	rs = append(rs, bookingAPI{s}.routes()...)
 	rs = append(rs, blogAPI{s}.routes()...)
 	rs = append(rs, feedAPI{s}.routes()...)
