@@ -49,7 +49,7 @@ func (s *Service) Import(ctx context.Context, format string, body []byte) (*foli
 	for _, d := range skipped {
 		left[d] = true
 	}
-	res.SkippedDays = append(skipped, res.SkippedDays...)
+	res.SkippedDays = append(append([]string{}, skipped...), res.SkippedDays...)
 	for _, d := range past {
 		if !left[d.Day] {
 			res.Days++
