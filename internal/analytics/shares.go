@@ -66,10 +66,14 @@ func (s *Service) Share(ctx context.Context, token string) (*folio.AnalyticsShar
 }
 
 // Shares lists the shares, newest first.
-func (s *Service) Shares(ctx context.Context) ([]folio.AnalyticsShare, error) { return s.store.AnalyticsShares(ctx) }
+func (s *Service) Shares(ctx context.Context) ([]folio.AnalyticsShare, error) {
+	return s.store.AnalyticsShares(ctx)
+}
 
 // DeleteShare revokes a share.
-func (s *Service) DeleteShare(ctx context.Context, id string) error { return s.store.DeleteAnalyticsShare(ctx, id) }
+func (s *Service) DeleteShare(ctx context.Context, id string) error {
+	return s.store.DeleteAnalyticsShare(ctx, id)
+}
 
 // UnlockShare checks a share's password and returns the proof a browser keeps in a cookie for
 // it (ShareUnlocked); a wrong password is AUTHENTICATION_REQUIRED.

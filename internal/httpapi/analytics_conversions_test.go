@@ -9,6 +9,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/analytics"
+	"github.com/foliohq/folio/internal/booking/bookingtest"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/foliotest/smtptest"
 	"github.com/foliohq/folio/internal/mail"
@@ -109,6 +110,46 @@ func TestAnalyticsConversions(t *testing.T) {
 			if res.Status != tc.status || tc.field != "" && !strings.Contains(string(res.Body), `"field":"`+tc.field+`"`) {
 				t.Errorf("%q as %q: %d %s; want %d naming %q", tc.query, tc.token, res.Status, res.Body, tc.status, tc.field)
 			}
+		}
+	})
+}
+
+// TestBookingConversion books a meeting after a visit from a campaign and finds the booking,
+// with its id, attributed to that visit; an idempotent replay adds nothing.
+func TestBookingConversion(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		now := bookingNow.Add(-5 * time.Minute)
+		a, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{FlushInterval: time.Hour, Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Start()
+		t.Cleanup(func() { a.Close(context.Background()) })
+		svc := newBookingService(t, db, &bookingtest.Calendar{})
+		ts := newTestServer(t, db, func(s *Server) {
+			s.Bookings, s.Analytics, s.Now = svc, a, func() time.Time { return bookingNow }
+		})
+		in := &folio.CollectInput{Type: folio.CollectPageView, Path: "/book?utm_campaign=march", VisitorID: "vid-7"}
+		if _, err := a.Collect(context.Background(), in, "192.0.2.7", testBrowserUA); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		now = bookingNow
+		for range 2 {
+			res := ts.do("POST", "/api/schedule/book", "", bookBody("2026-03-04T15:00:00Z"), folio.VisitHeader, "vid-7", "Idempotency-Key", "k-1")
+			if res.Status != 200 {
+				t.Fatalf("book: %d %s", res.Status, res.Body)
+			}
+		}
+		res := ts.do("GET", "/api/analytics/conversions?start=2026-03-02&end=2026-03-02&by=utm_campaign", "admin", nil)
+		if res.Status != 200 || !strings.Contains(string(res.Body), `"rows":[{"value":"march","visits":1,"bookings":1,"contacts":0,"subscriptions":0,"conversionRate":1}]`) {
+			t.Errorf("conversions: %d %s", res.Status, res.Body)
+		}
+		var n int
+		if err := db.R.QueryRow(`SELECT COUNT(*) FROM analytics_conversions c JOIN bookings b ON b.id = c.ref_id WHERE c.kind = 'booking'`).Scan(&n); err != nil || n != 1 {
+			t.Errorf("conversions naming a booking: %d, %v", n, err)
 		}
 	})
 }

@@ -80,3 +80,42 @@ func TestBrowserSharedAnalytics(t *testing.T) {
 		t.Errorf("revoked link shows %q", got)
 	}
 }
+
+// TestBrowserAnalyticsSettings turns the weekly report and the spike alert on in the dashboard
+// and makes a shared link there; the API reads both back.
+func TestBrowserAnalyticsSettings(t *testing.T) {
+	browser := newBrowser(t)
+	s := startFolioWith(t, nil)
+	tb := newTab(t, browser, visitorZone)
+	tb.do(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
+		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
+		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
+		chromedp.Click(css("#login-form button[type=submit]")), chromedp.WaitVisible(css(`nav a[data-page="analytics"]`)))
+	tb.do(t, "analytics settings", chromedp.Navigate(s.base+"/admin/#/settings/analytics"), chromedp.WaitVisible(css("#settings-analytics")),
+		chromedp.WaitVisible(css("#share-create")),
+		chromedp.Click(css(`#settings-analytics input[name="analytics.reports.weekly"]`)),
+		chromedp.SendKeys(css(`#settings-analytics input[name="analytics.alert.visitorsPerHour"]`), "250"),
+		chromedp.Click(css("#save-analytics")))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var st struct {
+			Analytics struct {
+				Reports struct{ Weekly, Monthly bool }
+				Alert   struct{ VisitorsPerHour int }
+			}
+		}
+		s.api(t, "GET", "/api/settings", nil, nil).decode(t, &st)
+		if st.Analytics.Reports.Weekly && !st.Analytics.Reports.Monthly && st.Analytics.Alert.VisitorsPerHour == 250 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("settings not saved: %+v", st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	tb.do(t, "make a link", chromedp.Click(css("#share-create")))
+	tb.waitText(t, "#share-made", "/share/")
+	if n := eval[int](t, tb, `document.querySelectorAll('#share-list li').length`); n != 1 {
+		t.Errorf("%d links listed, want 1", n)
+	}
+}
