@@ -11,6 +11,7 @@
 import { api, ApiError, query } from './shared/api.js';
 import { h, replace, safeURL } from './shared/dom.js';
 import { icon } from './shared/icons.js';
+import { visitorHeaders } from './shared/visitor.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -40,21 +41,6 @@ function visitorId() {
   }
 }
 const visitor = visitorId();
-
-/**
- * siteVisitor is the tracker's id of the visit that led here (the embedding site's folio_vid,
- * passed as ?vid=, or folio's own when the tracker runs on this origin), sent with the booking
- * as X-Folio-Visitor so it is attributed to that visit; undefined without one.
- */
-function siteVisitor() {
-  let id = new URLSearchParams(location.search).get('vid');
-  try {
-    id = id || localStorage.getItem('folio_vid');
-  } catch {
-    /* storage blocked */
-  }
-  return id && /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : undefined;
-}
 
 /** track reports one funnel event; failures are ignored (analytics never blocks a booking). */
 function track(name, props) {
@@ -460,9 +446,7 @@ $('details-form').addEventListener('submit', async (ev) => {
   if (state.type && state.type.slug) body.type = state.type.slug;
   if ($('description').value.trim()) body.description = $('description').value.trim();
   try {
-    const headers = { 'Idempotency-Key': idempotencyKey.replace(/[^A-Za-z0-9_-]/g, '') };
-    if (siteVisitor()) headers['X-Folio-Visitor'] = siteVisitor();
-    const res = await api('POST', '/api/schedule/book', body, headers);
+    const res = await api('POST', '/api/schedule/book', body, { 'Idempotency-Key': idempotencyKey.replace(/[^A-Za-z0-9_-]/g, ''), ...visitorHeaders() });
     state.completed = true;
     track('booking_completed');
     done(res, slot, body.attendeeEmail);

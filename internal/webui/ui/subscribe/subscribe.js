@@ -6,6 +6,7 @@
 // posts the same one-click request a mail provider would (RFC 8058). Inside an iframe (BOOKING_EMBED_ORIGINS, via
 // /subscribe/embed.js) it tells the host page its height.
 import { api, ApiError } from './shared/api.js';
+import { visitorHeaders } from './shared/visitor.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -79,7 +80,7 @@ function form() {
       await api('POST', '/api/subscribers', {
         email, name: $('name').value.trim(), source: params.get('source') || (window.parent !== window ? 'embed' : 'subscribe page'),
         website: $('website').value,
-      }, visitorHeader(params));
+      }, visitorHeaders());
       say('');
       show('step-sent');
       $('h-sent').focus();
@@ -111,17 +112,3 @@ if (token) confirm(token[1]);
 else if (unsub) unsubscribe(unsub[1]);
 else form();
 reportHeight();
-
-/**
- * visitorHeader names the tracker's id of the visit that led here (?vid= from the embed, or
- * folio_vid when the tracker runs on this origin) so the subscription is attributed to it.
- */
-function visitorHeader(params) {
-  let id = params.get('vid');
-  try {
-    id = id || localStorage.getItem('folio_vid');
-  } catch {
-    /* storage blocked */
-  }
-  return id && /^[A-Za-z0-9_-]{1,64}$/.test(id) ? { 'X-Folio-Visitor': id } : {};
-}
