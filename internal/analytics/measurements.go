@@ -2,12 +2,21 @@ package analytics
 
 import (
 	"context"
+	_ "embed"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/foliohq/folio"
 )
+
+// MeasureScript is the script of the automatic measurements, served at
+// /api/analytics/measure.js: added after the tracker, it sends outbound link clicks, file
+// downloads and "not found" pages, each when its attribute is on its tag. It is apart from the
+// tracker so that the tracker stays under 1.5 KB for the sites that do not want them.
+//
+//go:embed measure.js
+var MeasureScript []byte
 
 // measureTarget is the subject kept with a measurement event (in the event's step column, which
 // only booking-error events use otherwise): for a measurement, the link's host and path without query or fragment

@@ -27,21 +27,6 @@
     history[m] = function () { var x = f.apply(this, arguments); setTimeout(pv); return x; };
   });
   w.addEventListener('popstate', pv);
-  /* Automatic measurements, each opt-in by an attribute of this script tag: data-outbound (clicks
-     on links to other hosts), data-downloads (clicks on links to files; the attribute may list the
-     extensions, default pdf,zip,…) and data-404 (this page is a "not found" page). */
-  var ds = s.dataset, exts = (ds.downloads || 'pdf,zip,gz,tgz,dmg,exe,msi,pkg,deb,rpm,apk,epub,mobi,csv,xlsx,docx,pptx,odt,mp3,mp4,mov,avi,iso').split(/[\s,]+/);
-  if (ds.outbound !== undefined || ds.downloads !== undefined) d.addEventListener('click', function (e) {
-    var a = e.target && e.target.closest && e.target.closest('a[href]'), h;
-    if (!a || !/^https?:$/.test(a.protocol)) return;
-    h = a.pathname.split('.').pop().toLowerCase();
-    if (ds.downloads !== undefined && a.pathname.indexOf('.') > 0 && exts.indexOf(h) >= 0) send({ type: 'event', name: 'file_download', props: { url: a.href.slice(0, 256) } });
-    else if (ds.outbound !== undefined && a.host !== location.host) send({ type: 'event', name: 'outbound_link', props: { url: a.href.slice(0, 256) } });
-  }, true);
-  if (ds['404'] !== undefined) setTimeout(function () { send({ type: 'event', name: 'not_found' }); });
-  /* visitor: the id to send as X-Folio-Visitor with a booking, contact message or subscription
-     ('' in mode none), so it is attributed to this visit. */
-  w.folio = { track: function (name, props) { send({ type: 'event', name: name, props: props }); }, visitor: v || '',
-    notFound: function () { send({ type: 'event', name: 'not_found' }); } };
+  w.folio = { track: function (name, props) { send({ type: 'event', name: name, props: props }); }, visitor: v || '' };
   pv();
 })(window, document);

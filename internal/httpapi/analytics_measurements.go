@@ -15,6 +15,9 @@ type analyticsMeasurementsAPI struct{ *Server }
 
 func (s analyticsMeasurementsAPI) routes() []route {
 	return []route{
+		{Method: "GET", Pattern: "/api/analytics/measure.js", Handle: s.measureScript,
+			Tag: "Analytics", Summary: "The automatic measurements' script, to add after script.js: data-outbound, data-downloads[=\"pdf,zip\"] and data-404 on its tag turn on outbound link clicks, file downloads and 404 pages",
+			Status: http.StatusOK, RespType: "text/javascript"},
 		{Method: "GET", Pattern: "/api/analytics/measurements", Handle: s.measurement, Needs: needAnalytics, Level: folio.LevelAdmin,
 			Tag: "Analytics", Summary: "Outbound link clicks, file downloads or 404 pages over a range of days, by link or path: visitors and events",
 			Query: append(append([]param{}, rangeParams...),
@@ -50,4 +53,20 @@ func (s analyticsMeasurementsAPI) measurement(w http.ResponseWriter, r *http.Req
 		return err
 	}
 	return writeJSON(w, http.StatusOK, m)
+}
+
+// measureScript serves analytics.MeasureScript, cached and loadable from any origin like the
+// tracker.
+func (s analyticsMeasurementsAPI) measureScript(w http.ResponseWriter, r *http.Request) error {
+	h := w.Header()
+	h.Set("Content-Type", "text/javascript; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(analytics.MeasureScript)))
+	h.Set("Cache-Control", "public, max-age=3600")
+	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	_, err := w.Write(analytics.MeasureScript)
+	return err
 }

@@ -33,6 +33,10 @@ func TestAnalyticsMeasurements(t *testing.T) {
 				t.Errorf("%q: %d %s, want %d", q, res.Status, res.Body, want)
 			}
 		}
+		if res := ts.do("GET", "/api/analytics/measure.js", "", nil); res.Status != 200 || !strings.Contains(string(res.Body), "outbound_link") ||
+			res.Header.Get("Cross-Origin-Resource-Policy") != "cross-origin" {
+			t.Errorf("measure.js: %d %v", res.Status, res.Header)
+		}
 		if res := ts.do("GET", "/api/analytics/measurements?kind=not_found", "", nil); res.Status != 401 {
 			t.Errorf("without credentials: %d", res.Status)
 		}
