@@ -2,6 +2,8 @@ package webui_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +119,41 @@ func TestBrowserAnalyticsSettings(t *testing.T) {
 	tb.waitText(t, "#share-made", "/share/")
 	if n := eval[int](t, tb, `document.querySelectorAll('#share-list li').length`); n != 1 {
 		t.Errorf("%d links listed, want 1", n)
+	}
+}
+
+// TestBrowserMeasurements loads the tracker and the measurements script on a page of another
+// origin (a site on another port), with data-outbound and data-404: the page counts as not found, and a click on an
+// outbound link is counted without its query.
+func TestBrowserMeasurements(t *testing.T) {
+	browser := newBrowser(t)
+	s := startFolioWith(t, nil)
+	tb := newTab(t, browser, visitorZone)
+	page := `<!doctype html><title>Lost</title>` +
+		`<script src="` + s.base + `/api/analytics/script.js"></script>` +
+		`<script src="` + s.base + `/api/analytics/measure.js" data-outbound data-404></script>` +
+		`<a id="out" href="https://elsewhere.example/repo?token=secret" onclick="return false">repo</a>`
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(page))
+	}))
+	defer site.Close()
+	tb.do(t, "open the page", chromedp.Navigate(site.URL+"/missing"), chromedp.WaitVisible(css("#out")))
+	tb.waitFor(t, "the tracker", `!!window.folio && typeof window.folio.visitor === 'string'`)
+	tb.do(t, "click the outbound link", chromedp.Click(css("#out")))
+	day := time.Now().UTC().Format(time.DateOnly)
+	deadline := time.Now().Add(30 * time.Second)
+	for _, kind := range []string{"not_found", "outbound_link"} {
+		for {
+			res := s.api(t, "GET", "/api/analytics/measurements?kind="+kind+"&start="+day+"&end="+day, nil, nil)
+			if kind == "outbound_link" && strings.Contains(string(res.body), `"value":"elsewhere.example/repo"`) ||
+				kind == "not_found" && strings.Contains(string(res.body), `"events":1`) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never counted: %d %s", kind, res.status, res.body)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 	}
 }
