@@ -1,9 +1,13 @@
 package webui_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -119,6 +123,24 @@ func TestBrowserAnalyticsSettings(t *testing.T) {
 	tb.waitText(t, "#share-made", "/share/")
 	if n := eval[int](t, tb, `document.querySelectorAll('#share-list li').length`); n != 1 {
 		t.Errorf("%d links listed, want 1", n)
+	}
+
+	// Import a Plausible export of one day; the analytics page then says the day is imported.
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("imported_visitors_20250101_20250101.csv")
+	w.Write([]byte("date,visitors,pageviews,bounces,visits,visit_duration\n2025-01-01,7,20,3,9,100\n"))
+	zw.Close()
+	file := filepath.Join(t.TempDir(), "plausible.zip")
+	if err := os.WriteFile(file, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tb.do(t, "import", chromedp.SetUploadFiles(css("#import-file"), []string{file}), chromedp.Click(css("#import-send")))
+	tb.waitText(t, "#import-status", "Imported 1 days (20 page views)")
+	var rep struct{ ImportedDays []string }
+	s.api(t, "GET", "/api/analytics?start=2025-01-01&end=2025-01-02", nil, nil).decode(t, &rep)
+	if len(rep.ImportedDays) != 1 || rep.ImportedDays[0] != "2025-01-01" {
+		t.Errorf("imported days %v", rep.ImportedDays)
 	}
 }
 

@@ -304,6 +304,8 @@ export async function render({ rest }) {
     head,
     filterBar,
     h('div', { class: 'stats' }, stats),
+    report && report.importedDays && report.importedDays.length ? h('p', { class: 'muted small', id: 'imported-note' },
+      `${report.importedDays.length} ${report.importedDays.length === 1 ? 'day' : 'days'} of this period (${report.importedDays[0]}${report.importedDays.length > 1 ? ` – ${report.importedDays[report.importedDays.length - 1]}` : ''}) come from an import: daily totals, pages and sources only.`) : null,
     chart,
     filtered ? sampleNote(days) : null,
     h('div', { class: 'grid-2' }, cards),

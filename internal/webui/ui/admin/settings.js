@@ -314,7 +314,7 @@ export const analytics = {
     after: async () => h('div', {}, h('section', { class: 'panel', id: 'tracking-panel' }, h('h2', {}, 'Tracking tag'),
       h('p', {}, 'Add this tag to every page of your site, before </body>:'),
       h('pre', { class: 'snippet' }, h('code', { id: 'tracking-snippet' }, trackingSnippet())), copySnippet()),
-    await sharesPanel()),
+    await sharesPanel(), importPanel()),
   }),
 };
 
@@ -359,4 +359,30 @@ async function sharesPanel() {
     replace(panel, h('h2', {}, 'Shared links'), h('p', { class: 'muted' }, e.describe ? e.describe() : String(e)));
   }
   return panel;
+}
+
+/** importPanel sends another tool's export to POST /api/analytics/import. */
+function importPanel() {
+  const file = h('input', { type: 'file', id: 'import-file', accept: '.zip,.csv' });
+  const format = h('select', { id: 'import-format' }, h('option', { value: 'plausible' }, 'Plausible (the export zip)'), h('option', { value: 'umami' }, 'Umami (CSV)'));
+  const status = h('p', { class: 'status', role: 'status', id: 'import-status' });
+  const send = h('button', { type: 'button', id: 'import-send' }, 'Import');
+  send.addEventListener('click', async () => {
+    if (!file.files.length) return;
+    status.className = 'status';
+    replace(status, 'Importing…');
+    try {
+      const res = await fetch(`/api/analytics/import?format=${format.value}`, { method: 'POST', body: file.files[0], credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/octet-stream', Accept: 'application/json' } });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body.error ? body.error.message : `HTTP ${res.status}`);
+      replace(status, `Imported ${body.days} days (${body.pageViews} page views)${body.skippedDays.length ? `; ${body.skippedDays.length} days already had figures and were left out` : ''}.`);
+    } catch (e) {
+      status.className = 'status error';
+      replace(status, String(e.message || e));
+    }
+  });
+  return h('section', { class: 'panel', id: 'import-panel' }, h('h2', {}, 'Import'),
+    h('p', { class: 'muted' }, 'Daily figures from Plausible or Umami, for the days folio has none of. Imported days are marked in the reports.'),
+    h('div', { class: 'row' }, format, file, send), status);
 }
