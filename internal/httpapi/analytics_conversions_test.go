@@ -153,3 +153,33 @@ func TestBookingConversion(t *testing.T) {
 		}
 	})
 }
+
+// TestSubscriptionConversion subscribes after reading a post and finds the subscription under
+// that post.
+func TestSubscriptionConversion(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		a, err := analytics.New(analyticsdb.New(db), db.Content, analytics.Options{FlushInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Start()
+		t.Cleanup(func() { a.Close(context.Background()) })
+		ts, _ := newSubscriberServer(t, db, smtptest.Start(t), func(s *Server) { s.Analytics = a })
+		body := map[string]any{"type": "pageview", "path": "/blog/why-folio", "visitorId": "reader-1"}
+		if res := ts.do("POST", "/api/analytics/collect", "", body, "User-Agent", testBrowserUA); res.Status != 202 {
+			t.Fatalf("collect: %d %s", res.Status, res.Body)
+		}
+		if err := a.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		res := ts.do("POST", "/api/subscribers", "", map[string]any{"email": "reader@example.org"}, folio.VisitHeader, "reader-1", "User-Agent", testBrowserUA)
+		if res.Status != 202 {
+			t.Fatalf("subscribe: %d %s", res.Status, res.Body)
+		}
+		day := time.Now().UTC().Format(time.DateOnly)
+		res = ts.do("GET", "/api/analytics/conversions?by=post&start="+day+"&end="+day, "admin", nil)
+		if !strings.Contains(string(res.Body), `"rows":[{"value":"/blog/why-folio","visits":1,"bookings":0,"contacts":0,"subscriptions":1,"conversionRate":1}]`) {
+			t.Errorf("conversions: %d %s", res.Status, res.Body)
+		}
+	})
+}
