@@ -55,3 +55,37 @@ func testHour(t *testing.T, s analytics.Store) {
 		t.Errorf("an empty hour: %+v, %v", h, err)
 	}
 }
+
+// testShares checks that a share is found by its token's hash only, listed, and deleted once.
+func testShares(t *testing.T, s analytics.Store) {
+	ctx := context.Background()
+	at := at(day1, 9, 0)
+	for _, sh := range []folio.AnalyticsShare{
+		{ID: "s1", TokenHash: "hash-1", CreatedAt: at},
+		{ID: "s2", TokenHash: "hash-2", PasswordHash: "$argon2id$x", CreatedAt: at.Add(time.Minute)},
+	} {
+		if err := s.CreateAnalyticsShare(ctx, sh); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.AnalyticsShareByToken(ctx, "hash-2")
+	if err != nil || got.ID != "s2" || got.PasswordHash != "$argon2id$x" || !got.CreatedAt.Equal(at.Add(time.Minute)) {
+		t.Errorf("by token: %+v, %v", got, err)
+	}
+	if _, err := s.AnalyticsShareByToken(ctx, "s1"); !folio.IsNotFound(err) {
+		t.Errorf("by id instead of token hash: %v", err)
+	}
+	list, err := s.AnalyticsShares(ctx)
+	if err != nil || len(list) != 2 || list[0].ID != "s2" {
+		t.Errorf("list: %+v, %v", list, err)
+	}
+	if err := s.DeleteAnalyticsShare(ctx, "s2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteAnalyticsShare(ctx, "s2"); !folio.IsNotFound(err) {
+		t.Errorf("delete twice: %v", err)
+	}
+	if _, err := s.AnalyticsShareByToken(ctx, "hash-2"); !folio.IsNotFound(err) {
+		t.Errorf("deleted share: %v", err)
+	}
+}
