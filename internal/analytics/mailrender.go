@@ -18,7 +18,6 @@ type digest struct {
 	conv, prevConv    folio.ConversionTotals
 	topPages          []folio.PageView
 	sources           []folio.BreakdownRow
-	importedDays      int
 }
 
 // digest gathers the figures of a report: the site report with comparison, the top sources and
