@@ -18,6 +18,8 @@ type Analytics struct {
 	TimeRange TimeRange      `json:"timeRange"`
 	// Daily is one entry per day of the range, for charts (docs/api.md, "Analytics").
 	Daily []DailyTotals `json:"daily"`
+	// ImportedDays are the days of the range whose figures were imported (docs/api.md, "Import").
+	ImportedDays []string `json:"importedDays,omitempty" doc:"days of the range whose figures come from an import (Plausible, Umami), not the tracker"`
 	// Previous is present with compare=previous (docs/api.md, "Analytics").
 	Previous *AnalyticsComparison `json:"previous,omitempty" doc:"compare=previous: the same figures over the preceding period of equal length"`
 }
@@ -28,6 +30,7 @@ type DailyTotals struct {
 	Visitors  int    `json:"visitors" doc:"distinct visitors that day"`
 	Visits    int    `json:"visits"`
 	PageViews int    `json:"pageViews"`
+	Imported  bool   `json:"imported,omitempty" doc:"the day's figures come from an import"`
 }
 
 // VisitorCounts is the visitors part of the report.
@@ -214,6 +217,11 @@ func (in *CollectInput) Validate() error {
 		case float64, bool, nil:
 		default:
 			v.Invalid("props."+k, "must be a string, number or boolean")
+		}
+	}
+	if in.Type == CollectEvent && (in.Name == MeasureOutbound || in.Name == MeasureDownload) {
+		if u, _ := in.Props["url"].(string); !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			v.Invalid("props.url", "must be the link's http(s) address")
 		}
 	}
 	if in.Type == CollectEvent && in.Name == FunnelErrorEvent {

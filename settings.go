@@ -130,12 +130,6 @@ type ContactSettings struct {
 	Recipient string `json:"recipient" doc:"where contact messages and booking notices go; empty: the owner account's email"`
 }
 
-// AnalyticsSettings are how much analytics keeps.
-type AnalyticsSettings struct {
-	RetentionDays int    `json:"retentionDays" doc:"days of raw page views and events kept; 0 keeps everything"`
-	Storage       string `json:"storage" doc:"local (page views are stored) or none (collection answers but stores nothing)"`
-}
-
 // SettingsView is the answer of GET and PUT /api/settings: the settings in force and the
 // fields an environment variable sets, which a PUT cannot change.
 type SettingsView struct {
@@ -205,12 +199,6 @@ type SMTPUpdate struct {
 // ContactUpdate changes ContactSettings.
 type ContactUpdate struct {
 	Recipient *string `json:"recipient,omitempty"`
-}
-
-// AnalyticsUpdate changes AnalyticsSettings.
-type AnalyticsUpdate struct {
-	RetentionDays *int    `json:"retentionDays,omitempty"`
-	Storage       *string `json:"storage,omitempty"`
 }
 
 // SettingsSecretFields are the paths of the secret fields: never shown, stored encrypted, and
@@ -351,6 +339,10 @@ func checkSetting(v *Validation, path string, leaf reflect.Value) {
 		r(v, path, leaf.Addr().Interface().(*[]string))
 	case func(*Validation, string, *[]HoursRange):
 		r(v, path, leaf.Addr().Interface().(*[]HoursRange))
+	case func(*Validation, string, *bool):
+		r(v, path, leaf.Addr().Interface().(*bool))
+	case func(*Validation, string, *float64):
+		r(v, path, leaf.Addr().Interface().(*float64))
 	}
 }
 

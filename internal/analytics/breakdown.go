@@ -111,6 +111,14 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 		// A range without page views (the period before the data, say) has nothing to group:
 		// the rollup answers it at once.
 		rollup = totals.Views > s.rawLimit || totals.Views == 0 && p.Dimension != "event"
+		if !rollup && p.Dimension != "event" {
+			// Imported days exist only in the rollups.
+			imported, err := s.store.AnalyticsImportedDays(ctx, r.From, r.To)
+			if err != nil {
+				return nil, err
+			}
+			rollup = len(imported) > 0
+		}
 	} else if !p.Exact {
 		q.Sample = sampleRate(totals.Views, s.rawLimit, s.sampleTo)
 	}

@@ -122,19 +122,28 @@ func (s *Service) report(ctx context.Context, r Range) (*folio.Analytics, error)
 	if err != nil {
 		return nil, err
 	}
+	imported, err := s.store.AnalyticsImportedDays(ctx, r.From, r.To)
+	if err != nil {
+		return nil, err
+	}
+	isImported := map[string]bool{}
+	for _, d := range imported {
+		isImported[d] = true
+	}
 	days := r.Days()
 	daily := make([]folio.DailyTotals, len(days))
 	for i, d := range days {
 		daily[i] = byDay[d]
-		daily[i].Date = d
+		daily[i].Date, daily[i].Imported = d, isImported[d]
 	}
 	return &folio.Analytics{
-		Daily:     daily,
-		Visitors:  folio.VisitorCounts{Total: t.Visits, Unique: t.Unique, Returning: t.Returning},
-		PageViews: folio.PageViewCounts{Total: t.Views, Average: ratio(t.Views, t.Visits, 2)},
-		TopPages:  pages,
-		Referrers: refs,
-		TimeRange: r.TimeRange(),
+		Daily:        daily,
+		Visitors:     folio.VisitorCounts{Total: t.Visits, Unique: t.Unique, Returning: t.Returning},
+		PageViews:    folio.PageViewCounts{Total: t.Views, Average: ratio(t.Views, t.Visits, 2)},
+		TopPages:     pages,
+		Referrers:    refs,
+		TimeRange:    r.TimeRange(),
+		ImportedDays: imported,
 	}, nil
 }
 

@@ -27,6 +27,6 @@
     history[m] = function () { var x = f.apply(this, arguments); setTimeout(pv); return x; };
   });
   w.addEventListener('popstate', pv);
-  w.folio = { track: function (name, props) { send({ type: 'event', name: name, props: props }); } };
+  w.folio = { track: function (name, props) { send({ type: 'event', name: name, props: props }); }, visitor: v || '' };
   pv();
 })(window, document);

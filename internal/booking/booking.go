@@ -181,6 +181,8 @@ type Answer struct {
 	Status   int
 	Body     []byte
 	Replayed bool
+	// BookingID is the new booking's id (empty on a replay), for attributing it to a visit.
+	BookingID string
 }
 
 // Book books req (see the package documentation). idempotencyKey is the Idempotency-Key header
@@ -314,7 +316,7 @@ func (s *Service) Book(ctx context.Context, req folio.BookingRequest, key string
 		s.log().Error("booking: event created but not recorded", "booking_id", b.ID, "event_id", created.ID, "error", err.Error())
 		return Answer{}, fmt.Errorf("booking: confirm %s: %w", b.ID, err)
 	}
-	return Answer{Status: 200, Body: body}, nil
+	return Answer{Status: 200, Body: body, BookingID: b.ID}, nil
 }
 
 // replay looks the key up: done is true when the answer (or error) is final.

@@ -125,6 +125,8 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		changes.listen,
 		func(ctx context.Context) { mail.Outbox.Run(ctx) },
 		an.RunRetention,
+		an.NewReporter(analytics.ReporterOptions{Mailer: mail.Outbox, Settings: settings.Current, Owner: settings.Owner,
+			Cooldown: cfg.AnalyticsAlertCooldown, Logger: log}).Run,
 		func(ctx context.Context) { identity.Run(ctx, httpapi.DefaultUsageFlush) },
 		auditLog.Run,
 		extblog.run, // SIGHUP token reload

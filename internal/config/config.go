@@ -121,7 +121,9 @@ type Config struct {
 	AnalyticsSaltRotation string
 	AnalyticsQueueSize    int
 	AnalyticsRetention    int // days of raw page views and events kept; 0 keeps them all
-	AnalyticsExactLimit   int // page views a breakdown counts one by one; above, rollups or a sample
+	// AnalyticsAlertCooldown is the least time between two traffic-spike mails.
+	AnalyticsAlertCooldown time.Duration
+	AnalyticsExactLimit    int // page views a breakdown counts one by one; above, rollups or a sample
 	// AnalyticsMaxDailyValues caps the distinct values of a dimension a day keeps (analytics.Options).
 	AnalyticsMaxDailyValues int
 	// AnalyticsStorage is the tracker's storage mode, local or none (analytics.Options.Storage).

@@ -283,6 +283,7 @@ var options = []option{
 	{name: "ANALYTICS_EXACT_LIMIT", def: "25000", help: "the most page views in a range that a breakdown counts one by one (exact visitors); above it breakdowns read the rollups, or a sample of the visitors when a page, entry/exit page or event is involved", set: integer(1, 1<<30, func(c *Config) *int { return &c.AnalyticsExactLimit })},
 	{name: "ANALYTICS_STORAGE", def: "local", help: "what the tracking script keeps on a visitor's device: local (one random id in localStorage, so returning visitors are counted) or none (nothing; visitors are counted per day by a hash of address, User-Agent and site under a daily salt)", set: oneOf(func(c *Config) *string { return &c.AnalyticsStorage }, "local", "none")},
 	{name: "ANALYTICS_MAX_DAILY_VALUES", def: "500", help: "the most distinct values of one dimension (page, referrer, source, UTM tag, browser, OS, event) a day keeps per instance; later new values of that day count as (other); -1: no cap", set: integer(-1, 1<<20, func(c *Config) *int { return &c.AnalyticsMaxDailyValues })},
+	{name: "ANALYTICS_ALERT_COOLDOWN", def: "6h", help: "the least time between two traffic-spike alert mails (settings analytics.alert)", set: duration(func(c *Config) *time.Duration { return &c.AnalyticsAlertCooldown })},
 	{name: "ANALYTICS_RETENTION_DAYS", def: "0", help: "days of raw page views and events kept (older ones are deleted hourly; the daily totals stay); 0 keeps everything", set: integer(0, 36500, func(c *Config) *int { return &c.AnalyticsRetention })},
 
 	// Audit log

@@ -165,6 +165,9 @@ func (s bookingAPI) scheduleBook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if !a.Replayed {
+		s.recordConversion(r, folio.ConversionBooking, a.BookingID)
+	}
 	h := w.Header()
 	if a.Replayed {
 		h.Set("Idempotent-Replayed", "true")

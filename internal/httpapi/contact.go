@@ -163,9 +163,11 @@ func (s contactAPI) contact(w http.ResponseWriter, r *http.Request) error {
 		return fail(http.StatusServiceUnavailable, "The message could not be saved right now. Please try again in a moment.")
 	}
 	if err != nil {
+		s.recordConversion(r, folio.ConversionContact, record.ID)
 		s.log(r).Warn("contact message stored but not sent; the outbox will retry", "contact_id", record.ID, "error", err.Error())
 		return fail(http.StatusInternalServerError, "The message failed to send. It was saved and will be delivered later.")
 	}
+	s.recordConversion(r, folio.ConversionContact, record.ID)
 	return writeJSON(w, http.StatusOK, contactSuccess{Success: true, Message: "Message sent successfully."})
 }
 

@@ -15,7 +15,7 @@ var publicCORSPaths = map[string]bool{
 
 const (
 	corsAllowMethods = "GET, HEAD, POST, PUT, PATCH, DELETE"
-	corsAllowHeaders = "Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id"
+	corsAllowHeaders = "Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Folio-Visitor, X-Request-Id"
 	corsExpose       = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id, X-Cache, Location, ETag"
 	corsMaxAge       = "600"
 )

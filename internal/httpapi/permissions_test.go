@@ -133,6 +133,20 @@ var documentedRoutes = []documentedRoute{
 	// the tracking script is loaded by every page of the public site.
 	{"GET", "/api/analytics/funnel", adminAccess, limitTier},
 	{"GET", "/api/analytics/script.js", public, limitTier},
+	{"GET", "/api/analytics/measure.js", public, limitTier},
+	// Analytics that report and connect (docs/api.md, "Conversions", "Shared dashboards",
+	// "Automatic measurements", "Import"): admin like the report; a shared link's routes are
+	// public (the token is the credential), its unlock under the helper limit.
+	{"GET", "/api/analytics/conversions", adminAccess, limitTier},
+	{"GET", "/api/analytics/measurements", adminAccess, limitTier},
+	{"POST", "/api/analytics/import", adminAccess, limitTier},
+	{"POST", "/api/analytics/shares", adminAccess, limitTier},
+	{"GET", "/api/analytics/shares", adminAccess, limitTier},
+	{"DELETE", "/api/analytics/shares/{}", adminAccess, limitTier},
+	{"GET", "/api/analytics/shared/{}", public, limitTier},
+	{"GET", "/api/analytics/shared/{}/breakdown", public, limitTier},
+	{"GET", "/api/analytics/shared/{}/realtime", public, limitTier},
+	{"POST", "/api/analytics/shared/{}/unlock", public, limitHelperIP},
 	// The local calendar provider's event link: an unguessable URL serving the booking's .ics.
 	{"GET", "/api/schedule/events/{}", public, limitTier},
 	// The owner's list of confirmed bookings (dashboard), like the contact inbox.

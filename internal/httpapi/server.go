@@ -242,6 +242,8 @@ func (s *Server) Handler() http.Handler {
 		for _, p := range []string{"GET /subscribe", "GET /subscribe/", "GET /subscribe/confirm/{token}", "GET /subscribe/preferences/{token}", "GET /unsubscribe/{token}"} {
 			mux.Handle(p, s.UI)
 		}
+		// A shared analytics link; its {token} is kept out of the logs the same way.
+		mux.HandleFunc("GET /share/{token}", s.sharePage)
 		// The bare site root has no page of its own: a person opening it wants the dashboard.
 		mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/admin/", http.StatusFound)

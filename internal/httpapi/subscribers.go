@@ -67,6 +67,7 @@ func (s subscriberAPI) subscribe(w http.ResponseWriter, r *http.Request) error {
 	if err := s.Subscribers.Subscribe(r.Context(), in); err != nil {
 		return err
 	}
+	s.recordConversion(r, folio.ConversionSubscription, "")
 	return writeJSON(w, http.StatusAccepted, subscriberStatus{Status: folio.SubscriberPending})
 }
 

@@ -43,6 +43,7 @@ func TestBrowserAnalytics(t *testing.T) {
 		{map[string]any{"type": "pageview", "path": "/projects/a", "referrer": "https://github.com/other", "visitorId": "gh2"}, phoneUA},
 		{map[string]any{"type": "pageview", "path": "/blog/spring?utm_source=newsletter&utm_medium=email&utm_campaign=spring", "visitorId": "nl1"}, chromeUA},
 		{map[string]any{"type": "event", "path": "/blog/spring", "name": "signup", "visitorId": "nl1"}, chromeUA},
+		{map[string]any{"type": "event", "path": "/blog/spring", "name": "outbound_link", "visitorId": "nl1", "props": map[string]any{"url": "https://github.com/ada?ref=x"}}, chromeUA},
 	} {
 		if res := s.api(t, "POST", "/api/analytics/collect", c.body, map[string]string{"User-Agent": c.ua}); res.status != 202 {
 			t.Fatalf("collect: %d %s", res.status, res.body)
@@ -59,6 +60,12 @@ func TestBrowserAnalytics(t *testing.T) {
 			t.Fatal("the collected page views never showed in the source breakdown")
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+
+	// The campaign visitor then writes through the contact form, naming its tracker id.
+	if res := s.api(t, "POST", "/api/contact", map[string]any{"name": "Nel", "email": "nel@example.com", "message": "Hi"},
+		map[string]string{"User-Agent": chromeUA, "X-Folio-Visitor": "nl1"}); res.status != 200 {
+		t.Fatalf("contact: %d %s", res.status, res.body)
 	}
 
 	tb := newTab(t, browserCtx, visitorZone)
@@ -113,6 +120,16 @@ func TestBrowserAnalytics(t *testing.T) {
 	if got := tb.text(t, "#panel-event"); !strings.Contains(got, "signup") || !strings.Contains(got, "33.3%") {
 		t.Errorf("goals panel = %q", got)
 	}
+	// The Conversions card: the message came from the spring campaign, 1 of its 1 visits.
+	show(t, "tab-conv-utm_campaign", "conv-utm_campaign")
+	tb.waitText(t, "#panel-conv-utm_campaign", "spring")
+	if got := tb.text(t, "#panel-conv-utm_campaign tbody tr"); !strings.Contains(got, "spring") || !strings.Contains(got, "100%") {
+		t.Errorf("conversions by campaign = %q", got)
+	}
+	show(t, "tab-conv-post", "conv-post")
+	tb.waitText(t, "#panel-conv-post", "/blog/spring")
+	// The measurements card: the outbound click, without its query.
+	tb.waitText(t, "#panel-measure-outbound_link", "github.com/ada")
 	if got := tb.text(t, "#realtime"); got != "3 visitors now" {
 		t.Errorf("realtime = %q", got)
 	}

@@ -57,7 +57,8 @@ type asset struct {
 }
 
 // Handler serves /admin/ (the dashboard), /book (the booking page), /subscribe (the subscribe
-// page, also at confirmation and unsubscribe links) and /favicon.ico. Mount it at "/admin/",
+// page, also at confirmation and unsubscribe links), /share/<token> (a shared analytics link; the
+// caller checks the token) and /favicon.ico. Mount it at "/admin/",
 // "/admin", "/book", "/book/", "/subscribe", "/subscribe/", "/unsubscribe/" and "/favicon.ico".
 type Handler struct {
 	assets  map[string]asset // by URL path
@@ -235,6 +236,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if token, ok := strings.CutPrefix(p, prefix); ok && token != "" && !strings.Contains(token, "/") {
 			p = "/subscribe/" // the page reads the token from its address
 		}
+	}
+	if token, ok := strings.CutPrefix(p, "/share/"); ok && token != "" && !strings.Contains(token, "/") {
+		// A shared analytics link (the API checked the token before handing it here): never
+		// indexed, and its address, which holds the token, never sent on as a referrer.
+		p = "/share/"
+		hd.Set("X-Robots-Tag", "noindex, nofollow")
+		hd.Set("Referrer-Policy", "no-referrer")
 	}
 	a, ok := h.assets[p]
 	if p == "/book/config.json" {

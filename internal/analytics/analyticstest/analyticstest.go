@@ -79,6 +79,10 @@ func TestStore(t *testing.T, open func(t *testing.T) analytics.Store) {
 	})
 	t.Run("Prune", func(t *testing.T) { testPrune(t, open(t)) })
 	t.Run("Salt", func(t *testing.T) { testSalt(t, open(t)) })
+	t.Run("Conversions", func(t *testing.T) { testConversions(t, open(t)) })
+	t.Run("MailClaims", func(t *testing.T) { testMailClaims(t, open(t)) })
+	t.Run("Hour", func(t *testing.T) { testHour(t, open(t)) })
+	t.Run("Shares", func(t *testing.T) { testShares(t, open(t)) })
 }
 
 func write(t *testing.T, s analytics.Store, pvs []folio.AnalyticsPageView, evs []folio.AnalyticsEvent) {

@@ -13,6 +13,7 @@ import { pageHead, tabs, icon, errorText, segmented } from './ui.js';
 import { chosenDays, resolvePeriod, periodSelect, addDays } from './period.js';
 import { barList, flag, countryName, eventName, ERROR_NAMES, pct, stat, delta } from './bars.js';
 import { trackingPanel } from './overview.js';
+import { base, isShared } from './analyticsbase.js';
 
 // The filterable dimensions and how the page names them.
 const LABELS = {
@@ -31,6 +32,12 @@ const CARDS = [
   { id: 'locations', title: 'Locations', tabs: [['country', 'Countries', 'Country']] },
   { id: 'devices', title: 'Devices', tabs: [['device', 'Devices', 'Device'], ['browser', 'Browsers', 'Browser'], ['os', 'Operating systems', 'Operating system']] },
   { id: 'goals', title: 'Goals', tabs: [['event', 'Goals', 'Goal'], ['funnel', 'Booking funnel', 'Step']] },
+  // What led to bookings, contact messages and subscriptions (GET /api/analytics/conversions).
+  { id: 'conversions', title: 'Conversions', tabs: [['conv-source', 'Sources', 'Source'], ['conv-entry_page', 'Entry pages', 'Entry page'],
+    ['conv-post', 'Posts read', 'Post'], ['conv-utm_campaign', 'Campaigns', 'Campaign']] },
+  // The tracker's opt-in measurements (GET /api/analytics/measurements).
+  { id: 'measurements', title: 'Links and errors', tabs: [['measure-outbound_link', 'Outbound links', 'Link'],
+    ['measure-file_download', 'Downloads', 'File'], ['measure-not_found', 'Not found', 'Page']] },
 ];
 
 const DEVICES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' };
@@ -76,14 +83,14 @@ export async function render({ rest }) {
     const q = new URLSearchParams({ ...range, ...params });
     for (const [k, v] of Object.entries(state.filters)) q.set(k, v);
     if (state.exact) q.set('exact', 'true');
-    return `/api/analytics/breakdown?${q.toString()}`;
+    return `${base}/breakdown?${q.toString()}`;
   };
   const breakdown = (dimension, extra = {}) => api('GET', breakdownURL({ dimension, limit: '10', ...extra }));
   const csvURL = (dimension) => breakdownURL({ dimension, limit: '100', format: 'csv' });
 
   const [report, realtime, days, devices] = await Promise.all([
-    filtered ? null : api('GET', `/api/analytics${query({ ...range, compare: 'previous' })}`),
-    api('GET', '/api/analytics/realtime'),
+    filtered ? null : api('GET', `${base}${query({ ...range, compare: 'previous' })}`),
+    api('GET', `${base}/realtime`),
     filtered ? breakdown('date', { limit: '100', compare: 'previous' }) : null,
     // Bounce rate per visit comes from the breakdowns; the device one is small.
     filtered ? null : breakdown('device', { compare: 'previous' }),
@@ -95,7 +102,8 @@ export async function render({ rest }) {
   const head = pageHead('Analytics', live, h('span', { class: 'muted small nowrap', id: 'period-label' }, period.label), select);
 
   if (!filtered && !report.pageViews.total && !(report.previous && report.previous.pageViews && report.previous.pageViews.total)) {
-    return h('div', { class: 'analytics' }, head, trackingPanel('analytics-empty', `No visits from ${period.label}`));
+    return h('div', { class: 'analytics' }, head, isShared() ? h('p', { class: 'panel muted', id: 'analytics-empty' }, `No visits from ${period.label}.`)
+      : trackingPanel('analytics-empty', `No visits from ${period.label}`));
   }
 
   // Headline figures and the chart: the report when unfiltered; the date breakdown (visits per
@@ -210,6 +218,38 @@ export async function render({ rest }) {
         abandoned.map((a) => `${a.step ? eventName(a.step).toLowerCase() : 'an unknown step'} (${a.count})`).join(', '), '.') : null));
   };
 
+  // A Conversions tab: per value, its visits, the bookings, contact messages and subscriptions
+  // they led to and the share of visits that converted (unfiltered: conversions are kept apart
+  // from the visit filters).
+  const fillConversions = async (by, heading, panel) => {
+    const q = new URLSearchParams({ ...range, by });
+    const data = await api('GET', `/api/analytics/conversions?${q.toString()}`);
+    const rows = data.rows || [];
+    const num = (n) => h('td', { class: 'num' }, String(n));
+    const table = rows.length === 0 ? h('p', { class: 'muted' }, 'No bookings, contact messages or subscriptions from tracked visits in this period.')
+      : h('table', { class: 'conversions' },
+        h('thead', {}, h('tr', {}, h('th', {}, heading), ['Visits', 'Bookings', 'Messages', 'Subscriptions', 'Rate'].map((c) => h('th', { class: 'num' }, c)))),
+        h('tbody', {}, rows.map((r) => h('tr', {}, h('td', {}, r.value === '' ? '(none)' : r.value), num(r.visits), num(r.bookings),
+          num(r.contacts), num(r.subscriptions), h('td', { class: 'num' }, pct(r.conversionRate))))));
+    const u = data.unattributed || {};
+    const lost = (u.bookings || 0) + (u.contacts || 0) + (u.subscriptions || 0);
+    q.set('format', 'csv');
+    replace(panel, table, h('div', { class: 'card-foot' },
+      lost ? h('span', { class: 'muted' }, `${lost} without a tracked visit.`) : null,
+      h('span', { class: 'spacer' }),
+      rows.length ? h('a', { href: `/api/analytics/conversions?${q.toString()}`, download: `conversions-${by}.csv`, class: 'csv' }, icon('download'), 'CSV') : null));
+  };
+
+  // A measurement tab: links clicked, files downloaded or missing pages, by visitors.
+  const fillMeasurement = async (kind, heading, panel) => {
+    const data = await api('GET', `${base}/measurements${query({ ...range, kind, limit: '10' })}`);
+    const rows = data.rows || [];
+    replace(panel, rows.length === 0
+      ? h('p', { class: 'muted small' }, 'Nothing in this period. Turn it on with the tracker attributes data-outbound, data-downloads and data-404.')
+      : barList(rows.map((r) => ({ value: r.value, label: r.value, n: r.visitors, title: `${r.value}: ${r.visitors} visitors, ${r.events} times` })),
+        { head: [heading, 'Visitors'] }));
+  };
+
   // The Campaigns tab: a choice of UTM tag, each list loaded when first chosen.
   const fillUTM = async (panel) => {
     const key = 'folio.analytics.utm';
@@ -228,7 +268,10 @@ export async function render({ rest }) {
     show(first);
   };
 
-  const cards = CARDS.map((card) => {
+  // A shared link shows what its routes answer: no booking funnel, no conversions.
+  const visible = CARDS.filter((c) => !isShared() || (c.id !== 'conversions' && c.id !== 'measurements'))
+    .map((c) => (isShared() ? { ...c, tabs: c.tabs.filter(([d]) => d !== 'funnel') } : c));
+  const cards = visible.map((card) => {
     const key = `folio.analytics.${card.id}`;
     const ids = card.tabs.map(([d]) => d);
     const first = ids.includes(localStorage.getItem(key)) ? localStorage.getItem(key) : ids[0];
@@ -238,7 +281,9 @@ export async function render({ rest }) {
       if (loaded.has(dim)) return;
       loaded.add(dim);
       panel.setAttribute('aria-busy', 'true');
-      (dim === 'funnel' ? fillFunnel(panel) : dim === 'utm' ? fillUTM(panel) : fillBreakdown(dim, heading[dim], panel))
+      (dim === 'funnel' ? fillFunnel(panel) : dim === 'utm' ? fillUTM(panel)
+        : dim.startsWith('conv-') ? fillConversions(dim.slice(5), heading[dim], panel)
+          : dim.startsWith('measure-') ? fillMeasurement(dim.slice(8), heading[dim], panel) : fillBreakdown(dim, heading[dim], panel))
         .catch((e) => replace(panel, h('p', { class: 'status error' }, errorText(e))))
         .finally(() => panel.removeAttribute('aria-busy'));
     };
@@ -259,6 +304,8 @@ export async function render({ rest }) {
     head,
     filterBar,
     h('div', { class: 'stats' }, stats),
+    report && report.importedDays && report.importedDays.length ? h('p', { class: 'muted small', id: 'imported-note' },
+      `${report.importedDays.length} ${report.importedDays.length === 1 ? 'day' : 'days'} of this period (${report.importedDays[0]}${report.importedDays.length > 1 ? ` – ${report.importedDays[report.importedDays.length - 1]}` : ''}) come from an import: daily totals, pages and sources only.`) : null,
     chart,
     filtered ? sampleNote(days) : null,
     h('div', { class: 'grid-2' }, cards),

@@ -2,6 +2,7 @@
 // days" means the same days on both: the owner's today (from the server's default report, in
 // the owner's time zone) back the chosen number of days. The choice is kept for the session,
 // so moving between the two pages keeps it.
+import { base } from './analyticsbase.js';
 import { api } from './shared/api.js';
 import { h } from './shared/dom.js';
 
@@ -38,7 +39,7 @@ function dayText(day, withYear) {
  * last 30 days), which a 30-day page can use as it is.
  */
 export async function resolvePeriod(days) {
-  const report = await api('GET', '/api/analytics');
+  const report = await api('GET', base);
   // The report's end is midnight after the owner's today.
   const end = addDays(report.timeRange.end.slice(0, 10), -1);
   const start = addDays(end, -(days - 1));

@@ -322,9 +322,85 @@ export const analytics = {
           .map(([v, t]) => h('option', { value: v, selected: v === (value('storage') || 'local') }, t))),
         { hint: 'The id lives in the browser\'s localStorage (folio_vid), never in a cookie.' }),
         ctl('retentionDays', 'Keep the figures for (days)', h('input', { type: 'number', min: 1, value: value('retentionDays') || '' }), { hint: 'Older days are deleted.' })),
+      h('div', { class: 'grid' },
+        checkbox(ctl, 'reports.weekly', 'Mail me a weekly report', value('reports.weekly'), 'On Mondays: last week beside the week before.'),
+        checkbox(ctl, 'reports.monthly', 'Mail me a monthly report', value('reports.monthly'), 'On the 1st: last month beside the month before.')),
+      h('div', { class: 'grid' },
+        ctl('alert.visitorsPerHour', 'Traffic alert: visitors in an hour', h('input', { type: 'number', min: 0, value: value('alert.visitorsPerHour') || '' }), { hint: 'Empty or 0: off.' }),
+        ctl('alert.multiple', 'Traffic alert: times the usual hour', h('input', { type: 'number', min: 0, step: '0.5', value: value('alert.multiple') || '' }), { hint: 'From 1.5; empty or 0: off. At most one alert every few hours.' })),
     ],
-    after: async () => h('section', { class: 'panel', id: 'tracking-panel' }, h('h2', {}, 'Tracking tag'),
+    after: async () => h('div', {}, h('section', { class: 'panel', id: 'tracking-panel' }, h('h2', {}, 'Tracking tag'),
       h('p', {}, 'Add this tag to every page of your site, before </body>:'),
       h('pre', { class: 'snippet' }, h('code', { id: 'tracking-snippet' }, trackingSnippet())), copySnippet()),
+    await sharesPanel(), importPanel()),
   }),
 };
+
+/** checkbox is a boolean setting: checked or not. */
+function checkbox(ctl, path, label, checked, hint) {
+  const box = h('input', { type: 'checkbox', checked: !!checked });
+  return ctl(path, label, box, { hint, read: () => box.checked });
+}
+
+/**
+ * sharesPanel lists the read-only links to the analytics page (GET /api/analytics/shares), makes
+ * one — its address is shown once — and revokes them.
+ */
+async function sharesPanel() {
+  const panel = h('section', { class: 'panel', id: 'shares-panel' });
+  const draw = async (made) => {
+    const { shares } = await api('GET', '/api/analytics/shares');
+    const password = h('input', { type: 'password', id: 'share-new-password', autocomplete: 'new-password', placeholder: 'Optional, 8 characters or more' });
+    const status = h('p', { class: 'status', role: 'status', id: 'share-made' }, made ? ['New link (copy it now, it is not shown again): ', h('code', {}, made)] : '');
+    const create = h('button', { type: 'button', id: 'share-create' }, 'Make a link');
+    create.addEventListener('click', async () => {
+      try {
+        const res = await api('POST', '/api/analytics/shares', password.value ? { password: password.value } : {});
+        await draw(res.url);
+      } catch (e) {
+        replace(status, e.describe ? e.describe() : String(e));
+        status.className = 'status error';
+      }
+    });
+    replace(panel, h('h2', {}, 'Shared links'),
+      h('p', { class: 'muted' }, 'A link shows the analytics page read-only to anyone who has it (and its password), without an account.'),
+      h('div', { class: 'row' }, h('label', { for: 'share-new-password' }, 'Password'), password, create), status,
+      shares.length ? h('ul', { id: 'share-list' }, shares.map((sh) => {
+        const revoke = h('button', { type: 'button', class: 'secondary small', 'data-share': sh.id }, 'Revoke');
+        revoke.addEventListener('click', async () => { await api('DELETE', `/api/analytics/shares/${encodeURIComponent(sh.id)}`); await draw(); });
+        return h('li', {}, `Made ${new Date(sh.createdAt).toLocaleString()}${sh.password ? ', with a password' : ''} `, revoke);
+      })) : h('p', { class: 'muted small', id: 'share-list' }, 'No shared links.'));
+  };
+  try {
+    await draw();
+  } catch (e) {
+    replace(panel, h('h2', {}, 'Shared links'), h('p', { class: 'muted' }, e.describe ? e.describe() : String(e)));
+  }
+  return panel;
+}
+
+/** importPanel sends another tool's export to POST /api/analytics/import. */
+function importPanel() {
+  const file = h('input', { type: 'file', id: 'import-file', accept: '.zip,.csv' });
+  const format = h('select', { id: 'import-format' }, h('option', { value: 'plausible' }, 'Plausible (the export zip)'), h('option', { value: 'umami' }, 'Umami (CSV)'));
+  const status = h('p', { class: 'status', role: 'status', id: 'import-status' });
+  const send = h('button', { type: 'button', id: 'import-send' }, 'Import');
+  send.addEventListener('click', async () => {
+    if (!file.files.length) return;
+    status.className = 'status';
+    replace(status, 'Importing…');
+    try {
+      const res = await fetch(`/api/analytics/import?format=${format.value}`, { method: 'POST', body: file.files[0], credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/octet-stream', Accept: 'application/json' } });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body.error ? body.error.message : `HTTP ${res.status}`);
+      replace(status, `Imported ${body.days} days (${body.pageViews} page views)${body.skippedDays.length ? `; ${body.skippedDays.length} days already had figures and were left out` : ''}.`);
+    } catch (e) {
+      status.className = 'status error';
+      replace(status, String(e.message || e));
+    }
+  });
+  return h('section', { class: 'panel', id: 'import-panel' }, h('h2', {}, 'Import'),
+    h('p', { class: 'muted' }, 'Daily figures from Plausible or Umami, for the days folio has none of. Imported days are marked in the reports.'),
+    h('div', { class: 'row' }, format, file, send), status);
+}

@@ -9,6 +9,7 @@
 import { api, ApiError, query } from './shared/api.js';
 import { h, replace, safeURL } from './shared/dom.js';
 import { icon } from './shared/icons.js';
+import { visitorHeaders } from './shared/visitor.js';
 import { funnel, track, trackError } from './track.js';
 import { renderHostCard } from './host.js';
 import './frame.js';
@@ -367,7 +368,7 @@ $('details-form').addEventListener('submit', async (ev) => {
   if ($('description').value.trim()) body.description = $('description').value.trim();
   Object.assign(body, state.extra.body);
   try {
-    const res = await api('POST', '/api/schedule/book', body, { 'Idempotency-Key': idempotencyKey.replace(/[^A-Za-z0-9_-]/g, '') });
+    const res = await api('POST', '/api/schedule/book', body, { 'Idempotency-Key': idempotencyKey.replace(/[^A-Za-z0-9_-]/g, ''), ...visitorHeaders() });
     funnel.completed = true;
     track('booking_completed');
     done(res, slot, body.attendeeEmail);

@@ -11,7 +11,14 @@
   if (!script) return;
   const origin = new URL(script.src).origin;
   const frame = document.createElement('iframe');
-  frame.src = `${origin}/book`;
+  const src = new URL(`${origin}/book`);
+  // The tracker's anonymous id on this site (folio_vid), so a booking is attributed to the
+  // visit that led to it (docs/api.md, "Conversions"). Nothing when the tracker keeps none.
+  try {
+    const vid = localStorage.getItem('folio_vid');
+    if (vid) src.searchParams.set('vid', vid);
+  } catch (e) { /* storage blocked */ }
+  frame.src = src.href;
   frame.title = script.dataset.title || 'Book a meeting';
   frame.loading = 'lazy';
   frame.style.width = '100%';

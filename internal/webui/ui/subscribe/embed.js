@@ -14,6 +14,12 @@
   const frame = document.createElement('iframe');
   const src = new URL(`${origin}/subscribe`);
   if (script.dataset.source) src.searchParams.set('source', script.dataset.source);
+  // The tracker's anonymous id on this site (folio_vid), so a subscription is attributed to the
+  // visit that led to it (docs/api.md, "Conversions").
+  try {
+    const vid = localStorage.getItem('folio_vid');
+    if (vid) src.searchParams.set('vid', vid);
+  } catch (e) { /* storage blocked */ }
   frame.src = src.href;
   frame.title = script.dataset.title || 'Subscribe';
   frame.loading = 'lazy';

@@ -8,6 +8,7 @@
 // nothing (GET/PUT /api/subscribers/preferences/{token}). Inside an iframe (BOOKING_EMBED_ORIGINS, via
 // /subscribe/embed.js) it tells the host page its height.
 import { api, ApiError } from './shared/api.js';
+import { visitorHeaders } from './shared/visitor.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -84,7 +85,7 @@ function form() {
       await api('POST', '/api/subscribers', {
         email, name: $('name').value.trim(), source: params.get('source') || (window.parent !== window ? 'embed' : 'subscribe page'),
         website: $('website').value,
-      });
+      }, visitorHeaders());
       say('');
       show('step-sent');
       $('h-sent').focus();
