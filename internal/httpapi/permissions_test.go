@@ -165,6 +165,17 @@ var documentedRoutes = []documentedRoute{
 	{"POST", "/api/auth/totp/disable", sessionAccess, limitSignIn},
 	{"GET", "/api/audit", adminAccess, limitTier},
 
+	// Passkeys (docs/api.md, "Passkeys"): registering and changing them needs a session of the
+	// user (keys get 403 in the handler); signing in with one is public, under the sign-in limit.
+	{"POST", "/api/auth/passkeys/register/begin", sessionAccess, limitTier},
+	{"POST", "/api/auth/passkeys/register/finish", sessionAccess, limitTier},
+	{"GET", "/api/auth/passkeys", anyCredential, limitTier},
+	{"PATCH", "/api/auth/passkeys/{}", sessionAccess, limitTier},
+	{"DELETE", "/api/auth/passkeys/{}", sessionAccess, limitTier},
+	{"POST", "/api/auth/passkeys/login/begin", public, limitTier},
+	{"POST", "/api/auth/passkeys/login/finish", public, limitSignIn},
+	{"POST", "/api/auth/login/passkey", public, limitSignIn},
+
 	// Subscribers (docs/api.md, "Subscribers"): subscribing and the confirm link are public and
 	// helper-limited like the contact form; the list is the owner's.
 	{"POST", "/api/subscribers", public, limitHelperIP},
