@@ -33,6 +33,7 @@ type Settings struct {
 	Mail      MailSettings      `json:"mail"`
 	Contact   ContactSettings   `json:"contact"`
 	Analytics AnalyticsSettings `json:"analytics"`
+	Auth      AuthSettings      `json:"auth"`
 }
 
 // SiteSettings are the site's public identity: the host's name in mails and invitations, and
@@ -149,6 +150,7 @@ type SettingsUpdate struct {
 	Mail      *MailUpdate      `json:"mail,omitempty"`
 	Contact   *ContactUpdate   `json:"contact,omitempty"`
 	Analytics *AnalyticsUpdate `json:"analytics,omitempty"`
+	Auth      *AuthUpdate      `json:"auth,omitempty"`
 }
 
 // SiteUpdate changes SiteSettings.
@@ -348,6 +350,8 @@ func checkSetting(v *Validation, path string, leaf reflect.Value) {
 		r(v, path, leaf.Addr().Interface().(*[]string))
 	case func(*Validation, string, *[]HoursRange):
 		r(v, path, leaf.Addr().Interface().(*[]HoursRange))
+	default: // the rules of settings_auth.go
+		reflect.ValueOf(r).Call([]reflect.Value{reflect.ValueOf(v), reflect.ValueOf(path), leaf.Addr()})
 	}
 }
 

@@ -96,7 +96,9 @@ func (s *Service) Current() folio.Settings { return s.cur.Load().settings }
 
 // View returns the settings in force with the locked fields.
 func (s *Service) View() folio.SettingsView {
-	return folio.SettingsView{Settings: s.Current(), Locked: maps.Clone(s.locked)}
+	cur := s.Current()
+	cur.Auth = cur.Auth.Masked()
+	return folio.SettingsView{Settings: cur, Locked: maps.Clone(s.locked)}
 }
 
 // Subscribe calls fn with the settings in force now and after every change, in the order of the
@@ -135,6 +137,9 @@ func (s *Service) Reload(ctx context.Context) error {
 func (s *Service) Update(ctx context.Context, u *folio.SettingsUpdate) (folio.SettingsView, error) {
 	if m := u.Mail; m != nil && m.SMTP != nil && m.SMTP.Password != nil && *m.SMTP.Password == folio.SecretSet {
 		m.SMTP.Password = nil
+	}
+	if a := u.Auth; a != nil && a.Providers != nil {
+		keepProviderSecrets(*a.Providers, s.Current().Auth)
 	}
 	// A locked field is refused for its lock, whatever its value.
 	var v folio.Validation
@@ -262,5 +267,17 @@ func (s *Service) apply(st folio.Settings, n int64) {
 	s.cur.Store(&version{settings: st, n: n})
 	for _, fn := range s.subs {
 		fn(st)
+	}
+}
+
+// keepProviderSecrets gives each provider whose clientSecret is folio.SecretSet the stored secret
+// of the provider with its id ("" when there is none), as the dashboard sends back what it was
+// shown.
+func keepProviderSecrets(list []folio.AuthProvider, cur folio.AuthSettings) {
+	for i := range list {
+		if list[i].ClientSecret == folio.SecretSet {
+			old, _ := cur.Provider(strings.TrimSpace(list[i].ID))
+			list[i].ClientSecret = old.ClientSecret
+		}
 	}
 }
