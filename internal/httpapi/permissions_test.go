@@ -175,6 +175,9 @@ var documentedRoutes = []documentedRoute{
 	{"POST", "/api/auth/passkeys/login/begin", public, limitTier},
 	{"POST", "/api/auth/passkeys/login/finish", public, limitSignIn},
 	{"POST", "/api/auth/login/passkey", public, limitSignIn},
+	// Sign-in links (docs/api.md, "Sign-in links").
+	{"POST", "/api/auth/link", public, limitHelperIP},
+	{"POST", "/api/auth/link/verify", public, limitSignIn},
 
 	// Subscribers (docs/api.md, "Subscribers"): subscribing and the confirm link are public and
 	// helper-limited like the contact form; the list is the owner's.
