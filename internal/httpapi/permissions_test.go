@@ -178,6 +178,12 @@ var documentedRoutes = []documentedRoute{
 	// Sign-in links (docs/api.md, "Sign-in links").
 	{"POST", "/api/auth/link", public, limitHelperIP},
 	{"POST", "/api/auth/link/verify", public, limitSignIn},
+	// Identity providers (docs/api.md, "Identity providers"): signing in is public; linking an
+	// account needs a session of the user.
+	{"GET", "/api/auth/providers", public, limitTier},
+	{"GET", "/api/auth/oidc/{}/start", public, limitTier},
+	{"GET", "/api/auth/oidc/{}/callback", public, limitTier},
+	{"POST", "/api/auth/oidc/{}/link", sessionAccess, limitTier},
 
 	// Subscribers (docs/api.md, "Subscribers"): subscribing and the confirm link are public and
 	// helper-limited like the contact form; the list is the owner's.

@@ -10,6 +10,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, authAPI{s}.routes()...)
 	rs = append(rs, passkeyAPI{s}.routes()...)
 	rs = append(rs, signInLinkAPI{s}.routes()...)
+	rs = append(rs, providersAPI{s}.routes()...)
 	rs = append(rs, accountAPI{s}.routes()...)
 	rs = append(rs, auditAPI{s}.routes()...)
 	rs = append(rs, mediaAPI{s}.routes()...)

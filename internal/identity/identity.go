@@ -108,6 +108,12 @@ type Store interface {
 	// TakeAuthChallenge removes and returns the challenge of kind under hash (expired ones
 	// too), or ENOTFOUND; of two callers only one gets it.
 	TakeAuthChallenge(ctx context.Context, hash, kind string) (*folio.AuthChallenge, error)
+
+	// ExternalIdentityUser returns the user an identity provider's account is linked to, or
+	// ENOTFOUND; LinkExternalIdentity links one (again to the same user: nothing changes; to
+	// another: ECONFLICT).
+	ExternalIdentityUser(ctx context.Context, provider, subject string) (string, error)
+	LinkExternalIdentity(ctx context.Context, provider, subject, userID, email string) error
 }
 
 // Defaults of Config.
