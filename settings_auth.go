@@ -97,7 +97,7 @@ func settingProviders(v *Validation, path string, list *[]AuthProvider) {
 		case "", "oidc":
 			p.Type = "oidc"
 			if !validIssuer(p.Issuer) {
-				v.Invalid(at+"issuer", "must be an https URL (http only for a loopback host), without query or fragment")
+				v.Invalid(at+"issuer", "must be an http or https URL without query or fragment")
 			}
 		case "github":
 			p.Issuer = GitHubIssuer
@@ -113,14 +113,27 @@ func settingProviders(v *Validation, path string, list *[]AuthProvider) {
 	}
 }
 
-// validIssuer accepts an absolute https URL, or http for a loopback host (a provider on the same
-// machine); FOLIO_ENV=development accepts any http issuer (internal/settings).
+// validIssuer accepts an absolute http or https URL; CheckIssuerSchemes then keeps http to
+// loopback hosts outside development.
 func validIssuer(s string) bool {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || len(s) > MaxURLLen {
 		return false
 	}
-	return u.Scheme == "https" || (u.Scheme == "http" && IsLoopbackHost(u.Hostname()))
+	return u.Scheme == "https" || u.Scheme == "http"
+}
+
+// CheckIssuerSchemes refuses an http issuer on a host that is not loopback: a provider is reached
+// over https, but for one on the same machine (or with FOLIO_ENV=development, which skips this
+// check).
+func CheckIssuerSchemes(list []AuthProvider) error {
+	var v Validation
+	for i, p := range list {
+		if u, err := url.Parse(strings.TrimSpace(p.Issuer)); err == nil && u.Scheme == "http" && !IsLoopbackHost(u.Hostname()) && p.Type != "github" {
+			v.Invalid("auth.providers["+itoa(i)+"].issuer", "must be https (http only for a loopback host, or with FOLIO_ENV=development)")
+		}
+	}
+	return v.Err()
 }
 
 // IsLoopbackHost reports whether host is localhost or a loopback address.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/foliotest"
+	"github.com/foliohq/folio/internal/oidc"
 	"github.com/foliohq/folio/internal/oidc/oidctest"
 	"github.com/foliohq/folio/internal/sqldb"
 )
@@ -184,4 +185,28 @@ func TestProviderSignIn(t *testing.T) {
 			t.Errorf("link with an API key: %d %s", res.Status, res.Body)
 		}
 	})
+}
+
+// Ensure the GitHub preset signs in by the verified primary email GitHub's API reports, and
+// refuses an unverified one.
+func TestGitHubSignIn(t *testing.T) {
+	gh := oidctest.StartGitHub(t)
+	f := newIdentityFixture(t, foliotest.MustOpenSQLite(t), IdentityConfig{}, func(s *Server) {
+		s.OIDC = &oidc.Client{GitHubAPI: gh.URL, GitHubEndpoint: gh.Endpoint()}
+	})
+	f.Identity.cfg.BaseURL = f.URL
+	providers := []folio.AuthProvider{{ID: "github", Name: "GitHub", Type: "github", ClientID: gh.ClientID, ClientSecret: gh.ClientSecret}}
+	if _, err := f.Settings.Update(t.Context(), &folio.SettingsUpdate{Auth: &folio.AuthUpdate{Providers: &providers}}); err != nil {
+		t.Fatal(err)
+	}
+	gh.EmailVerified = false
+	b := newBrowser(t)
+	if loc, _ := b.signIn(t, f.URL+"/api/auth/oidc/github/start"); !strings.Contains(errorOf(loc), "did not confirm") {
+		t.Errorf("unverified GitHub email: ended at %q", loc)
+	}
+	gh.EmailVerified = true
+	b = newBrowser(t)
+	if loc, _ := b.signIn(t, f.URL+"/api/auth/oidc/github/start"); loc != "/admin/" || b.sessionOK(t, f.URL) == "" {
+		t.Errorf("GitHub sign-in ended at %q (%q)", loc, errorOf(loc))
+	}
 }

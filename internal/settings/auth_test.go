@@ -8,6 +8,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/foliotest"
+	"github.com/foliohq/folio/internal/settings"
 )
 
 // Ensure identity providers are validated field by field, their secrets are write-only (shown
@@ -16,7 +17,11 @@ import (
 func TestAuthProviders(t *testing.T) {
 	db := foliotest.MustOpenSQLite(t)
 	s := open(t, db, nil, secret)
-	_, err := update(t, s, `{"auth":{"providers":[{"id":"Bad Id","name":"","issuer":"http://idp.example","clientId":""},
+	if _, err := update(t, s, `{"auth":{"providers":[{"id":"a","name":"A","issuer":"http://idp.example","clientId":"c"}]}}`); len(details(err)) != 1 ||
+		details(err)[0].Field != "auth.providers[0].issuer" || !strings.Contains(details(err)[0].Message, "FOLIO_ENV=development") {
+		t.Errorf("http issuer on a public host: %v", err)
+	}
+	_, err := update(t, s, `{"auth":{"providers":[{"id":"Bad Id","name":"","issuer":"ftp://idp.example","clientId":""},
 		{"id":"x","name":"X","type":"saml","clientId":"c"}]}}`)
 	want := map[string]bool{"auth.providers[0].id": true, "auth.providers[0].name": true, "auth.providers[0].issuer": true,
 		"auth.providers[0].clientId": true, "auth.providers[1].type": true}
@@ -59,5 +64,17 @@ func TestAuthProviders(t *testing.T) {
 	gh, _ := re.Current().Auth.Provider("github")
 	if kc.ClientSecret != "s3cret" || kc.Name != "Keycloak 2" || gh.ClientSecret != "new" || !re.Current().Auth.EmailLinks {
 		t.Errorf("after reload: %+v %+v", kc, gh)
+	}
+}
+
+// Ensure FOLIO_ENV=development (Options.HTTPIssuers) accepts an http issuer on any host.
+func TestAuthProvidersHTTPInDevelopment(t *testing.T) {
+	db := foliotest.MustOpenSQLite(t)
+	s, err := settings.New(context.Background(), db.Settings, settings.Options{Defaults: defaults(), Secret: secret, HTTPIssuers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := update(t, s, `{"auth":{"providers":[{"id":"a","name":"A","issuer":"http://keycloak:8080/realms/x","clientId":"c"}]}}`); err != nil {
+		t.Errorf("http issuer in development: %v", err)
 	}
 }

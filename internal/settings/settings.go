@@ -49,6 +49,9 @@ type Options struct {
 	// read, and sealed again under Secret at start.
 	Secret, PreviousSecret string
 	Logger                 *slog.Logger
+	// HTTPIssuers (FOLIO_ENV=development) lets an identity provider's issuer be http on any
+	// host; otherwise http is for loopback hosts only.
+	HTTPIssuers bool
 }
 
 // Service serves the settings; it is safe for concurrent use.
@@ -56,6 +59,7 @@ type Service struct {
 	store    Store
 	defaults folio.Settings
 	locked   map[string]string
+	http     bool // Options.HTTPIssuers
 	sealer   *auth.Sealer
 	log      *slog.Logger
 
@@ -80,7 +84,7 @@ func New(ctx context.Context, store Store, o Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: store, defaults: o.Defaults, locked: map[string]string{}, sealer: sealer, log: log}
+	s := &Service{store: store, defaults: o.Defaults, locked: map[string]string{}, sealer: sealer, log: log, http: o.HTTPIssuers}
 	maps.Copy(s.locked, o.Locked)
 	if err := s.Reload(ctx); err != nil {
 		return nil, err
@@ -153,6 +157,11 @@ func (s *Service) Update(ctx context.Context, u *folio.SettingsUpdate) (folio.Se
 	}
 	if err := u.Validate(); err != nil {
 		return folio.SettingsView{}, err
+	}
+	if a := u.Auth; a != nil && a.Providers != nil && !s.http {
+		if err := folio.CheckIssuerSchemes(*a.Providers); err != nil {
+			return folio.SettingsView{}, err
+		}
 	}
 	values, err := u.Values()
 	if err != nil {
