@@ -35,8 +35,8 @@ func (s providersAPI) routes() []route {
 			Tag: "Auth", Summary: "The sign-in methods the sign-in page offers: the identity providers {id, name} and whether sign-in links by mail are on",
 			Status: http.StatusOK, Resp: providerList{}},
 		{Method: "GET", Pattern: "/api/auth/oidc/{id}/start", Handle: s.start, Needs: needSessions, Audit: "-",
-			Tag: "Auth", Summary: "Start signing in with an identity provider: 302 to the provider (state, nonce, PKCE S256); the provider sends the browser back to /api/auth/oidc/{id}/callback",
-			Status: http.StatusFound, Errors: []int{404, 502, 503}},
+			Tag: "Auth", Summary: "Start signing in with an identity provider: 302 to the provider (state, nonce, PKCE S256); the provider sends the browser back to /api/auth/oidc/{id}/callback. A provider that cannot be reached: 302 to /admin/?error=<message>",
+			Status: http.StatusFound, Errors: []int{404, 503}},
 		{Method: "POST", Pattern: "/api/auth/oidc/{id}/link", Handle: s.link, Needs: needSessions, Level: folio.LevelRead, Audit: "auth.provider.link",
 			Tag: "Auth", Summary: "Link an account at an identity provider to the caller (session only, from Security): answers {url}, where the browser signs in at the provider; the callback links the account and returns to /admin/",
 			Status: http.StatusOK, Resp: providerRedirect{}, Errors: []int{404, 502, 503}},
@@ -122,11 +122,17 @@ func (s providersAPI) start(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	w.Header().Set("Cache-Control", "no-store")
 	to, err := s.begin(w, r, p, "")
 	if err != nil {
-		return err
+		// A browser followed a button here: it goes back to the sign-in page with the reason.
+		var fe *folio.Error
+		if !errors.As(err, &fe) || fe.Code == folio.EINTERNAL {
+			return err
+		}
+		http.Redirect(w, r, "/admin/?error="+url.QueryEscape(fe.Message), http.StatusFound)
+		return nil
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, to, http.StatusFound)
 	return nil
 }

@@ -210,3 +210,18 @@ func TestGitHubSignIn(t *testing.T) {
 		t.Errorf("GitHub sign-in ended at %q (%q)", loc, errorOf(loc))
 	}
 }
+
+// Ensure a provider whose discovery document cannot be read sends the browser back to the
+// sign-in page with the reason.
+func TestProviderUnreachable(t *testing.T) {
+	f := newIdentityFixture(t, foliotest.MustOpenSQLite(t), IdentityConfig{})
+	providers := []folio.AuthProvider{{ID: "gone", Name: "Gone", Issuer: "http://127.0.0.1:1", ClientID: "c"}}
+	if _, err := f.Settings.Update(t.Context(), &folio.SettingsUpdate{Auth: &folio.AuthUpdate{Providers: &providers}}); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	loc, _ := b.signIn(t, f.URL+"/api/auth/oidc/gone/start")
+	if !strings.Contains(errorOf(loc), "discovery document") {
+		t.Errorf("unreachable provider: ended at %q", loc)
+	}
+}
