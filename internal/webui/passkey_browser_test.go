@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/foliohq/folio/internal/auth"
+	"github.com/foliohq/folio/internal/oidc/oidctest"
 )
 
 // Ensure passkeys work end to end in Chromium with the DevTools virtual authenticator (a real
@@ -84,4 +85,41 @@ func TestBrowserPasskeys(t *testing.T) {
 		chromedp.Click(css("#confirm-ok")))
 	desk.waitText(t, "#passkey-list", "No passkeys yet.")
 	desk.screenshot(t, s, "passkeys-04-removed")
+}
+
+// Ensure the sign-in page offers a configured identity provider and signing in with it (a real
+// OpenID provider run in the test) lands on the dashboard; the Sign-in settings page shows the
+// provider with its secret write-only and turns sign-in links on.
+func TestBrowserProviderSignIn(t *testing.T) {
+	browserCtx := startBrowser(t)
+	s := startFolio(t)
+	op := oidctest.Start(t)
+	base := strings.Replace(s.base, "127.0.0.1", "localhost", 1)
+	body := map[string]any{"auth": map[string]any{"providers": []map[string]string{{"id": "test", "name": "Test IdP",
+		"issuer": op.URL, "clientId": op.ClientID, "clientSecret": op.ClientSecret}}}}
+	if res := s.api(t, "PUT", "/api/settings", body, nil); res.status != 200 {
+		t.Fatalf("settings: %d %s", res.status, res.body)
+	}
+	desk := newTab(t, browserCtx, "UTC")
+	desk.do(t, "open the sign-in page", chromedp.Navigate(base+"/admin/"), chromedp.WaitVisible(css("#provider-test")))
+	desk.screenshot(t, s, "providers-01-sign-in-page")
+	desk.do(t, "sign in with the provider", chromedp.Click(css("#provider-test")), chromedp.WaitVisible(css(".sidebar")))
+
+	desk.do(t, "open Sign-in settings", chromedp.Navigate(base+"/admin/#/settings/signin"), chromedp.WaitVisible(css("#provider-0")))
+	if ph := eval[string](t, desk, `document.querySelector('#provider-0-clientSecret').placeholder`); !strings.Contains(ph, "set") {
+		t.Errorf("secret placeholder %q", ph)
+	}
+	desk.do(t, "turn sign-in links on", chromedp.Click(css("#set-auth-emailLinks")), chromedp.Click(css("#signin-settings-save")))
+	desk.waitText(t, "#signin-settings-form .status", "Saved.")
+	desk.screenshot(t, s, "providers-02-settings")
+	var got struct {
+		Auth struct {
+			EmailLinks bool
+			Providers  []struct{ ClientSecret string }
+		}
+	}
+	s.api(t, "GET", "/api/settings", nil, nil).decode(t, &got)
+	if !got.Auth.EmailLinks || len(got.Auth.Providers) != 1 || got.Auth.Providers[0].ClientSecret != "set" {
+		t.Errorf("after saving: %+v", got.Auth)
+	}
 }

@@ -24,6 +24,7 @@ import * as auditLog from './audit.js';
 import * as subscribers from './subscribers.js';
 import * as exportPage from './export.js';
 import * as settings from './settings.js';
+import * as signinSettings from './signinsettings.js';
 import { totpStep } from './signin.js';
 import { otherSignIns, spendSignInLink } from './passkeys.js';
 
@@ -51,6 +52,7 @@ const pages = [
   { path: 'settings/mail', title: 'Mail', view: settings.mail, owner: true, section: 'Site' },
   { path: 'settings/contact', title: 'Contact form', view: settings.contact, owner: true, section: 'Site' },
   { path: 'settings/analytics', title: 'Analytics', view: settings.analytics, owner: true, section: 'Site' },
+  { path: 'settings/signin', title: 'Sign-in', view: signinSettings, owner: true, section: 'Site' },
   { path: 'settings/keys', title: 'API keys', view: keys, owner: true, section: 'Integrations', key: 'k' },
   { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, section: 'Integrations', key: 'w' },
   { path: 'settings/features', title: 'Features', view: featuresPage, owner: true, section: 'Integrations', key: 'f' },

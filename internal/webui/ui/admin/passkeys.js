@@ -131,3 +131,24 @@ export function passkeysPanel({ announce }) {
   }));
   return { panel, load };
 }
+
+/** providerLinksPanel lets the user link an account at each identity provider (Security page). */
+export async function providerLinksPanel() {
+  let conf = { providers: [] };
+  try { conf = await api('GET', '/api/auth/providers'); } catch { return null; }
+  if (!conf.providers.length) return null;
+  const status = statusBox();
+  const buttons = conf.providers.map((p) => {
+    const b = h('button', { type: 'button', class: 'secondary', id: `link-provider-${p.id}` }, `Link your ${p.name} account`);
+    b.addEventListener('click', () => busy(b, async () => {
+      try {
+        const res = await api('POST', `/api/auth/oidc/${encodeURIComponent(p.id)}/link`);
+        window.location.href = res.url;
+      } catch (e) { status.set(errorText(e), 'error'); }
+    }));
+    return b;
+  });
+  return h('section', { class: 'panel', id: 'provider-links-panel' }, h('h2', {}, 'Identity providers'),
+    h('p', { class: 'muted' }, 'Link an account at a provider to sign in with it, even when its email differs from yours here.'),
+    status, h('div', { class: 'row' }, buttons));
+}

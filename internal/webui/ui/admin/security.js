@@ -3,7 +3,7 @@
 import { api, ApiError } from './shared/api.js';
 import { h, field, replace } from './shared/dom.js';
 import { pageHead, statusBox, errorText, busy, markFields, confirmDialog } from './ui.js';
-import { passkeysPanel } from './passkeys.js';
+import { passkeysPanel, providerLinksPanel } from './passkeys.js';
 
 /** passwordPanel is the "Change password" form: current and new password (12+ characters). */
 function passwordPanel({ announce }) {
@@ -162,7 +162,7 @@ function signOutEverywherePanel({ onSignedOut }) {
 export async function render(ctx) {
   const tfa = twoFactorPanel(ctx);
   const keys = passkeysPanel(ctx);
-  await Promise.all([tfa.load(), keys.load()]);
-  return h('div', {}, pageHead('Security'), passwordPanel(ctx), keys.panel, tfa.panel,
+  const [providers] = await Promise.all([providerLinksPanel(), tfa.load(), keys.load()]);
+  return h('div', {}, pageHead('Security'), passwordPanel(ctx), keys.panel, providers, tfa.panel,
     signOutEverywherePanel({ onSignedOut: () => { window.location.hash = '#/'; window.location.reload(); } }));
 }
