@@ -79,3 +79,16 @@ func FuzzPasskeyLogin(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPasskeyLogin measures one discoverable passkey sign-in on SQLite: begin (a stored
+// challenge), the authenticator's signature, and finish (verify, counter update).
+func BenchmarkPasskeyLogin(b *testing.B) {
+	svc, authr, _ := newPasskeyService(b)
+	ctx := context.Background()
+	for b.Loop() {
+		var a attempts
+		if _, err := svc.FinishPasskeyLogin(ctx, testParty, assertion(b, svc, authr), &a); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
