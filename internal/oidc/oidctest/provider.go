@@ -33,6 +33,9 @@ type Provider struct {
 	WrongNonce bool
 	CodeTTL    time.Duration
 	Now        func() time.Time
+	// IDToken, when set, is answered instead of the token the provider would sign (a forged
+	// or malformed one).
+	IDToken string
 
 	key  *rsa.PrivateKey
 	mu   sync.Mutex
@@ -151,6 +154,9 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
+	}
+	if p.IDToken != "" {
+		idToken = p.IDToken
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"access_token": rand.Text(), "token_type": "Bearer", "expires_in": 300, "id_token": idToken})
 }
