@@ -76,6 +76,9 @@ type Post struct {
 	// CommentCount is the number of approved comments, computed for the single-post responses
 	// when comments are served.
 	CommentCount *int `json:"commentCount,omitempty" doc:"approved comments (replies from the fediverse, Webmentions)"`
+	// Newsletter is the post's newsletter option, kept beside the post (post_newsletters) and
+	// shown in the publishing-options answer.
+	Newsletter *PostNewsletter `json:"newsletter,omitempty" doc:"the newsletter option (publishing-options answer)"`
 }
 
 // Archived reports whether the post is archived.
@@ -316,6 +319,7 @@ type PublishingOptionsInput struct {
 	SEO                     *PostSEO                 `json:"seo"`
 	Series                  *string                  `json:"series"`
 	Settings                *PostSettings            `json:"settings"`
+	Newsletter              *PostNewsletter          `json:"newsletter" doc:"newsletter.send mails the post to the subscribers when it becomes published (now, by PUT, or at scheduledAt), once"`
 }
 
 // PublishingPlan is a validated PublishingOptionsInput, resolved against the clock.
@@ -330,6 +334,7 @@ type PublishingPlan struct {
 	SEOSet                  bool
 	Series                  *string
 	Settings                *PostSettings
+	Newsletter              *PostNewsletter
 }
 
 // Plan validates the input and resolves it against now: status published without a future
@@ -349,7 +354,7 @@ func (in *PublishingOptionsInput) Plan(now time.Time) (*PublishingPlan, error) {
 		v.Invalid("status", "must be published or draft")
 	}
 	plan := &PublishingPlan{PostID: strings.TrimSpace(in.ArticleID), CrossPlatformPublishing: in.CrossPlatformPublishing,
-		Settings: in.Settings}
+		Settings: in.Settings, Newsletter: in.Newsletter}
 	if in.ScheduledAt != nil && strings.TrimSpace(*in.ScheduledAt) != "" {
 		t, err := time.Parse(time.RFC3339, strings.TrimSpace(*in.ScheduledAt))
 		switch {
@@ -424,6 +429,9 @@ type PostWrite struct {
 	Events []Event
 	// Jobs, when set, changes the post's pending publish jobs; nil leaves them alone.
 	Jobs *PostJobs
+	// NewsletterSend, when set, is the post's newsletter.send, stored before Events are
+	// emitted (a publication in the same write is mailed when it is on).
+	NewsletterSend *bool
 }
 
 // PostJobs is what a post write does to the post's pending publish jobs.

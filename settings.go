@@ -33,7 +33,9 @@ type Settings struct {
 	Mail      MailSettings      `json:"mail"`
 	Contact   ContactSettings   `json:"contact"`
 	Analytics AnalyticsSettings `json:"analytics"`
-	Auth      AuthSettings      `json:"auth"`
+	// Newsletter holds the owner's texts of subscriber mails (settings_newsletter.go).
+	Newsletter NewsletterSettings `json:"newsletter"`
+	Auth       AuthSettings       `json:"auth"`
 }
 
 // SiteSettings are the site's public identity: the host's name in mails and invitations, and
@@ -150,7 +152,9 @@ type SettingsUpdate struct {
 	Mail      *MailUpdate      `json:"mail,omitempty"`
 	Contact   *ContactUpdate   `json:"contact,omitempty"`
 	Analytics *AnalyticsUpdate `json:"analytics,omitempty"`
-	Auth      *AuthUpdate      `json:"auth,omitempty"`
+	// Newsletter changes the welcome mail's texts (settings_newsletter.go).
+	Newsletter *NewsletterUpdate `json:"newsletter,omitempty"`
+	Auth       *AuthUpdate       `json:"auth,omitempty"`
 }
 
 // SiteUpdate changes SiteSettings.
@@ -241,18 +245,10 @@ func (u *SettingsUpdate) Values() (SettingsDoc, error) {
 // Validate normalizes the present fields (trimmed text, canonical reminders and origins) and
 // checks them; every problem names its field's path ("booking.hours.mon[0].start"). A field
 // present with a wrong JSON type is the decoder's 400; a rule broken is a 422.
-func (u *SettingsUpdate) Validate() error {
-	var v Validation
-	settingsLeaves(reflect.ValueOf(u).Elem(), "", func(path string, leaf reflect.Value) { checkSetting(&v, path, leaf) })
-	return v.Err()
-}
+func (u *SettingsUpdate) Validate() error { return checkSettings(reflect.ValueOf(u).Elem()) }
 
 // Validate normalizes and checks every field, as SettingsUpdate.Validate does.
-func (s *Settings) Validate() error {
-	var v Validation
-	settingsLeaves(reflect.ValueOf(s).Elem(), "", func(path string, leaf reflect.Value) { checkSetting(&v, path, leaf) })
-	return v.Err()
-}
+func (s *Settings) Validate() error { return checkSettings(reflect.ValueOf(s).Elem()) }
 
 // Set gives the field at path the JSON value raw, checked and normalized as Validate does.
 // An unknown path, a value of the wrong type or a broken rule is an error and changes nothing.
@@ -332,6 +328,13 @@ func settingsLeaves(v reflect.Value, prefix string, fn func(path string, leaf re
 		}
 		fn(path, f)
 	}
+}
+
+// checkSettings applies checkSetting to every leaf of v (a Settings or a SettingsUpdate).
+func checkSettings(v reflect.Value) error {
+	var val Validation
+	settingsLeaves(v, "", func(path string, leaf reflect.Value) { checkSetting(&val, path, leaf) })
+	return val.Err()
 }
 
 // checkSetting applies the rule of path to leaf, normalizing it in place.
@@ -541,49 +544,41 @@ func FormatReminder(d time.Duration) string {
 }
 
 func settingReminders(v *Validation, path string, list *[]string) {
-	if *list == nil {
-		*list = []string{}
-	}
-	if len(*list) > MaxReminders {
-		v.Invalid(path, "must have at most %d reminders", MaxReminders)
-		return
-	}
-	seen := map[time.Duration]bool{}
-	for i, s := range *list {
-		d, err := ParseReminder(s)
-		switch {
-		case err != nil:
-			v.Invalid(indexed(path, i), "must be a time before the meeting from 1m to 720h, like 24h, 1h or 15m")
-		case seen[d]:
-			v.Invalid(indexed(path, i), "repeats an earlier reminder")
-		default:
-			seen[d] = true
-			(*list)[i] = FormatReminder(d)
-		}
-	}
+	settingList(v, path, list, MaxReminders, "reminder", "must be a time before the meeting from 1m to 720h, like 24h, 1h or 15m",
+		func(s string) (string, bool) {
+			d, err := ParseReminder(s)
+			return FormatReminder(d), err == nil
+		})
 }
 
 // settingOrigins accepts https origins (scheme and host, no path), which CSP frame-ancestors
 // names as they are.
 func settingOrigins(v *Validation, path string, list *[]string) {
+	settingList(v, path, list, MaxEmbedOrigins, "origin", "must be an https origin such as https://example.com (no path)", httpsOrigin)
+}
+
+// settingList checks a list field of at most max entries (each a what): every entry is replaced
+// by its canonical form; an entry canonical refuses (invalid says why), or whose form repeats an
+// earlier entry's, is named in the error. A missing list becomes an empty one.
+func settingList(v *Validation, path string, list *[]string, max int, what, invalid string, canonical func(string) (string, bool)) {
 	if *list == nil {
 		*list = []string{}
 	}
-	if len(*list) > MaxEmbedOrigins {
-		v.Invalid(path, "must have at most %d origins", MaxEmbedOrigins)
+	if len(*list) > max {
+		v.Invalid(path, "must have at most %d %ss", max, what)
 		return
 	}
 	seen := map[string]bool{}
 	for i, s := range *list {
-		o, ok := httpsOrigin(s)
+		c, ok := canonical(s)
 		switch {
 		case !ok:
-			v.Invalid(indexed(path, i), "must be an https origin such as https://example.com (no path)")
-		case seen[o]:
-			v.Invalid(indexed(path, i), "repeats an earlier origin")
+			v.Invalid(indexed(path, i), "%s", invalid)
+		case seen[c]:
+			v.Invalid(indexed(path, i), "repeats an earlier %s", what)
 		default:
-			seen[o] = true
-			(*list)[i] = o
+			seen[c] = true
+			(*list)[i] = c
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -241,4 +242,44 @@ func FuzzSettingsUpdate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSettingsListMessages: the list fields (reminders, embed origins) say exactly what is wrong
+// with an entry, a repeat and a list too long.
+func TestSettingsListMessages(t *testing.T) {
+	t.Parallel()
+	many := func(n int, f func(i int) string) string {
+		var parts []string
+		for i := range n {
+			parts = append(parts, `"`+f(i)+`"`)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	tests := []struct{ body, want string }{
+		{`{"booking":{"reminders":["soon","1h","60m"]}}`,
+			"booking.reminders[0]: must be a time before the meeting from 1m to 720h, like 24h, 1h or 15m; booking.reminders[2]: repeats an earlier reminder"},
+		{`{"booking":{"reminders":` + many(MaxReminders+1, func(i int) string { return strconv.Itoa(i+1) + "m" }) + `}}`,
+			"booking.reminders: must have at most 10 reminders"},
+		{`{"booking":{"embedOrigins":["http://a.example","https://b.example","https://B.example/"]}}`,
+			"booking.embedOrigins[0]: must be an https origin such as https://example.com (no path); booking.embedOrigins[2]: repeats an earlier origin"},
+		{`{"booking":{"embedOrigins":` + many(MaxEmbedOrigins+1, func(i int) string { return "https://" + strconv.Itoa(i) + ".example" }) + `}}`,
+			"booking.embedOrigins: must have at most 20 origins"},
+	}
+	for _, tt := range tests {
+		var u SettingsUpdate
+		if err := json.Unmarshal([]byte(tt.body), &u); err != nil {
+			t.Fatalf("%s: %v", tt.body, err)
+		}
+		var fe *Error
+		if err := u.Validate(); !errors.As(err, &fe) {
+			t.Fatalf("%s: %v, want a validation error", tt.body, err)
+		}
+		var got []string
+		for _, d := range fe.Details {
+			got = append(got, d.Field+": "+d.Message)
+		}
+		if g := strings.Join(got, "; "); g != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.body, g, tt.want)
+		}
+	}
 }

@@ -35,6 +35,8 @@ type Subscriber struct {
 	Source      string     `json:"source,omitempty" doc:"where the reader subscribed (a page, a form), as the form said"`
 	CreatedAt   time.Time  `json:"createdAt"`
 	ConfirmedAt *time.Time `json:"confirmedAt"`
+	// Preference is what the subscriber chose to receive: posts, digest or none.
+	Preference string `json:"preference" doc:"posts (every new post), digest (a weekly digest) or none"`
 	// UnsubscribeToken is the token of the one-click unsubscribe link every mail to the
 	// subscriber carries; never shown by the API.
 	UnsubscribeToken string `json:"-"`

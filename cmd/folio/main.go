@@ -23,7 +23,7 @@ func main() {
 	case errors.Is(err, cli.ErrUsage):
 		os.Exit(2)
 	default:
-		fmt.Fprintln(os.Stderr, "folio:", err)
+		fmt.Fprintln(os.Stderr, cli.ErrorLine(err))
 		os.Exit(1)
 	}
 }

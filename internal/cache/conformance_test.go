@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/foliotest"
 )
@@ -46,27 +44,18 @@ func TestMemoryConformance(t *testing.T) {
 }
 
 func TestRedisConformance(t *testing.T) {
-	url := foliotest.RedisURL()
-	if url == "" {
+	if foliotest.RedisURL() == "" {
 		t.Skip("Redis tests skipped: set FOLIO_TEST_REDIS_URL (e.g. redis://127.0.0.1:6379/0)")
 	}
 	runConformance(t, func(t *testing.T) *harness {
-		c := mustRedisClient(t, url)
+		c := foliotest.RedisPool(t)
 		clock := foliotest.NewClock(epoch)
 		prefix := uniquePrefix(t)
 		r := NewRedis(c, prefix, clock.Now)
-		t.Cleanup(func() {
-			keys, _ := c.Keys(context.Background(), prefix+"*").Result()
-			if len(keys) > 0 {
-				c.Del(context.Background(), keys...)
-			}
-		})
+		t.Cleanup(func() { foliotest.RedisDeletePrefix(t, c, prefix) })
 		return &harness{cache: r, clock: clock, checkExpires: func(t *testing.T, key string, keep time.Duration) {
 			t.Helper()
-			ttl, err := c.PTTL(context.Background(), prefix+"e:"+key).Result()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ttl := time.Duration(foliotest.RedisDo(t, c, "PTTL", prefix+"e:"+key).(int64)) * time.Millisecond
 			if ttl <= 0 || ttl > keep {
 				t.Errorf("PTTL = %s, want in (0, %s]", ttl, keep)
 			}
@@ -210,9 +199,7 @@ func TestMemoryBounded(t *testing.T) {
 }
 
 func TestRedisUnreachable(t *testing.T) {
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 200 * time.Millisecond, MaxRetries: -1})
-	t.Cleanup(func() { _ = c.Close() })
-	r := NewRedis(c, "folio-test:", nil)
+	r := NewRedis(foliotest.UnreachableRedis(t), "folio-test:", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, ok, err := r.Get(ctx, "k"); ok || err == nil {
@@ -240,20 +227,6 @@ func mustGet(t *testing.T, c folio.Cache, key string) folio.CacheEntry {
 		t.Fatalf("Get(%q): ok=%t err=%v", key, ok, err)
 	}
 	return e
-}
-
-func mustRedisClient(t *testing.T, url string) *redis.Client {
-	t.Helper()
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("FOLIO_TEST_REDIS_URL: %v", err)
-	}
-	c := redis.NewClient(opt)
-	t.Cleanup(func() { _ = c.Close() })
-	if err := c.Ping(context.Background()).Err(); err != nil {
-		t.Fatalf("Redis at FOLIO_TEST_REDIS_URL does not answer: %v", err)
-	}
-	return c
 }
 
 // uniquePrefix gives each test its own key space.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/gomodule/redigo/redis"
 
 	"github.com/foliohq/folio"
 )
@@ -18,21 +18,31 @@ import (
 // A value is stored as 8 bytes of its store time (Unix microseconds, big-endian) followed by the
 // value, with the keep time as the key's expiry; generations are INCR counters.
 type Redis struct {
-	client *redis.Client
+	pool   *redis.Pool
 	prefix string
 	now    func() time.Time
 }
 
 var _ folio.Cache = (*Redis)(nil)
 
-// NewRedis returns a cache storing its keys under prefix in client's database, stamping entries
-// with now (nil means time.Now). The client's timeouts bound how long a call waits when Redis is
+// NewRedis returns a cache storing its keys under prefix in pool's database, stamping entries
+// with now (nil means time.Now). The pool's timeouts bound how long a call waits when Redis is
 // unreachable; callers treat an error as a miss.
-func NewRedis(client *redis.Client, prefix string, now func() time.Time) *Redis {
+func NewRedis(pool *redis.Pool, prefix string, now func() time.Time) *Redis {
 	if now == nil {
 		now = time.Now
 	}
-	return &Redis{client: client, prefix: prefix, now: now}
+	return &Redis{pool: pool, prefix: prefix, now: now}
+}
+
+// do runs one command in a connection of the pool.
+func (r *Redis) do(ctx context.Context, cmd string, args ...any) (any, error) {
+	conn, err := r.pool.GetContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return redis.DoContext(conn, ctx, cmd, args...)
 }
 
 const stampLen = 8
@@ -42,8 +52,8 @@ func (r *Redis) genKey(scope string) string { return r.prefix + "g:" + scope }
 
 // Get implements folio.Cache.
 func (r *Redis) Get(ctx context.Context, key string) (folio.CacheEntry, bool, error) {
-	b, err := r.client.Get(ctx, r.entryKey(key)).Bytes()
-	if errors.Is(err, redis.Nil) {
+	b, err := redis.Bytes(r.do(ctx, "GET", r.entryKey(key)))
+	if errors.Is(err, redis.ErrNil) {
 		return folio.CacheEntry{}, false, nil
 	}
 	if err != nil {
@@ -64,7 +74,7 @@ func (r *Redis) Set(ctx context.Context, key string, value []byte, keep time.Dur
 	b := make([]byte, stampLen, stampLen+len(value))
 	binary.BigEndian.PutUint64(b, uint64(r.now().UnixMicro()))
 	b = append(b, value...)
-	if err := r.client.Set(ctx, r.entryKey(key), b, keep).Err(); err != nil {
+	if _, err := r.do(ctx, "SET", r.entryKey(key), b, "PX", max(keep.Milliseconds(), 1)); err != nil {
 		return fmt.Errorf("cache: redis set: %w", err)
 	}
 	return nil
@@ -74,21 +84,29 @@ func (r *Redis) Set(ctx context.Context, key string, value []byte, keep time.Dur
 // blocks the server) and unlinks them in batches.
 func (r *Redis) DeletePrefix(ctx context.Context, prefix string) error {
 	pattern := globEscape(r.entryKey(prefix)) + "*"
+	conn, err := r.pool.GetContext(ctx)
+	if err != nil {
+		return fmt.Errorf("cache: redis scan: %w", err)
+	}
+	defer conn.Close()
 	var cursor uint64
 	for {
-		keys, next, err := r.client.Scan(ctx, cursor, pattern, 500).Result()
+		var keys []any
+		reply, err := redis.Values(redis.DoContext(conn, ctx, "SCAN", cursor, "MATCH", pattern, "COUNT", 500))
+		if err == nil {
+			_, err = redis.Scan(reply, &cursor, &keys)
+		}
 		if err != nil {
 			return fmt.Errorf("cache: redis scan: %w", err)
 		}
 		if len(keys) > 0 {
-			if err := r.client.Unlink(ctx, keys...).Err(); err != nil {
+			if _, err := redis.DoContext(conn, ctx, "UNLINK", keys...); err != nil {
 				return fmt.Errorf("cache: redis unlink: %w", err)
 			}
 		}
-		if next == 0 {
+		if cursor == 0 {
 			return nil
 		}
-		cursor = next
 	}
 }
 
@@ -107,8 +125,8 @@ func globEscape(s string) string {
 
 // Generation implements folio.Cache.
 func (r *Redis) Generation(ctx context.Context, scope string) (uint64, error) {
-	s, err := r.client.Get(ctx, r.genKey(scope)).Result()
-	if errors.Is(err, redis.Nil) {
+	s, err := redis.String(r.do(ctx, "GET", r.genKey(scope)))
+	if errors.Is(err, redis.ErrNil) {
 		return 0, nil
 	}
 	if err != nil {
@@ -123,7 +141,7 @@ func (r *Redis) Generation(ctx context.Context, scope string) (uint64, error) {
 
 // Bump implements folio.Cache.
 func (r *Redis) Bump(ctx context.Context, scope string) (uint64, error) {
-	n, err := r.client.Incr(ctx, r.genKey(scope)).Result()
+	n, err := redis.Int64(r.do(ctx, "INCR", r.genKey(scope)))
 	if err != nil {
 		return 0, fmt.Errorf("cache: redis bump: %w", err)
 	}

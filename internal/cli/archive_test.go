@@ -364,3 +364,54 @@ func TestExtblogImportCommand(t *testing.T) {
 		t.Fatalf("unconfigured: %v", err)
 	}
 }
+
+// TestImportRefusalLine: the line main prints for a refused archive carries the "folio: " prefix
+// once, whether Read refuses it (not a zip) or Apply does (a media file uploads refuse).
+func TestImportRefusalLine(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.zip")
+	if err := os.WriteFile(garbage, []byte("PK nonsense"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, body := range map[string]string{
+		"media.json":      `[{"key":"evil.html","contentType":"text/html","source":"upload","createdAt":"2026-01-01T00:00:00Z"}]`,
+		"media/evil.html": "<!DOCTYPE html><html><script>alert(1)</script></html>",
+	} {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, body)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "html.zip")
+	if err := os.WriteFile(html, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		garbage: "folio: VALIDATION_ERROR: The archive is refused: not a zip archive: zip: not a valid zip file.",
+		html:    "folio: import: VALIDATION_ERROR: The archive is refused: media/evil.html: The file type text/html; charset=utf-8 is not accepted; allowed: image/png, image/jpeg, image/gif, image/webp, image/avif, application/pdf.",
+	} {
+		env, _, _ := envWith(t, map[string]string{})
+		err := Run(context.Background(), []string{"import", file}, env)
+		if err == nil {
+			t.Fatalf("%s: imported", filepath.Base(file))
+		}
+		if got := ErrorLine(err); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", filepath.Base(file), got, want)
+		}
+	}
+	for err, want := range map[error]string{
+		io.ErrUnexpectedEOF: "folio: unexpected EOF",
+		fmt.Errorf("restore: %w", folio.Errorf(folio.ENOTFOUND, "No snapshot.")):                                                                  "folio: restore: RESOURCE_NOT_FOUND: No snapshot.",
+		&folio.Error{Code: folio.EINVALID, Message: "Bad flags.", Details: []folio.FieldError{{Field: "max-bytes", Message: "must be positive"}}}: "folio: VALIDATION_ERROR: Bad flags. (max-bytes: must be positive)",
+	} {
+		if got := ErrorLine(err); got != want {
+			t.Errorf("ErrorLine(%v) = %q, want %q", err, got, want)
+		}
+	}
+}

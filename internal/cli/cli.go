@@ -38,6 +38,23 @@ type Env struct {
 // ErrUsage is returned for a bad command line; main exits with status 2.
 var ErrUsage = errors.New("usage")
 
+// ErrorLine is the line main prints for an error Run returns: "folio: " and the error. The text
+// of a folio.Error in it starts with "folio: " too, which would print twice ("folio: folio:
+// VALIDATION_ERROR: …"), so that part is written as its code and message alone, and without a
+// field detail that only repeats the message.
+func ErrorLine(err error) string {
+	msg := err.Error()
+	var fe *folio.Error
+	if errors.As(err, &fe) {
+		text := fe.Code + ": " + fe.Message
+		if len(fe.Details) > 0 && fe.Details[0].Message != fe.Message {
+			text += " (" + fe.Details[0].Field + ": " + fe.Details[0].Message + ")"
+		}
+		msg = strings.Replace(msg, fe.Error(), text, 1)
+	}
+	return "folio: " + msg
+}
+
 // command is one row of the command table: Run dispatches by it and --help is printed from it, so
 // a command cannot exist without being listed.
 type command struct {

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/gomodule/redigo/redis"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/cache"
@@ -38,7 +38,7 @@ type extblogPart struct {
 // newExtblog builds the platform client from the configuration, the publishing service and the
 // listing cache (in Redis when rdb is not nil). A missing token or publication id leaves the
 // platform unconfigured: its routes answer 503 naming the variables, and the rest of folio runs.
-func newExtblog(cfg *config.Config, db *sqldb.DB, rdb *redis.Client, log *slog.Logger) (*extblogPart, error) {
+func newExtblog(cfg *config.Config, db *sqldb.DB, rdb *redis.Pool, log *slog.Logger) (*extblogPart, error) {
 	w := &extblogPart{log: log}
 	eb := &httpapi.ExtBlog{CacheTTL: cfg.ExtblogCacheTTL, WebhookSecret: cfg.ExtblogWebhookSecret,
 		WebhookTolerance: cfg.ExtblogWebhookTolerance, PublicationID: cfg.ExtblogPublicationID}

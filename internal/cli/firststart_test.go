@@ -226,7 +226,7 @@ func TestFeaturesFollowTheConfiguration(t *testing.T) {
 func TestSeedDemoAnalytics(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
-		if _, err := SeedDemo(ctx, db); err != nil {
+		if _, err := SeedDemo(ctx, db, nil); err != nil {
 			t.Fatal(err)
 		}
 		loc, _ := time.LoadLocation("America/New_York")

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/gomodule/redigo/redis"
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/auth"
@@ -66,7 +66,7 @@ func sealTOTPSecrets(ctx context.Context, id *httpapi.Identity, log *slog.Logger
 
 // newLimiter is the rate limiter: shared through Redis when rdb is not nil, else in memory
 // (tracking at most RATE_LIMIT_MAX_IDENTIFIERS identifiers).
-func newLimiter(cfg *config.Config, rdb *redis.Client, log *slog.Logger) folio.Limiter {
+func newLimiter(cfg *config.Config, rdb *redis.Pool, log *slog.Logger) folio.Limiter {
 	if rdb != nil {
 		log.Info("rate limits are shared through Redis")
 		return ratelimit.NewRedis(rdb, "folio:ratelimit:")

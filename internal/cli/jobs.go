@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/foliohq/folio/internal/newsletter"
+
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/backup"
 	"github.com/foliohq/folio/internal/booking"
@@ -31,6 +33,8 @@ type schedulerDeps struct {
 	Fediverse *fediverse.Service
 	// Webmention verifies received Webmentions and sends published posts'.
 	Webmention *webmention.Service
+	// Newsletter mails published posts and the weekly digest to the subscribers.
+	Newsletter *newsletter.Service
 }
 
 // newScheduler builds the durable job scheduler (every instance runs one; each job still runs
@@ -53,6 +57,13 @@ func newScheduler(ctx context.Context, d schedulerDeps) (*jobs.Scheduler, error)
 	if d.Webmention != nil {
 		sched.Handle(folio.JobWebmentionVerify, d.Webmention.Verify)
 		sched.Handle(folio.JobWebmentionSend, d.Webmention.Send)
+	}
+	if d.Newsletter != nil {
+		sched.Handle(folio.JobNewsletterIssue, d.Newsletter.HandleIssue)
+		sched.Handle(folio.JobNewsletterDigest, d.Newsletter.DigestHandler(db.Jobs))
+		if err := d.Newsletter.ScheduleDigest(ctx, db.Jobs); err != nil {
+			return nil, err
+		}
 	}
 	pruner := &webhook.Pruner{Queue: db.Jobs, Deliveries: db.Webhooks, Log: log} // settled deliveries leave the log after 30 days
 	sched.Handle(webhook.PruneJob, pruner.Handle)

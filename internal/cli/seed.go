@@ -8,6 +8,7 @@ import (
 
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/content"
+	"github.com/foliohq/folio/internal/media"
 	"github.com/foliohq/folio/internal/sqldb"
 )
 
@@ -29,7 +30,15 @@ func runSeed(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer db.Close()
-	n, err := SeedDemo(ctx, db)
+	store, _, err := openMediaStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	up, err := newUploader(cfg, store)
+	if err != nil {
+		return err
+	}
+	n, err := SeedDemo(ctx, db, up)
 	if err != nil {
 		return err
 	}
@@ -48,24 +57,35 @@ func runSeed(ctx context.Context, args []string, env Env) error {
 func p[T any](v T) *T { return &v }
 
 // SeedDemo adds realistic demo content to a database without projects and reports how many items
-// it added (0 when content exists, so running it twice is harmless).
-func SeedDemo(ctx context.Context, db *sqldb.DB) (int, error) {
+// it added (0 when content exists, so running it twice is harmless). The projects' pictures go
+// through up into the media library (none when up is nil).
+func SeedDemo(ctx context.Context, db *sqldb.DB, up *media.Uploader) (int, error) {
 	_, total, err := db.Content.Projects(ctx, folio.ProjectFilter{Page: 1, Limit: 1})
 	if err != nil || total > 0 {
 		return 0, err
+	}
+	pics, err := storeDemoPictures(ctx, up)
+	if err != nil {
+		return 0, err
+	}
+	images := func(key string) *[]folio.ProjectImage {
+		if img, ok := pics[key]; ok {
+			return &[]folio.ProjectImage{img}
+		}
+		return nil
 	}
 	projects := []folio.ProjectInput{
 		{Title: p("Tidewater — offline-first field notes"), Description: p("A note-taking PWA for marine biologists that syncs survey data when a boat reaches signal."),
 			LongDescription: p("Tidewater stores observations in IndexedDB, resolves sync conflicts with per-field vector clocks and ships photos in resumable chunks.\n\nUsed by three research vessels in the North Sea."),
 			Technologies:    &[]string{"TypeScript", "React", "IndexedDB", "Go"}, Status: p("published"),
 			DemoURL: p("https://tidewater.example.org"), SourceURL: p("https://github.com/example/tidewater"),
-			Images: &[]folio.ProjectImage{{URL: "https://images.example.org/tidewater/map.png", Alt: "Survey map with synced sightings", Type: "screenshot", Width: 1440, Height: 900}}},
+			Images: images("tidewater")},
 		{Title: p("Ledgerline"), Description: p("Double-entry bookkeeping for freelancers, with bank imports and VAT reports."),
 			Technologies: &[]string{"Go", "PostgreSQL", "htmx"}, Status: p("published"), SourceURL: p("https://github.com/example/ledgerline"),
-			Images: &[]folio.ProjectImage{{URL: "https://images.example.org/ledgerline/logo.svg", Alt: "Ledgerline logo", Type: "logo"}}},
+			Images: images("ledgerline")},
 		{Title: p("Gridwatch"), Description: p("Live dashboard of a city's electricity mix and carbon intensity, updated every five minutes."),
 			Technologies: &[]string{"Python", "FastAPI", "D3.js", "Redis"}, Status: p("published"), DemoURL: p("https://gridwatch.example.org"),
-			Images: &[]folio.ProjectImage{{URL: "https://images.example.org/gridwatch/arch.png", Alt: "Ingestion pipeline", Type: "diagram", Width: 1200, Height: 675}}},
+			Images: images("gridwatch")},
 		{Title: p("Quillpress"), Description: p("A static-site generator that turns a folder of Markdown into a fast, accessible blog."),
 			Technologies: &[]string{"Rust", "Markdown"}, Status: p("published"), SourceURL: p("https://github.com/example/quillpress")},
 		{Title: p("Atlas of Small Things"), Description: p("Generative illustrations of microscopic structures, printed as a risograph zine."),

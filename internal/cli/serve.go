@@ -89,12 +89,16 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	mentions := newWebmention(cfg, db, log)
+	letters, err := newNewsletter(cfg, db, mail, settings, limiter, secret, log)
+	if err != nil {
+		return err
+	}
 	// The audit log is written in batches off the request path, like analytics.
 	auditLog := audit.New(db.Audit, audit.Options{RetentionDays: cfg.AuditRetention, Logger: log})
 
 	srv := newServer(serverDeps{Config: cfg, DB: db, Log: log, Media: media, Mail: mail, Bookings: bookings,
 		Identity: identity, Limiter: limiter, Extblog: extblog, UI: ui, Analytics: an, Audit: auditLog, Settings: settings, Fediverse: fedi,
-		Webmention: mentions})
+		Webmention: mentions, Newsletter: letters})
 	handler := srv.Handler()
 	an.Start()
 	defer closeAnalytics(an, cfg, log) // after the HTTP server has shut down (defers run last)
@@ -105,7 +109,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	sched, err := newScheduler(ctx, schedulerDeps{Config: cfg, DB: db, Log: log, Publisher: extblog.ArticlePublisher(),
-		Bookings: bookings, Backups: backups, Fediverse: fedi, Webmention: mentions})
+		Bookings: bookings, Backups: backups, Fediverse: fedi, Webmention: mentions, Newsletter: letters})
 	if err != nil {
 		return err
 	}
@@ -153,6 +157,7 @@ type serverDeps struct {
 	Fediverse  *fediverse.Service
 	Webmention *webmention.Service
 	Settings   *settings.Service
+	Newsletter *newsletter.Service
 }
 
 // newServer is the HTTP server over the parts.
@@ -194,8 +199,7 @@ func newServer(d serverDeps) *httpapi.Server {
 		Comments:         d.DB.Fediverse,
 		Webmention:       d.Webmention,
 
-		// The subscriber mails are queued in the transactions that store the changes.
-		Subscribers: &newsletter.Service{Store: db.Subscribers, Mail: d.Mail.Outbox, Outbox: db.Outbox, Settings: d.Settings.Current},
+		Subscribers: d.Newsletter,
 	}
 }
 

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/foliohq/folio/internal/auth"
 	"github.com/foliohq/folio/internal/foliotest"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -225,12 +223,8 @@ func TestServeRedisLimits(t *testing.T) {
 		rand.Read(b[:])
 		h := hex.EncodeToString(b[:])
 		client := "2001:db8:" + h[0:4] + ":" + h[4:8] + ":" + h[8:12] + ":" + h[12:16] + "::1"
-		opts, _ := redis.ParseURL(url)
-		rc := redis.NewClient(opts)
-		t.Cleanup(func() {
-			rc.Del(context.Background(), "folio:ratelimit:public:"+client)
-			rc.Close()
-		})
+		rc := foliotest.RedisPool(t)
+		t.Cleanup(func() { foliotest.RedisDo(t, rc, "DEL", "folio:ratelimit:public:"+client) })
 		a, _, stopA := serveFor(t, vars())
 		defer stopA()
 		bb, _, stopB := serveFor(t, vars())

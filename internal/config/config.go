@@ -131,6 +131,9 @@ type Config struct {
 	WebhookAllowPrivate   bool          // webhooks may target loopback, private and link-local addresses
 	FediverseName         string        // the site actor's preferredUsername (acct:NAME@HOST)
 	FediverseAllowPrivate bool          // fetches of actors, keys and deliveries may reach private addresses
+	NewsletterRate        int           // newsletter mails handed to the mail server per minute, across instances sharing REDIS_URL
+	NewsletterDomainConc  int           // newsletter mails in flight at once to one recipient domain, per instance
+	NewsletterEventsKey   string        // signs the mail provider's bounce and complaint events (Standard Webhooks)
 	BackupInterval        time.Duration // 0: no scheduled SQLite snapshots
 	BackupKeep            int           // snapshots kept under backups/ in the media storage
 

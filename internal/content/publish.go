@@ -48,7 +48,13 @@ func (s *Service) SavePublishingOptions(ctx context.Context, plan *folio.Publish
 		default:
 			p.Status, p.ScheduledAt = folio.PostDraft, nil
 		}
-		return &folio.PostWrite{Post: p, Search: p.SearchDoc(), Events: p.Transition(before), Jobs: jobs}, nil
+		w := &folio.PostWrite{Post: p, Search: p.SearchDoc(), Events: p.Transition(before), Jobs: jobs}
+		if plan.Newsletter != nil {
+			send := plan.Newsletter.Send
+			w.NewsletterSend = &send
+			p.Newsletter = &folio.PostNewsletter{Send: send}
+		}
+		return w, nil
 	})
 	if folio.IsNotFound(err) {
 		// The publishing API names posts articles.

@@ -294,6 +294,7 @@ func (s blogAPI) savePublishingOptions(w http.ResponseWriter, r *http.Request) e
 		out.Platform = s.publishOnPlatform(r, p)
 	}
 	p.ContentHTML = s.renderPost(r, p.Content)
+	newsletterAPI(s).fillOption(r, p)
 	return writeJSON(w, http.StatusOK, out)
 }
 

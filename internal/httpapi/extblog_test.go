@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/cache"
 	"github.com/foliohq/folio/internal/extblog"
@@ -300,23 +298,9 @@ func TestExtblogUnconfigured(t *testing.T) {
 // TestExtblogPostsListingRedis: the listing cache shared through Redis — two folio instances
 // share one copy, and a webhook event on one makes the other's copy stale.
 func TestExtblogPostsListingRedis(t *testing.T) {
-	url := foliotest.RedisURL()
-	if url == "" {
-		t.Skip("Redis tests skipped: set FOLIO_TEST_REDIS_URL (e.g. redis://127.0.0.1:6379/0)")
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opt)
-	t.Cleanup(func() { rdb.Close() })
+	rdb := foliotest.RedisPool(t)
 	prefix := "folio-test:" + folio.NewID() + ":"
-	t.Cleanup(func() {
-		keys, _ := rdb.Keys(context.Background(), prefix+"*").Result()
-		if len(keys) > 0 {
-			rdb.Del(context.Background(), keys...)
-		}
-	})
+	t.Cleanup(func() { foliotest.RedisDeletePrefix(t, rdb, prefix) })
 	db := foliotest.MustOpenSQLite(t)
 	a := newExtblogEnv(t, db)
 	a.ExtBlog.Cache = cache.NewRedis(rdb, prefix, a.clock.Now) // before any request reads it

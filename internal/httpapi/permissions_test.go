@@ -194,6 +194,14 @@ var documentedRoutes = []documentedRoute{
 	{"GET", "/api/subscribers/export", adminAccess, limitTier},
 	{"POST", "/api/subscribers/import", adminAccess, limitTier},
 	{"DELETE", "/api/subscribers/{}", adminAccess, limitTier},
+	// Newsletters (docs/api.md, "Newsletters"): a post's mailing is for those who publish it; the
+	// preferences page is the unsubscribe link's token's; provider events are signed.
+	{"GET", "/api/posts/{}/newsletter", writeAccess, limitTier},
+	{"GET", "/api/posts/{}/newsletter/preview", writeAccess, limitTier},
+	{"POST", "/api/posts/{}/newsletter/test", writeAccess, limitHelperKey},
+	{"GET", "/api/subscribers/preferences/{}", public, limitTier},
+	{"PUT", "/api/subscribers/preferences/{}", public, limitTier},
+	{"POST", "/api/subscribers/events", signatureOnly, limitExempt},
 }
 
 // callers are the six kinds of caller the walk tries on every route.

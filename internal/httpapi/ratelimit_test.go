@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"net/netip"
@@ -10,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/gomodule/redigo/redis"
 
 	"github.com/foliohq/folio/internal/clientip"
 	"github.com/foliohq/folio/internal/foliotest"
@@ -119,31 +118,13 @@ func TestForwardedForFromUntrustedPeerChangesNothing(t *testing.T) {
 	}
 }
 
-func redisTestClient(t *testing.T) (*redis.Client, string) {
+func redisTestClient(t *testing.T) (*redis.Pool, string) {
 	t.Helper()
-	url := foliotest.RedisURL()
-	if url == "" {
-		t.Skip("Redis tests skipped: set FOLIO_TEST_REDIS_URL (e.g. redis://127.0.0.1:6379/0)")
-	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := redis.NewClient(opts)
-	if err := c.Ping(context.Background()).Err(); err != nil {
-		t.Fatalf("redis at FOLIO_TEST_REDIS_URL: %v", err)
-	}
+	c := foliotest.RedisPool(t)
 	var b [6]byte
 	rand.Read(b[:])
 	prefix := "folio-test:httpapi:" + hex.EncodeToString(b[:]) + ":"
-	t.Cleanup(func() {
-		ctx := context.Background()
-		iter := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
-		for iter.Next(ctx) {
-			c.Del(ctx, iter.Val())
-		}
-		c.Close()
-	})
+	t.Cleanup(func() { foliotest.RedisDeletePrefix(t, c, prefix) })
 	return c, prefix
 }
 
@@ -172,10 +153,8 @@ func TestRateLimitSharedThroughRedis(t *testing.T) {
 
 // Ensure an unreachable Redis leaves the site up, and the failure is counted in /metrics.
 func TestRateLimiterDownFailsOpen(t *testing.T) {
-	// Port 1 on loopback refuses connections; short timeouts and no retries, as serve configures.
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 200 * time.Millisecond,
-		ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond, MaxRetries: -1})
-	t.Cleanup(func() { c.Close() })
+	// Port 1 on loopback refuses connections: one dial per request, as serve configures.
+	c := foliotest.UnreachableRedis(t)
 	ts := newTestServer(t, foliotest.MustOpenSQLite(t), func(s *Server) { s.Limiter = ratelimit.NewRedis(c, "folio-test:") })
 	counter := regexp.MustCompile(`(?m)^folio_ratelimit_errors_total (\d+)`)
 	count := func() int {

@@ -29,6 +29,7 @@ func (s *Server) routeTable() []route {
 	rs = append(rs, commentsAPI{s}.routes()...)
 	rs = append(rs, webmentionAPI{s}.routes()...)
 	rs = append(rs, subscriberAPI{s}.routes()...)
+	rs = append(rs, newsletterAPI{s}.routes()...)
 	return rs
 }
 

@@ -44,41 +44,13 @@ func orient(img image.Image, o int) image.Image {
 	}
 	// Pixel formats the decoders return are turned in place of a copy: a 50-megapixel PNG is
 	// 200 MB as NRGBA, and a conversion first would double that.
-	switch m := img.(type) {
-	case *image.NRGBA:
-		d := image.NewNRGBA(orientedRect(m.Rect, o))
-		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 4, o)
-		return d
-	case *image.RGBA:
-		d := image.NewRGBA(orientedRect(m.Rect, o))
-		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 4, o)
-		return d
-	case *image.NRGBA64:
-		d := image.NewNRGBA64(orientedRect(m.Rect, o))
-		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 8, o)
-		return d
-	case *image.RGBA64:
-		d := image.NewRGBA64(orientedRect(m.Rect, o))
-		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 8, o)
-		return d
-	case *image.Gray:
-		d := image.NewGray(orientedRect(m.Rect, o))
-		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 1, o)
-		return d
-	case *image.Gray16:
-		d := image.NewGray16(orientedRect(m.Rect, o))
-		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 2, o)
-		return d
-	case *image.CMYK:
-		d := image.NewCMYK(orientedRect(m.Rect, o))
-		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 4, o)
-		return d
-	case *image.Paletted:
-		d := image.NewPaletted(orientedRect(m.Rect, o), m.Palette)
-		transformPixels(d.Pix, d.Stride, m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, m.Rect.Dx(), m.Rect.Dy(), 1, o)
+	b := img.Bounds()
+	if d := newPacked(img, orientedRect(b, o)); d != nil {
+		src, srcStride, bpp := packedPixels(img)
+		dst, dstStride, _ := packedPixels(d)
+		transformPixels(dst, dstStride, src, srcStride, b.Dx(), b.Dy(), bpp, o)
 		return d
 	}
-	b := img.Bounds()
 	d := image.NewNRGBA(orientedRect(b, o))
 	for y := range d.Rect.Dy() {
 		for x := range d.Rect.Dx() {
@@ -87,6 +59,55 @@ func orient(img image.Image, o int) image.Image {
 		}
 	}
 	return d
+}
+
+// packedPixels is the pixel buffer of an image whose pixels are bpp bytes each, rows stride
+// apart (the formats newPacked makes), from its first pixel; nil for any other image.
+func packedPixels(img image.Image) (pix []byte, stride, bpp int) {
+	switch m := img.(type) {
+	case *image.NRGBA:
+		return m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, 4
+	case *image.RGBA:
+		return m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, 4
+	case *image.NRGBA64:
+		return m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, 8
+	case *image.RGBA64:
+		return m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, 8
+	case *image.Gray:
+		return m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, 1
+	case *image.Gray16:
+		return m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, 2
+	case *image.CMYK:
+		return m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, 4
+	case *image.Paletted:
+		return m.Pix[m.PixOffset(m.Rect.Min.X, m.Rect.Min.Y):], m.Stride, 1
+	}
+	return nil, 0, 0
+}
+
+// newPacked is a blank image of img's pixel format (and palette) with bounds r, for the formats
+// whose pixels are bpp bytes each, rows stride apart (NRGBA, RGBA, Gray, CMYK, Paletted and their
+// 16-bit forms); nil for any other image.
+func newPacked(img image.Image, r image.Rectangle) image.Image {
+	switch m := img.(type) {
+	case *image.NRGBA:
+		return image.NewNRGBA(r)
+	case *image.RGBA:
+		return image.NewRGBA(r)
+	case *image.NRGBA64:
+		return image.NewNRGBA64(r)
+	case *image.RGBA64:
+		return image.NewRGBA64(r)
+	case *image.Gray:
+		return image.NewGray(r)
+	case *image.Gray16:
+		return image.NewGray16(r)
+	case *image.CMYK:
+		return image.NewCMYK(r)
+	case *image.Paletted:
+		return image.NewPaletted(r, m.Palette)
+	}
+	return nil
 }
 
 // turnedRatio is the subsampling of a YCbCr image with ratio r once turned by orientation o;

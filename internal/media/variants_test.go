@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"image"
+	"image/color"
 	"io"
 	"os"
 	"strings"
@@ -201,4 +203,46 @@ func TestUndecodableImageKeptWithoutVariants(t *testing.T) {
 		t.Errorf("%+v", obj)
 	}
 	assertClean(t, store.objs[obj.Key])
+}
+
+// TestOrientPackedFormats: every packed pixel format keeps its type when turned, and each pixel
+// lands where orientSource says, read through the image's own At (a sub-image, so offsets count).
+func TestOrientPackedFormats(t *testing.T) {
+	r := image.Rect(0, 0, 6, 4)
+	pal := color.Palette{color.Black, color.White, color.NRGBA{R: 255, A: 255}, color.NRGBA{B: 255, A: 255}}
+	imgs := map[string]image.Image{
+		"nrgba": image.NewNRGBA(r), "rgba": image.NewRGBA(r), "nrgba64": image.NewNRGBA64(r),
+		"rgba64": image.NewRGBA64(r), "gray": image.NewGray(r), "gray16": image.NewGray16(r),
+		"cmyk": image.NewCMYK(r), "paletted": image.NewPaletted(r, pal),
+	}
+	for name, img := range imgs {
+		pix, _, _ := packedPixels(img)
+		for i := range pix {
+			pix[i] = uint8(i*7) % 4 // a valid palette index too
+		}
+		sub := img.(interface {
+			SubImage(image.Rectangle) image.Image
+		}).SubImage(image.Rect(1, 1, 6, 4))
+		b := sub.Bounds()
+		for o := 2; o <= 8; o++ {
+			got := orient(sub, o)
+			if fmt.Sprintf("%T", got) != fmt.Sprintf("%T", img) {
+				t.Fatalf("%s o=%d: turned into %T", name, o, got)
+			}
+			if got.Bounds() != orientedRect(b, o) {
+				t.Fatalf("%s o=%d: bounds %v, want %v", name, o, got.Bounds(), orientedRect(b, o))
+			}
+			for y := range got.Bounds().Dy() {
+				for x := range got.Bounds().Dx() {
+					sx, sy := orientSource(x, y, b.Dx(), b.Dy(), o)
+					if g, w := got.At(x, y), sub.At(b.Min.X+sx, b.Min.Y+sy); g != w {
+						t.Fatalf("%s o=%d: pixel %d,%d is %v, want %v", name, o, x, y, g, w)
+					}
+				}
+			}
+		}
+	}
+	if newPacked(image.NewYCbCr(r, image.YCbCrSubsampleRatio411), r) != nil {
+		t.Error("newPacked made a packed image of a YCbCr")
+	}
 }

@@ -57,6 +57,17 @@ type Service struct {
 	// ConfirmTTL is how long a confirm link works; ResendInterval is the least time between
 	// two confirmation mails to one address. Zero: the defaults.
 	ConfirmTTL, ResendInterval time.Duration
+
+	// EraseKey keys the hash kept of erased addresses (EmailHash); derived from the instance
+	// secret, so it is the same on every instance.
+	EraseKey []byte
+	// EventsSecret is NEWSLETTER_EVENTS_SECRET, which signs the mail provider's bounce and
+	// complaint events (events.go); empty refuses them.
+	EventsSecret string
+
+	// SendConfig is what mailing posts and digests needs (send.go); without it the service
+	// only keeps the list.
+	SendConfig
 }
 
 func (s *Service) now() time.Time {
@@ -107,6 +118,10 @@ func (s *Service) Confirm(ctx context.Context, token string) (*folio.Subscriber,
 		return nil, errNoToken
 	}
 	sub, err := s.Store.ConfirmSubscriber(ctx, TokenHash(token), s.now().UTC(), func(tx *sql.Tx, sub *folio.Subscriber) error {
+		// The person confirmed from their own mailbox: an erased address may be imported again.
+		if err := s.forgetErased(ctx, tx, sub.Email); err != nil {
+			return err
+		}
 		item, err := s.Mail.NewItem(s.welcomeMail(sub))
 		if err != nil {
 			return err
@@ -171,22 +186,46 @@ func (s *Service) listMailto() string {
 	return s.ListMailto.Email
 }
 
-// welcomeMail greets a subscriber who confirmed. Like every mail to a subscriber, it carries
-// the unsubscribe headers and a visible link.
+// welcomeMail greets a subscriber who confirmed, with the owner's text when they wrote one
+// (settings newsletter.welcomeSubject and welcomeText). Like every mail to a subscriber, it
+// carries the unsubscribe headers and a visible link.
 func (s *Service) welcomeMail(sub *folio.Subscriber) *folio.MailMessage {
 	site, link := s.siteName(), s.unsubscribeURL(sub)
-	text := fmt.Sprintf("Thank you: your subscription to %s is confirmed, and new posts will come to this address.\n\n"+
-		"-- \nUnsubscribe: %s\n", site, link)
-	body := fmt.Sprintf(`<p>Thank you: your subscription to %s is confirmed, and new posts will come to this address.</p>`+
-		`<p style="color:#555555;font-size:13px">You receive this because you subscribed to %s. <a href="%s" style="color:#555555">Unsubscribe</a></p>`,
-		html.EscapeString(site), html.EscapeString(site), html.EscapeString(link))
+	subject, custom := "Welcome to "+site, ""
+	if s.Settings != nil {
+		n := s.Settings().Newsletter
+		if n.WelcomeSubject != "" {
+			subject = strings.ReplaceAll(n.WelcomeSubject, "{site}", site)
+		}
+		custom = strings.ReplaceAll(n.WelcomeText, "{site}", site)
+	}
+	text := fmt.Sprintf("Thank you: your subscription to %s is confirmed, and new posts will come to this address.", site)
+	body := "<p>" + html.EscapeString(text) + "</p>"
+	if custom != "" {
+		text, body = custom, paragraphs(custom)
+	}
+	text += fmt.Sprintf("\n\n-- \nUnsubscribe: %s\n", link)
+	body += fmt.Sprintf(`<p style="color:#555555;font-size:13px">You receive this because you subscribed to %s. <a href="%s" style="color:#555555">Unsubscribe</a></p>`,
+		html.EscapeString(site), html.EscapeString(link))
 	headers := s.listHeaders(sub)
 	headers["Auto-Submitted"] = "auto-generated"
 	return &folio.MailMessage{
 		To:      []folio.MailAddress{{Name: sub.Name, Email: sub.Email}},
-		Subject: "Welcome to " + site,
+		Subject: subject,
 		Text:    text, HTML: body, Headers: headers,
 	}
+}
+
+// paragraphs turns plain text into HTML paragraphs: blank lines separate them, a single line
+// break stays one.
+func paragraphs(text string) string {
+	var b strings.Builder
+	for _, para := range strings.Split(text, "\n\n") {
+		if para = strings.TrimSpace(para); para != "" {
+			b.WriteString("<p>" + strings.ReplaceAll(html.EscapeString(para), "\n", "<br>") + "</p>")
+		}
+	}
+	return b.String()
 }
 
 // errNoToken never echoes the token: messages of errors are logged.
@@ -246,6 +285,7 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (*ImportResult, error
 	now := s.now().UTC()
 	res := &ImportResult{Invalid: []ImportError{}}
 	seen := map[string]bool{}
+	lines := map[string]int{} // subscriber id → CSV line
 	var subs []folio.Subscriber
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
@@ -279,6 +319,10 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (*ImportResult, error
 			sub.Status, sub.ConfirmedAt = folio.SubscriberActive, &now
 		}
 		subs = append(subs, sub)
+		lines[sub.ID] = line
+	}
+	if subs, err = s.dropErased(ctx, subs, lines, res); err != nil {
+		return nil, err
 	}
 	n, err := s.Store.ImportSubscribers(ctx, subs)
 	if err != nil {
@@ -286,6 +330,28 @@ func (s *Service) Import(ctx context.Context, r io.Reader) (*ImportResult, error
 	}
 	res.Imported, res.Skipped = n, res.Skipped+len(subs)-n
 	return res, nil
+}
+
+// dropErased takes out of subs the addresses erased at their owner's request (reported in
+// res.Invalid with their line): only the person, by subscribing and confirming, brings them back.
+func (s *Service) dropErased(ctx context.Context, subs []folio.Subscriber, lines map[string]int, res *ImportResult) ([]folio.Subscriber, error) {
+	hashes := make([]string, len(subs))
+	for i, sub := range subs {
+		hashes[i] = s.EmailHash(sub.Email)
+	}
+	erased, err := s.Store.ErasedAmong(ctx, hashes)
+	if err != nil || len(erased) == 0 {
+		return subs, err
+	}
+	kept := subs[:0]
+	for i, sub := range subs {
+		if erased[hashes[i]] {
+			res.Invalid = append(res.Invalid, ImportError{Line: lines[sub.ID], Message: "email was erased at its owner's request; only they can subscribe it again"})
+			continue
+		}
+		kept = append(kept, sub)
+	}
+	return kept, nil
 }
 
 // csvError is bad when err is the CSV's fault (a parse error, an empty body), else err: a
@@ -298,9 +364,10 @@ func csvError(err error, bad error) error {
 	return err
 }
 
-// Erase deletes the subscriber id and everything kept of them.
+// Erase deletes the subscriber id and everything kept of them but a keyed hash of the address
+// (EmailHash), so that an import of it is refused until the person subscribes again.
 func (s *Service) Erase(ctx context.Context, id string) error {
-	return s.Store.DeleteSubscriber(ctx, id)
+	return s.Store.EraseSubscriber(ctx, id, s.EmailHash, s.now().UTC())
 }
 
 // ExportPage is how many subscribers Export reads per query.

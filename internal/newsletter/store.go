@@ -38,6 +38,22 @@ type Store interface {
 	ImportSubscribers(ctx context.Context, subs []folio.Subscriber) (int, error)
 	// DeleteSubscriber erases the subscriber id (ENOTFOUND: none).
 	DeleteSubscriber(ctx context.Context, id string) error
+	// EraseSubscriber deletes the subscriber id and, in the same transaction, keeps hash(email)
+	// of its address among the erased ones (ENOTFOUND: none).
+	EraseSubscriber(ctx context.Context, id string, hash func(email string) string, now time.Time) error
+	// ErasedAmong reports which of hashes are kept of erased addresses.
+	ErasedAmong(ctx context.Context, hashes []string) (map[string]bool, error)
+	// ForgetErased drops an erased address's hash inside tx (its owner subscribed again).
+	ForgetErased(ctx context.Context, tx *sql.Tx, hash string) error
+	// MarkSubscriber sets the status (bounced, complained) of the subscriber with address email;
+	// an unknown address is no error.
+	MarkSubscriber(ctx context.Context, email, status string, now time.Time) error
+	// SubscriberByToken returns the subscriber whose UnsubscribeToken is token (ENOTFOUND: none).
+	SubscriberByToken(ctx context.Context, token string) (*folio.Subscriber, error)
+	// SetPreference stores the preference of the subscriber whose UnsubscribeToken is token; with
+	// reactivate, an unsubscribed subscriber who had confirmed is active again (they hold a link
+	// of their own mailbox). It returns the subscriber as it now is (ENOTFOUND: none).
+	SetPreference(ctx context.Context, token, preference string, reactivate bool, now time.Time) (*folio.Subscriber, error)
 }
 
 // Confirmation is the double opt-in token a subscribe request stores.
@@ -51,9 +67,11 @@ type Confirmation struct {
 	MailedAt, ResendAfter time.Time
 }
 
-// MailQueue turns a message into an outbox item without storing it (*mail.Outbox does).
+// MailQueue turns a message into an outbox item without storing it, or stores it
+// (*mail.Outbox does).
 type MailQueue interface {
 	NewItem(m *folio.MailMessage) (mail.OutboxItem, error)
+	Enqueue(ctx context.Context, m *folio.MailMessage) (string, error)
 }
 
 // OutboxTx stores an outbox item inside a transaction (*sqldb.OutboxStore does).

@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/foliotest"
 )
 
 // harness is one limiter implementation under the shared conformance suite.
@@ -52,9 +51,9 @@ func TestMemoryConformance(t *testing.T) {
 
 func TestRedisConformance(t *testing.T) {
 	t.Parallel()
-	url := redisURL(t)
+	redisURL(t)
 	runConformance(t, func(t *testing.T) *harness {
-		r := NewRedis(mustRedisClient(t, url), uniquePrefix(t))
+		r := NewRedis(foliotest.RedisPool(t), uniquePrefix(t))
 		return &harness{
 			limiter:     r,
 			now:         time.Now,
@@ -253,21 +252,6 @@ func redisURL(t *testing.T) string {
 	return url
 }
 
-// mustRedisClient opens a client of its own, closed when the test ends.
-func mustRedisClient(t *testing.T, url string) *redis.Client {
-	t.Helper()
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("FOLIO_TEST_REDIS_URL: %v", err)
-	}
-	c := redis.NewClient(opts)
-	t.Cleanup(func() { _ = c.Close() })
-	if err := c.Ping(context.Background()).Err(); err != nil {
-		t.Fatalf("redis ping: %v", err)
-	}
-	return c
-}
-
 // uniquePrefix keeps parallel tests (and earlier runs) from sharing keys, and deletes the
 // test's keys afterwards.
 func uniquePrefix(t *testing.T) string {
@@ -275,20 +259,8 @@ func uniquePrefix(t *testing.T) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	prefix := fmt.Sprintf("folio-test:ratelimit:%s:%s:", t.Name(), hex.EncodeToString(b[:]))
-	url := os.Getenv("FOLIO_TEST_REDIS_URL")
-	t.Cleanup(func() {
-		opts, err := redis.ParseURL(url)
-		if err != nil {
-			return
-		}
-		c := redis.NewClient(opts)
-		defer c.Close()
-		ctx := context.Background()
-		iter := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
-		for iter.Next(ctx) {
-			c.Del(ctx, iter.Val())
-		}
-	})
+	pool := foliotest.RedisPool(t)
+	t.Cleanup(func() { foliotest.RedisDeletePrefix(t, pool, prefix) })
 	return prefix
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/gomodule/redigo/redis"
 
 	"github.com/foliohq/folio"
 )
@@ -22,7 +22,7 @@ import (
 // ARGV[1] = limit, ARGV[2] = window in microseconds, ARGV[3] = Buckets, ARGV[4] = "1" to peek
 // (decide without writing anything: Limiter.Peek)
 // Returns {allowed 0|1, remaining, reset µs, now µs}.
-var bucketedWindowScript = redis.NewScript(`
+var bucketedWindowScript = redis.NewScript(1, `
 local key = KEYS[1]
 local limit = tonumber(ARGV[1])
 local span = tonumber(ARGV[2])
@@ -88,14 +88,25 @@ return {0, 0, forgetAt(cur), now}
 // Redis is a folio.Limiter whose counts live in Redis and are shared by every instance using the
 // same server and prefix. It is safe for concurrent use.
 type Redis struct {
-	client *redis.Client
+	pool   *redis.Pool
 	prefix string
 }
 
-// NewRedis returns a limiter storing its state under prefix+key in client's database. The
-// client's dial and read timeouts bound how long Allow waits when Redis is unreachable.
-func NewRedis(client *redis.Client, prefix string) *Redis {
-	return &Redis{client: client, prefix: prefix}
+// NewRedis returns a limiter storing its state under prefix+key in pool's database. The pool's
+// dial and read timeouts bound how long Allow waits when Redis is unreachable.
+func NewRedis(pool *redis.Pool, prefix string) *Redis {
+	return &Redis{pool: pool, prefix: prefix}
+}
+
+// script runs s with one key in a connection of the pool. The script is sent by its hash and,
+// the first time a server lacks it, in full.
+func (r *Redis) script(ctx context.Context, s *redis.Script, key string, args ...any) (any, error) {
+	conn, err := r.pool.GetContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return s.DoContext(ctx, conn, append([]any{r.prefix + key}, args...)...)
 }
 
 // Allow implements folio.Limiter. It returns an error, never a decision, when Redis cannot be
@@ -118,8 +129,7 @@ func (r *Redis) Peek(ctx context.Context, key string, rl folio.RateLimit) (folio
 
 func (r *Redis) run(ctx context.Context, key string, rl folio.RateLimit, peek string) (folio.RateDecision, error) {
 	windowMicros := max(rl.Window.Microseconds(), 1)
-	res, err := bucketedWindowScript.Run(ctx, r.client, []string{r.prefix + key},
-		rl.Limit, windowMicros, Buckets, peek).Int64Slice()
+	res, err := redis.Int64s(r.script(ctx, bucketedWindowScript, key, rl.Limit, windowMicros, Buckets, peek))
 	if err != nil {
 		return folio.RateDecision{}, fmt.Errorf("ratelimit: redis: %w", err)
 	}

@@ -5,19 +5,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/foliotest"
 )
 
 // TestRedisTwoInstancesShareLimit: two limiters with their own connections (as two folio
 // processes would have) count against one window.
 func TestRedisTwoInstancesShareLimit(t *testing.T) {
 	t.Parallel()
-	url := redisURL(t)
 	prefix := uniquePrefix(t)
-	a := NewRedis(mustRedisClient(t, url), prefix)
-	b := NewRedis(mustRedisClient(t, url), prefix)
+	a := NewRedis(foliotest.RedisPool(t), prefix)
+	b := NewRedis(foliotest.RedisPool(t), prefix)
 	rl := folio.RateLimit{Limit: 4, Window: time.Hour}
 
 	for i, l := range []*Redis{a, b, a, b} {
@@ -38,10 +36,7 @@ func TestRedisTwoInstancesShareLimit(t *testing.T) {
 func TestRedisUnreachable(t *testing.T) {
 	t.Parallel()
 	// Port 1 on loopback refuses connections; no test Redis needed.
-	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 200 * time.Millisecond,
-		MaxRetries: -1})
-	t.Cleanup(func() { _ = c.Close() })
-	r := NewRedis(c, "folio-test:")
+	r := NewRedis(foliotest.UnreachableRedis(t), "folio-test:")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	d, err := r.Allow(ctx, "k", folio.RateLimit{Limit: 1, Window: time.Second})
@@ -53,15 +48,11 @@ func TestRedisUnreachable(t *testing.T) {
 // TestRedisKeyExpires: the script sets a TTL, so idle identifiers vanish from Redis on their own.
 func TestRedisKeyExpires(t *testing.T) {
 	t.Parallel()
-	url := redisURL(t)
-	c := mustRedisClient(t, url)
+	c := foliotest.RedisPool(t)
 	prefix := uniquePrefix(t)
 	r := NewRedis(c, prefix)
 	mustAllow(t, r, "k", folio.RateLimit{Limit: 3, Window: time.Minute})
-	ttl, err := c.PTTL(context.Background(), prefix+"k").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ttl := time.Duration(foliotest.RedisDo(t, c, "PTTL", prefix+"k").(int64)) * time.Millisecond
 	if ttl <= 0 || ttl > time.Minute+time.Minute/Buckets+time.Second {
 		t.Errorf("PTTL = %s, want in (0, 1m+1m/Buckets+1s]", ttl)
 	}
@@ -71,8 +62,7 @@ func TestRedisKeyExpires(t *testing.T) {
 // identifier's hash keeps at most Buckets+4 fields (anchor, window, head and the live buckets).
 func TestRedisStateIndependentOfLimit(t *testing.T) {
 	t.Parallel()
-	url := redisURL(t)
-	c := mustRedisClient(t, url)
+	c := foliotest.RedisPool(t)
 	prefix := uniquePrefix(t)
 	r := NewRedis(c, prefix)
 	rl := folio.RateLimit{Limit: 1_000_000, Window: 80 * time.Millisecond}
@@ -81,10 +71,7 @@ func TestRedisStateIndependentOfLimit(t *testing.T) {
 		if d := mustAllow(t, r, "k", rl); !d.Allowed {
 			t.Fatalf("request %d denied under a limit of %d", i, rl.Limit)
 		}
-		n, err := c.HLen(context.Background(), prefix+"k").Result()
-		if err != nil {
-			t.Fatal(err)
-		}
+		n := foliotest.RedisDo(t, c, "HLEN", prefix+"k").(int64)
 		most = max(most, n)
 		time.Sleep(time.Millisecond)
 	}

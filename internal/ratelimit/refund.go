@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/gomodule/redigo/redis"
 )
 
 // Refund gives back the most recent request counted for key: the caller learned that the
@@ -29,7 +29,7 @@ func (m *Memory) Refund(_ context.Context, key string) error {
 
 // refundScript takes one request from the newest bucket of the identifier's hash that holds one
 // (see bucketedWindowScript), atomically, so concurrent refunds each remove one.
-var refundScript = redis.NewScript(`
+var refundScript = redis.NewScript(1, `
 local raw = redis.call('HGETALL', KEYS[1])
 local newest = nil
 for i = 1, #raw, 2 do
@@ -44,7 +44,7 @@ return 0
 
 // Refund implements the same for Redis.
 func (r *Redis) Refund(ctx context.Context, key string) error {
-	if err := refundScript.Run(ctx, r.client, []string{r.prefix + key}).Err(); err != nil {
+	if _, err := r.script(ctx, refundScript, key); err != nil {
 		return fmt.Errorf("ratelimit: redis refund: %w", err)
 	}
 	return nil

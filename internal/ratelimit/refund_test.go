@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/foliotest"
 )
@@ -46,17 +44,8 @@ func TestMemoryRefund(t *testing.T) {
 }
 
 func TestRedisRefund(t *testing.T) {
-	u := foliotest.RedisURL()
-	if u == "" {
-		t.Skip("FOLIO_TEST_REDIS_URL is not set; skipping the Redis refund test")
-	}
-	opt, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := redis.NewClient(opt)
-	t.Cleanup(func() { c.Close() })
+	c := foliotest.RedisPool(t)
 	prefix := "folio-test-refund-" + time.Now().Format("150405.000000") + ":"
-	t.Cleanup(func() { c.Del(context.Background(), prefix+"helper:book:203.0.113.7") })
+	t.Cleanup(func() { foliotest.RedisDo(t, c, "DEL", prefix+"helper:book:203.0.113.7") })
 	checkRefund(t, NewRedis(c, prefix), "helper:book:203.0.113.7")
 }

@@ -32,13 +32,6 @@ func scanPasskey(row interface{ Scan(...any) error }) (*folio.Passkey, error) {
 	return &p, nil
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // CreatePasskey stores p (setting its ID and CreatedAt) and ends every session of its user but
 // the one whose token id is keepJTI, as a password change does; it returns the new revocation
 // time. A credential registered already (to anyone) is ECONFLICT; an unknown user ENOTFOUND.

@@ -253,6 +253,11 @@ func (s *PostStore) storePostWrite(ctx context.Context, tx *sql.Tx, w *folio.Pos
 			return err
 		}
 	}
+	if w.NewsletterSend != nil {
+		if err := s.setNewsletterSend(ctx, tx, p, *w.NewsletterSend); err != nil {
+			return err
+		}
+	}
 	return s.Webhooks.emitAll(ctx, tx, w.Events)
 }
 

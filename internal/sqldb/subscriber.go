@@ -13,12 +13,12 @@ import (
 
 var _ newsletter.Store = (*SubscriberStore)(nil)
 
-const subscriberColumns = `id, email, name, status, source, created_at, confirmed_at, unsubscribe_token`
+const subscriberColumns = `id, email, name, status, source, created_at, confirmed_at, unsubscribe_token, preference`
 
 func scanSubscriber(row interface{ Scan(...any) error }) (*folio.Subscriber, error) {
 	var s folio.Subscriber
 	var created, confirmed Time
-	if err := row.Scan(&s.ID, &s.Email, &s.Name, &s.Status, &s.Source, &created, &confirmed, &s.UnsubscribeToken); err != nil {
+	if err := row.Scan(&s.ID, &s.Email, &s.Name, &s.Status, &s.Source, &created, &confirmed, &s.UnsubscribeToken, &s.Preference); err != nil {
 		return nil, err
 	}
 	s.CreatedAt, s.ConfirmedAt = created.Time, confirmed.Ptr()

@@ -20,3 +20,16 @@ func TestSubscriberStore(t *testing.T) {
 		})
 	})
 }
+
+func TestSendStore(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		newslettertest.TestSendStore(t, func(t *testing.T) (newsletter.Store, newsletter.SendStore) {
+			fresh := foliotest.MustOpenSQLite
+			if db.Dialect != sqldb.SQLite {
+				fresh = foliotest.MustOpenPostgres
+			}
+			d := fresh(t)
+			return d.Subscribers, d.Subscribers
+		})
+	})
+}

@@ -220,13 +220,17 @@ func (s *WebhookStore) EmitTx(ctx context.Context, tx *sql.Tx, ev folio.Event) e
 }
 
 // emitAll queues the deliveries of events inside tx: the subscribed webhooks' and, for post
-// events, the fan-out to the fediverse followers and the Webmentions of a publication.
+// events, the fan-out to the fediverse followers and the Webmentions of a publication, and the
+// newsletter of a publication whose newsletter.send is on (newsletter.go).
 func (s *WebhookStore) emitAll(ctx context.Context, tx *sql.Tx, events []folio.Event) error {
 	for _, ev := range events {
 		if err := s.EmitTx(ctx, tx, ev); err != nil {
 			return err
 		}
 		if err := s.queuePostFanOut(ctx, tx, ev); err != nil {
+			return err
+		}
+		if err := s.queueNewsletterIssue(ctx, tx, ev); err != nil {
 			return err
 		}
 	}

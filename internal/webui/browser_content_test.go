@@ -125,8 +125,8 @@ func TestBrowserContent(t *testing.T) {
 			"images": []map[string]any{{"url": url, "alt": "a gradient", "type": "screenshot"}}}, nil); res.status != 201 {
 			t.Fatalf("create project: %d %s", res.status, res.body)
 		}
-		desk.do(t, "delete the image", chromedp.Click(css(fmt.Sprintf(`#media-grid figure[data-key=%s] .menu-button`, jsString(url)))),
-			chromedp.Click(css(`.menu:popover-open [id^="delete-"]`)),
+		desk.openMenu(t, fmt.Sprintf(`#media-grid figure[data-key=%s] .menu-button`, jsString(url)))
+		desk.do(t, "delete the image", chromedp.Click(css(`.menu:popover-open [id^="delete-"]`)),
 			chromedp.WaitVisible(css("#confirm-dialog")), chromedp.Click(css("#confirm-ok")))
 		desk.waitText(t, "#media-uses", "Project “Gradient study”")
 		desk.screenshot(t, s, "content-03-media-in-use")

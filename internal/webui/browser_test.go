@@ -536,8 +536,8 @@ func TestBrowser(t *testing.T) {
 		if html := eval[string](t, desk, `document.body.textContent`); strings.Contains(html, secret) {
 			t.Error("the secret is still on the page after it was dismissed")
 		}
-		desk.do(t, "revoke", chromedp.Click(css(`#keys-table tr[data-key-name="browser-ci"] .menu-button`)),
-			chromedp.Click(css(`#keys-table tr[data-key-name="browser-ci"] [id^="revoke-"]`)), chromedp.WaitVisible(css("#confirm-dialog")))
+		desk.openMenu(t, `#keys-table tr[data-key-name="browser-ci"] .menu-button`)
+		desk.do(t, "revoke", chromedp.Click(css(`#keys-table tr[data-key-name="browser-ci"] [id^="revoke-"]`)), chromedp.WaitVisible(css("#confirm-dialog")))
 		desk.do(t, "confirm the revocation", chromedp.Click(css("#confirm-ok")))
 		desk.waitText(t, "#toasts", "Revoked “browser-ci”")
 		desk.waitFor(t, "the key's row to go", `!document.querySelector('tr[data-key-name="browser-ci"]')`)
@@ -876,4 +876,22 @@ func writePNG(t *testing.T, path string) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// openMenu presses a row's menu button (a CSS selector) until its menu is open. A press that
+// lands while the page is still settling (a thumbnail or a late banner moving the row) opens
+// nothing, so it is tried again, up to three times, before the test fails.
+func (tb *tab) openMenu(t *testing.T, button string) {
+	t.Helper()
+	var err error
+	for range 3 {
+		ctx, cancel := context.WithTimeout(tb.ctx, 15*time.Second)
+		err = chromedp.Do(ctx, chromedp.Click(css(button)),
+			chromedp.Poll[chromedp.Void](`!!document.querySelector('.menu:popover-open')`, chromedp.WithPollingTimeout(5*time.Second)))
+		cancel()
+		if err == nil {
+			return
+		}
+	}
+	t.Fatalf("opening the menu %s: %v", button, err)
 }

@@ -354,8 +354,9 @@ func TestFirstHour(t *testing.T) {
 		desk.waitText(t, "#toasts", "Created “Short-lived project”")
 		desk.do(t, "projects", chromedp.Navigate(f.base+"/admin/#/projects"), chromedp.WaitVisible(css("#projects-table")))
 		// Row actions are in the row's menu; Delete is marked as the dangerous one.
-		menu := css(`#projects-table button[aria-label="Actions for Short-lived project"]`)
-		desk.do(t, "delete", chromedp.Click(menu), chromedp.Click(css(`.menu:popover-open [id^="delete-"]`)), chromedp.WaitVisible(css("#confirm-dialog")))
+		menu := `#projects-table button[aria-label="Actions for Short-lived project"]`
+		desk.openMenu(t, menu)
+		desk.do(t, "delete", chromedp.Click(css(`.menu:popover-open [id^="delete-"]`)), chromedp.WaitVisible(css("#confirm-dialog")))
 		if cls := eval[string](t, desk, `document.querySelector('#projects-table .menu [id^="delete-"]').className`); cls != "menu-item danger" {
 			t.Errorf("the menu's delete item is %q, want the danger style", cls)
 		}
@@ -363,7 +364,8 @@ func TestFirstHour(t *testing.T) {
 		desk.do(t, "cancel", chromedp.Click(css("#confirm-cancel")))
 		desk.waitFor(t, "the dialog to close", `!document.querySelector('#confirm-dialog')`)
 		desk.waitText(t, "#projects-table", "Short-lived project")
-		desk.do(t, "delete for real", chromedp.Click(menu), chromedp.Click(css(`.menu:popover-open [id^="delete-"]`)), chromedp.WaitVisible(css("#confirm-dialog")),
+		desk.openMenu(t, menu)
+		desk.do(t, "delete for real", chromedp.Click(css(`.menu:popover-open [id^="delete-"]`)), chromedp.WaitVisible(css("#confirm-dialog")),
 			chromedp.Click(css("#confirm-ok")))
 		desk.waitText(t, "#toasts", "Deleted “Short-lived project”")
 		desk.waitFor(t, "the row to go", `!document.querySelector('#projects-table')?.textContent.includes('Short-lived project')`)

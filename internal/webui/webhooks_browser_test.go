@@ -66,11 +66,13 @@ func TestBrowserWebhooks(t *testing.T) {
 		t.Fatalf("GET /api/webhooks: %d %s", res.status, res.body)
 	}
 
-	desk.do(t, "send a test delivery", chromedp.Click(css("#webhooks-table .menu-button")), chromedp.Click(css("#webhooks-table [id^='test-']")))
+	desk.openMenu(t, "#webhooks-table .menu-button")
+	desk.do(t, "send a test delivery", chromedp.Click(css("#webhooks-table [id^='test-']")))
 	desk.waitText(t, "#deliveries-table", "webhook.test")
 	desk.waitFor(t, "the test delivery in the log", `document.querySelector('#deliveries-table tr[data-status]') !== null`)
 	desk.screenshot(t, s, "webhooks-02-log")
-	desk.do(t, "delete the webhook", chromedp.Click(css("#webhooks-table .menu-button")), chromedp.Click(css("#webhooks-table [id^='delete-']")),
+	desk.openMenu(t, "#webhooks-table .menu-button")
+	desk.do(t, "delete the webhook", chromedp.Click(css("#webhooks-table [id^='delete-']")),
 		chromedp.WaitVisible(css("#confirm-dialog")), chromedp.Click(css("#confirm-ok")))
 	desk.waitText(t, "main", "No webhooks yet.")
 

@@ -227,7 +227,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if token, ok := strings.CutPrefix(p, "/book/manage/"); ok && token != "" && !strings.Contains(token, "/") {
 		p = "/book/" // the page reads the token from its address
 	}
-	for _, prefix := range []string{"/subscribe/confirm/", "/unsubscribe/"} {
+	for _, prefix := range []string{"/subscribe/confirm/", "/subscribe/preferences/", "/unsubscribe/"} {
 		if token, ok := strings.CutPrefix(p, prefix); ok && token != "" && !strings.Contains(token, "/") {
 			p = "/subscribe/" // the page reads the token from its address
 		}

@@ -142,3 +142,38 @@ func TestNoRemoteOrInlineCode(t *testing.T) {
 		}
 	}
 }
+
+// TestNavIconsDistinct: every page of the dashboard's navigation that has an icon has its own,
+// and each is one of the vendored icons (Comments once borrowed Inbox's).
+func TestNavIconsDistinct(t *testing.T) {
+	t.Parallel()
+	admin, err := files.ReadFile("ui/admin/admin.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	icons, err := files.ReadFile("ui/shared/icons.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, _ := strings.Cut(string(admin), "const pages = [")
+	list, _, _ = strings.Cut(list, "];")
+	row := regexp.MustCompile(`\{ path: '([^']+)'[^\n]*?\bicon: '([^']+)'`)
+	rows := row.FindAllStringSubmatch(list, -1)
+	if len(rows) < 10 {
+		t.Fatalf("found %d pages with icons in admin.js; the pattern no longer reads the page list", len(rows))
+	}
+	owner := map[string]string{}
+	for _, r := range rows {
+		page, name := r[1], r[2]
+		if other, ok := owner[name]; ok {
+			t.Errorf("pages %s and %s share the icon %s", other, page, name)
+		}
+		owner[name] = page
+		if !strings.Contains(string(icons), "\n  '"+name+"': [") {
+			t.Errorf("page %s: icon %s is not in icons.js", page, name)
+		}
+	}
+	if owner["message-square-text"] != "comments" {
+		t.Errorf("comments has no speech-bubble icon (icons %v)", owner)
+	}
+}

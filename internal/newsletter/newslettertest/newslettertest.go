@@ -5,6 +5,7 @@ package newslettertest
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -262,6 +263,163 @@ func TestStore(t *testing.T, open func(t *testing.T) newsletter.Store) {
 		// The listed address kept its confirmation token.
 		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-import-aaaaaaaaaa"), now, noAlso); err != nil {
 			t.Fatal(err)
+		}
+	})
+
+	t.Run("EraseKeepsHash", func(t *testing.T) {
+		s := open(t)
+		subscribe(t, s, "nia@example.com", "token-erase-aaaaaaaaaaa", now)
+		got := list(t, s, folio.SubscriberFilter{})
+		hash := func(email string) string { return "h:" + email }
+		if err := s.EraseSubscriber(ctx, got[0].ID, hash, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EraseSubscriber(ctx, got[0].ID, hash, now); !folio.IsNotFound(err) {
+			t.Fatalf("erasing twice: %v, want ENOTFOUND", err)
+		}
+		if got := list(t, s, folio.SubscriberFilter{}); len(got) != 0 {
+			t.Fatalf("after erase: %+v", got)
+		}
+		erased, err := s.ErasedAmong(ctx, []string{"h:nia@example.com", "h:other@example.com"})
+		if err != nil || len(erased) != 1 || !erased["h:nia@example.com"] {
+			t.Fatalf("ErasedAmong: %v %v", erased, err)
+		}
+		// Confirming again drops the mark (ForgetErased runs in the confirmation's transaction).
+		subscribe(t, s, "nia@example.com", "token-erase-bbbbbbbbbbb", now)
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-erase-bbbbbbbbbbb"), now, func(tx *sql.Tx, sub *folio.Subscriber) error {
+			return s.ForgetErased(ctx, tx, hash(sub.Email))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if erased, _ := s.ErasedAmong(ctx, []string{"h:nia@example.com"}); len(erased) != 0 {
+			t.Fatalf("still erased: %v", erased)
+		}
+	})
+
+	t.Run("MarkAndPreferences", func(t *testing.T) {
+		s := open(t)
+		in := sub("oz@example.com", now)
+		if _, err := s.Subscribe(ctx, in, conf("token-pref-aaaaaaaaaaaa", now), func(*sql.Tx) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ConfirmSubscriber(ctx, newsletter.TokenHash("token-pref-aaaaaaaaaaaa"), now, noAlso); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.SubscriberByToken(ctx, in.UnsubscribeToken)
+		if err != nil || got.Preference != folio.PreferencePosts || got.Status != folio.SubscriberActive {
+			t.Fatalf("SubscriberByToken: %+v %v", got, err)
+		}
+		if _, err := s.SubscriberByToken(ctx, "no-such-token-aaaaaaaa"); !folio.IsNotFound(err) {
+			t.Fatalf("unknown token: %v", err)
+		}
+		if _, err := s.Unsubscribe(ctx, in.UnsubscribeToken, now); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.SetPreference(ctx, in.UnsubscribeToken, folio.PreferenceNone, false, now); err != nil || got.Status != folio.SubscriberUnsubscribed || got.Preference != folio.PreferenceNone {
+			t.Fatalf("none: %+v %v", got, err)
+		}
+		if got, err := s.SetPreference(ctx, in.UnsubscribeToken, folio.PreferenceDigest, true, now); err != nil || got.Status != folio.SubscriberActive || got.Preference != folio.PreferenceDigest {
+			t.Fatalf("digest after unsubscribing: %+v %v", got, err)
+		}
+		if err := s.MarkSubscriber(ctx, "OZ@example.com", folio.SubscriberBounced, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkSubscriber(ctx, "nobody@example.com", folio.SubscriberBounced, now); err != nil {
+			t.Fatalf("an unknown address: %v", err)
+		}
+		// A bounced address is not made active again by its preferences.
+		if got, err := s.SetPreference(ctx, in.UnsubscribeToken, folio.PreferencePosts, true, now); err != nil || got.Status != folio.SubscriberBounced {
+			t.Fatalf("bounced, then posts: %+v %v", got, err)
+		}
+	})
+}
+
+// TestSendStore checks the send rows of a SendStore: open returns a fresh store and its list.
+func TestSendStore(t *testing.T, open func(t *testing.T) (newsletter.Store, newsletter.SendStore)) {
+	ctx := context.Background()
+	now := time.Date(2030, 3, 4, 9, 0, 0, 0, time.UTC)
+	seed := func(t *testing.T, s newsletter.Store, pref string, emails ...string) {
+		t.Helper()
+		var subs []folio.Subscriber
+		for _, e := range emails {
+			subs = append(subs, folio.Subscriber{ID: folio.NewID(), Email: e, Status: folio.SubscriberActive, CreatedAt: now, ConfirmedAt: &now,
+				UnsubscribeToken: newsletter.NewToken()})
+		}
+		if _, err := s.ImportSubscribers(ctx, subs); err != nil {
+			t.Fatal(err)
+		}
+		for _, sub := range subs {
+			if _, err := s.SetPreference(ctx, sub.UnsubscribeToken, pref, false, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	t.Run("FanOutClaimFinish", func(t *testing.T) {
+		list, sends := open(t)
+		seed(t, list, folio.PreferenceDigest, "a@example.com", "b@example.com", "c@example.com")
+		seed(t, list, folio.PreferencePosts, "p@example.com")
+		const id = "digest:2030-W09"
+		for i, want := range []bool{true, false} {
+			created, err := sends.CreateDigestIssue(ctx, id, now.AddDate(0, 0, -7), now, now)
+			if err != nil || created != want {
+				t.Fatalf("CreateDigestIssue #%d: %v %v", i, created, err)
+			}
+		}
+		for range 2 { // the second fan-out writes nothing more
+			is, err := sends.FanOut(ctx, id, folio.PreferenceDigest, now)
+			if err != nil || is.Total != 3 || !is.FannedOut || is.Kind != "digest" || !is.PeriodEnd.Equal(now) {
+				t.Fatalf("FanOut: %+v %v", is, err)
+			}
+		}
+		if _, err := sends.FanOut(ctx, "digest:none", folio.PreferenceDigest, now); !folio.IsNotFound(err) {
+			t.Fatalf("FanOut of no issue: %v", err)
+		}
+		a, err := sends.ClaimSends(ctx, id, "a", now, now.Add(time.Minute), 2)
+		if err != nil || len(a) != 2 || a[0].Attempts != 1 || a[0].Email == "" || a[0].Status != folio.SubscriberActive || a[0].UnsubscribeToken == "" {
+			t.Fatalf("claim a: %+v %v", a, err)
+		}
+		b, err := sends.ClaimSends(ctx, id, "b", now, now.Add(time.Minute), 5)
+		if err != nil || len(b) != 1 || b[0].SubscriberID == a[0].SubscriberID || b[0].SubscriberID == a[1].SubscriberID {
+			t.Fatalf("claim b: %+v %v", b, err)
+		}
+		if more, _ := sends.ClaimSends(ctx, id, "c", now, now.Add(time.Minute), 5); len(more) != 0 {
+			t.Fatalf("claimed leased rows: %+v", more)
+		}
+		if err := sends.FinishSend(ctx, id, a[0].SubscriberID, "b", newsletter.SendOutcome{Status: newsletter.SendSent, At: now}); !errors.Is(err, newsletter.ErrSendLeaseLost) {
+			t.Fatalf("another's row: %v", err)
+		}
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(sends.FinishSend(ctx, id, a[0].SubscriberID, "a", newsletter.SendOutcome{Status: newsletter.SendSent, At: now}))
+		must(sends.FinishSend(ctx, id, a[1].SubscriberID, "a", newsletter.SendOutcome{Status: newsletter.SendPending, At: now, RetryAt: now.Add(time.Hour), Error: "451"}))
+		must(sends.FinishSend(ctx, id, b[0].SubscriberID, "b", newsletter.SendOutcome{Status: newsletter.SendFailed, At: now, Error: "550", Bounced: true}))
+		left, next, err := sends.IssueRemaining(ctx, id)
+		if err != nil || left != 1 || !next.Equal(now.Add(time.Hour)) {
+			t.Fatalf("IssueRemaining: %d %v %v", left, next, err)
+		}
+		if early, _ := sends.ClaimSends(ctx, id, "a", now.Add(time.Minute), now.Add(2*time.Minute), 5); len(early) != 0 {
+			t.Fatalf("claimed before its retry: %+v", early)
+		}
+		retry, err := sends.ClaimSends(ctx, id, "a", now.Add(time.Hour), now.Add(2*time.Hour), 5)
+		if err != nil || len(retry) != 1 || retry[0].Attempts != 2 {
+			t.Fatalf("retry: %+v %v", retry, err)
+		}
+		// The lease lapses: another claimer takes the row, and the first one's outcome is refused.
+		taken, err := sends.ClaimSends(ctx, id, "c", now.Add(3*time.Hour), now.Add(4*time.Hour), 5)
+		if err != nil || len(taken) != 1 || taken[0].Attempts != 3 {
+			t.Fatalf("after the lease: %+v %v", taken, err)
+		}
+		if err := sends.FinishSend(ctx, id, retry[0].SubscriberID, "a", newsletter.SendOutcome{Status: newsletter.SendSent, At: now}); !errors.Is(err, newsletter.ErrSendLeaseLost) {
+			t.Fatalf("a lapsed lease: %v", err)
+		}
+		bounced, _, err := list.Subscribers(ctx, folio.SubscriberFilter{Status: folio.SubscriberBounced}, 1, 10)
+		if err != nil || len(bounced) != 1 || bounced[0].ID != b[0].SubscriberID {
+			t.Fatalf("bounced: %+v %v", bounced, err)
 		}
 	})
 }

@@ -277,6 +277,31 @@ function editor(post, navigate, announce, feats) {
   const [comments, commentsRow] = check('enableComments', 'Allow comments', settings.enableComments);
   const [reactions, reactionsRow] = check('enableReactions', 'Allow reactions', settings.enableReactions);
   const [newsletter, newsletterRow] = check('newsletter', 'Send to newsletter subscribers', settings.newsletter);
+  // The newsletter option (publishing-options' newsletter.send) and the mailing's progress
+  // (GET /api/posts/{id}/newsletter), refreshed while the mailing goes out.
+  const newsletterState = h('p', { id: 'newsletter-state', class: 'small', 'aria-live': 'polite' }, '');
+  const showNewsletter = (p) => {
+    const failed = p.failed ? `, ${p.failed} failed` : '';
+    newsletterState.textContent = p.status === 'sent' ? `Newsletter sent to ${p.sent} of ${p.total} subscribers${failed}.`
+      : p.status === 'sending' ? `Newsletter going out: ${p.sent} of ${p.total} sent${failed}.`
+        : p.status === 'queued' ? 'Newsletter queued: it goes out in a moment.'
+          : p.send ? 'Mailed to the subscribers when the post is published.' : '';
+  };
+  const loadNewsletter = async (id, first) => {
+    let p;
+    try {
+      p = await api('GET', `/api/posts/${encodeURIComponent(id)}/newsletter`);
+    } catch {
+      newsletterState.textContent = '';
+      return;
+    }
+    if (first) newsletter.checked = !!p.send;
+    showNewsletter(p);
+    if ((p.status === 'queued' || p.status === 'sending') && newsletterState.isConnected) {
+      setTimeout(() => { if (newsletterState.isConnected) loadNewsletter(id, false); }, 5000);
+    }
+  };
+  if (post) loadNewsletter(post.id, true);
   const ext = feats.externalBlog;
   const extOn = !ext || ext.configured;
   const [cross, crossRow] = check('crossPlatform', 'Also publish on the external blog', extOn && cur.crossPlatformPublishing && cur.crossPlatformPublishing.extblog);
@@ -300,7 +325,7 @@ function editor(post, navigate, announce, feats) {
       section('Organise', field('Tags', tags, 'Comma-separated.'), field('Category', category), field('Series', series)),
       section('Search and social', field('SEO title', seoTitle), field('SEO description', seoDesc),
         h('div', { class: 'field' }, h('label', { for: seoImage.id }, 'Social image'), imageField(seoImage, 'Social image'))),
-      section('Readers', commentsRow, reactionsRow, newsletterRow),
+      section('Readers', commentsRow, reactionsRow, newsletterRow, newsletterState),
       extOn ? section('External blog', crossRow, post ? platform(post, status, announce) : null)
         : h('p', { class: 'off-note', id: 'extblog-note' }, 'Cross-posting to an external blog is off. To turn it on, set ',
           (ext.missing || []).flatMap((v, i) => [i ? ' and ' : '', h('code', {}, v)]), ' on the server (Settings → Features).')));
@@ -359,6 +384,7 @@ function editor(post, navigate, announce, feats) {
         seo: { title: seoTitle.value.trim(), description: seoDesc.value.trim(), image: seoImage.value.trim() },
         settings: { enableComments: comments.checked, enableReactions: reactions.checked, newsletter: newsletter.checked },
         crossPlatformPublishing: { extblog: cross.checked },
+        newsletter: { send: newsletter.checked },
       };
       const at = fromLocalInput(when.value);
       if (at) options.scheduledAt = at;
@@ -396,6 +422,7 @@ function editor(post, navigate, announce, feats) {
       if (panes.dataset.view !== 'write') render(content.value); // the preview may have failed while the session was gone
       slug.value = a.slug;
       replace(state, stateLine(a));
+      loadNewsletter(a.id, false);
       syncLabel();
     });
   });

@@ -292,6 +292,24 @@ export const contact = {
   }),
 };
 
+// ---- Newsletter ----
+
+export const newsletter = {
+  render: () => settingsForm({
+    group: 'newsletter', title: 'Newsletter',
+    intro: 'The welcome mail a subscriber gets after confirming. {site} stands for the site\'s name; every mail ends with the unsubscribe link.',
+    fields: (ctl, value) => {
+      const text = h('textarea', { rows: 8, maxlength: 5000, placeholder: 'Thank you: your subscription to {site} is confirmed, and new posts will come to this address.' });
+      text.value = value('welcomeText') || '';
+      return [
+        ctl('welcomeSubject', 'Subject', h('input', { type: 'text', maxlength: 200, value: value('welcomeSubject') || '', placeholder: 'Welcome to {site}' }),
+          { hint: 'Empty: Welcome to <site name>.' }),
+        ctl('welcomeText', 'Text', text, { hint: 'Plain text; a blank line starts a paragraph. Empty: the text shown in grey.', read: () => text.value }),
+      ];
+    },
+  }),
+};
+
 // ---- Analytics ----
 
 export const analytics = {

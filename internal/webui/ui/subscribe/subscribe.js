@@ -3,7 +3,9 @@
 // /subscribe/confirm/<token> is the confirmation link of the mail, which confirms on load
 // (POST /api/subscribers/confirm/{token}) — a POST from the page, so a mail scanner that
 // follows the link confirms nothing. /unsubscribe/<token> is a mail's unsubscribe link: it
-// posts the same one-click request a mail provider would (RFC 8058). Inside an iframe (BOOKING_EMBED_ORIGINS, via
+// posts the same one-click request a mail provider would (RFC 8058) and links to
+// /subscribe/preferences/<token>, where the reader chooses every new post, a weekly digest or
+// nothing (GET/PUT /api/subscribers/preferences/{token}). Inside an iframe (BOOKING_EMBED_ORIGINS, via
 // /subscribe/embed.js) it tells the host page its height.
 import { api, ApiError } from './shared/api.js';
 
@@ -16,7 +18,7 @@ function say(text, kind = '') {
 }
 
 function show(id) {
-  for (const s of ['step-form', 'step-sent', 'step-confirm', 'step-unsubscribe']) $(s).hidden = s !== id;
+  for (const s of ['step-form', 'step-sent', 'step-confirm', 'step-unsubscribe', 'step-prefs']) $(s).hidden = s !== id;
 }
 
 async function confirm(token) {
@@ -51,6 +53,9 @@ async function unsubscribe(token) {
     res = null;
   }
   if (res && res.ok) {
+    const link = $('prefs-link');
+    link.href = `/subscribe/preferences/${encodeURIComponent(token)}`;
+    link.hidden = false;
     $('h-unsubscribe').textContent = 'You are unsubscribed';
     $('unsubscribe-text').textContent = 'No more mail will come to this address. Changed your mind? Subscribe again at any time.';
   } else {
@@ -105,9 +110,45 @@ function reportHeight() {
   addEventListener('load', post);
 }
 
+async function preferences(token) {
+  show('step-prefs');
+  const path = `/api/subscribers/preferences/${encodeURIComponent(token)}`;
+  const fill = (p) => {
+    $('prefs-who').textContent = `For ${p.email}${p.status === 'active' ? '' : ` (${p.status})`}.`;
+    const box = $(`pref-${p.preference}`);
+    if (box) box.checked = true;
+  };
+  try {
+    fill(await api('GET', path));
+  } catch (e) {
+    $('h-prefs').textContent = 'This link does not work';
+    $('prefs-form').hidden = true;
+    say(e instanceof ApiError && e.status === 404 ? 'The address may have been erased from the list, or the link was cut short.'
+      : (e instanceof ApiError ? e.describe() : String(e)), 'error');
+    return;
+  }
+  $('prefs-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const chosen = document.querySelector('input[name="preference"]:checked');
+    if (!chosen) { say('Choose one.', 'error'); return; }
+    $('prefs-save').disabled = true;
+    try {
+      fill(await api('PUT', path, { preference: chosen.value }));
+      say(chosen.value === 'none' ? 'Saved: nothing more will be sent.' : 'Saved.');
+    } catch (e) {
+      say(e instanceof ApiError ? e.describe() : String(e), 'error');
+    } finally {
+      $('prefs-save').disabled = false;
+    }
+  });
+  $('h-prefs').focus();
+}
+
+const prefs = location.pathname.match(/^\/subscribe\/preferences\/([A-Za-z0-9_-]+)$/);
 const token = location.pathname.match(/^\/subscribe\/confirm\/([A-Za-z0-9_-]+)$/);
 const unsub = location.pathname.match(/^\/unsubscribe\/([A-Za-z0-9_-]+)$/);
-if (token) confirm(token[1]);
+if (prefs) preferences(prefs[1]);
+else if (token) confirm(token[1]);
 else if (unsub) unsubscribe(unsub[1]);
 else form();
 reportHeight();

@@ -1,0 +1,386 @@
+package newsletter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/jobs"
+	"github.com/foliohq/folio/internal/markdown"
+)
+
+// Defaults of the sending fields of Service.
+const (
+	DefaultRatePerMinute     = 60
+	DefaultDomainConcurrency = 2
+	DefaultSendLease         = 5 * time.Minute
+	DefaultSendAttempts      = 8
+	// sendWorkers is how many mails one instance hands to the server at once (each domain
+	// limited further by DomainConcurrency).
+	sendWorkers = 8
+	// sendBatch bounds the rows one claim leases.
+	sendBatch = 50
+)
+
+// Send is one leased mail of an issue to a subscriber, as ClaimSends returns it: the
+// subscriber as they are at the claim (status, address, preference), so a subscriber who left
+// meanwhile is skipped.
+type Send struct {
+	Issue            string
+	SubscriberID     string
+	Email, Name      string
+	Status           string // the subscriber's
+	UnsubscribeToken string
+	Attempts         int // counting this one
+}
+
+// Send outcomes, as stored.
+const (
+	SendPending = "pending"
+	SendSending = "sending"
+	SendSent    = "sent"
+	SendFailed  = "failed"
+	SendSkipped = "skipped"
+)
+
+// SendOutcome is what FinishSend records.
+type SendOutcome struct {
+	Status  string    // SendSent, SendFailed, SendSkipped, or SendPending to retry at RetryAt
+	At      time.Time // when it happened
+	RetryAt time.Time
+	Error   string
+	// Bounced marks the subscriber bounced, in the same transaction (a permanent 5xx answer).
+	Bounced bool
+}
+
+// ErrSendLeaseLost is FinishSend's answer when the row is no longer leased to the caller.
+var ErrSendLeaseLost = errors.New("newsletter: send lease lost")
+
+// Issue is one mailing: a post, or the digest of a week.
+type Issue struct {
+	ID     string
+	Kind   string // "post" or "digest"
+	PostID string
+	// PeriodStart and PeriodEnd bound a digest's posts (published in [start, end)).
+	PeriodStart, PeriodEnd time.Time
+	Total                  int
+	FannedOut              bool
+}
+
+// PostIssueID is the issue id of post id.
+func PostIssueID(postID string) string { return "post:" + postID }
+
+// SendStore is what sending needs of storage (*sqldb.SubscriberStore). newslettertest checks it.
+type SendStore interface {
+	// Issue returns an issue; ENOTFOUND when there is none.
+	Issue(ctx context.Context, id string) (*Issue, error)
+	// FanOut writes, once per issue, a pending send row for each active subscriber whose
+	// preference is preference, and returns the issue as it now is (Total set).
+	FanOut(ctx context.Context, issue, preference string, now time.Time) (*Issue, error)
+	// ClaimSends leases to owner until leaseUntil up to limit rows of issue that are pending and
+	// due at now, or sending with a lapsed lease, counting an attempt on each. Of racing callers
+	// on any instance, each row goes to one.
+	ClaimSends(ctx context.Context, issue, owner string, now, leaseUntil time.Time, limit int) ([]Send, error)
+	// FinishSend records the outcome of a leased row, only while owner holds it
+	// (ErrSendLeaseLost otherwise).
+	FinishSend(ctx context.Context, issue, subscriberID, owner string, out SendOutcome) error
+	// IssueRemaining counts the rows of issue still to go (pending or sending) and returns the
+	// earliest time one of them may be claimed.
+	IssueRemaining(ctx context.Context, issue string) (int, time.Time, error)
+	// NewsletterProgress reports a post's newsletter option and its issue's counts.
+	NewsletterProgress(ctx context.Context, postID string) (folio.NewsletterProgress, error)
+	// CreateDigestIssue stores the digest issue id of [start, end) and queues its job, unless it
+	// exists; it reports whether this call created it.
+	CreateDigestIssue(ctx context.Context, id string, start, end, now time.Time) (bool, error)
+	// PublishedPostIDs lists the posts published in [start, end), oldest first.
+	PublishedPostIDs(ctx context.Context, start, end time.Time) ([]string, error)
+}
+
+// Posts is what sending reads of posts (content.Service).
+type Posts interface {
+	Post(ctx context.Context, id string) (*folio.Post, error)
+}
+
+// SendConfig are the sending parts of a Service.
+type SendConfig struct {
+	Sends SendStore
+	Posts Posts
+	// Mailer hands the mails to the mail server (the configured SMTP server or .eml directory),
+	// directly: the send rows are the durable queue, so the outbox is not used for them.
+	Mailer folio.Mailer
+	// Markdown is the site's renderer, the one the post pages use.
+	Markdown *markdown.Renderer
+	// Limiter paces the sending to RatePerMinute across every instance sharing it (Redis), or
+	// this one (memory); nil: no pacing.
+	Limiter folio.Limiter
+	// RatePerMinute is NEWSLETTER_RATE_PER_MINUTE (default 60).
+	RatePerMinute int
+	// DomainConcurrency is how many mails to one recipient domain this instance has in flight
+	// at once (NEWSLETTER_DOMAIN_CONCURRENCY, default 2).
+	DomainConcurrency int
+	// Owner names this instance in send leases (must differ between instances).
+	Owner string
+	// SendLease bounds one mail's attempt; a lease that lapses (the instance died) makes the
+	// row claimable again.
+	SendLease time.Duration
+	// MaxAttempts before a temporarily failing mail is given up.
+	MaxAttempts int
+
+	// Log gets what goes wrong in the background; nil: discarded.
+	Log *slog.Logger
+
+	domainMu sync.Mutex
+	domains  map[string]chan struct{}
+	ownerOne sync.Once
+	owner0   string
+}
+
+func (c *SendConfig) owner() string {
+	c.ownerOne.Do(func() {
+		c.owner0 = c.Owner
+		if c.owner0 == "" {
+			c.owner0 = "newsletter-" + folio.NewID()
+		}
+	})
+	return c.owner0
+}
+
+func (c *SendConfig) log() *slog.Logger {
+	if c.Log != nil {
+		return c.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// sendTimeout bounds one mail's conversation with the server. It does not end with the job's
+// context: a mail in flight is finished and recorded, so a shutdown does not resend it.
+const sendTimeout = time.Minute
+
+// HandleIssue is the handler of folio.JobNewsletterIssue: it writes the issue's send rows
+// (once) and mails them until none is left, pausing between slices of the job's lease. It asks
+// to run again (jobs.RetryAfter) while rows wait for a retry or sit leased by another instance.
+func (s *Service) HandleIssue(ctx context.Context, j folio.Job) error {
+	var pl folio.NewsletterIssueJobPayload
+	if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.Issue == "" {
+		return jobs.Permanent(fmt.Errorf("newsletter: bad issue payload %q", j.Payload))
+	}
+	issue, err := s.Sends.Issue(ctx, pl.Issue)
+	if folio.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	pref := folio.PreferencePosts
+	if issue.Kind == "digest" {
+		pref = folio.PreferenceDigest
+	}
+	if issue, err = s.Sends.FanOut(ctx, issue.ID, pref, s.now().UTC()); err != nil {
+		return err
+	}
+	for ctx.Err() == nil {
+		n, wait, err := s.SendBatch(ctx, issue)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			continue
+		}
+		if wait <= 0 || !sleep(ctx, wait) {
+			break // nothing due now, or the job's time is up: the job runs again
+		}
+	}
+	left, next, err := s.Sends.IssueRemaining(context.WithoutCancel(ctx), issue.ID)
+	if err != nil || left == 0 {
+		return err
+	}
+	return jobs.RetryAfter(fmt.Errorf("newsletter: %d mails of %s still to go", left, issue.ID), max(next.Sub(s.now()), 0))
+}
+
+// SendBatch claims the rows of issue this instance may send now (as many as the rate allows,
+// at most sendBatch) and mails them; it returns how many rows it claimed, and when none because
+// the rate is spent, how long until it frees a send.
+func (s *Service) SendBatch(ctx context.Context, issue *Issue) (int, time.Duration, error) {
+	n, wait := s.allowance(ctx)
+	if n == 0 {
+		return 0, wait, nil
+	}
+	now := s.now().UTC()
+	rows, err := s.Sends.ClaimSends(ctx, issue.ID, s.owner(), now, now.Add(orDefault(s.SendLease, DefaultSendLease)), n)
+	if err != nil || len(rows) == 0 {
+		return 0, 0, err
+	}
+	content, err := s.issueContent(ctx, issue)
+	if err != nil {
+		return 0, 0, err // the leases lapse and the rows are tried again
+	}
+	sem := make(chan struct{}, sendWorkers)
+	var wg sync.WaitGroup
+	for _, row := range rows {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			release := s.domainSlot(ctx, row.Email)
+			defer release()
+			s.sendOne(ctx, row, content)
+		}()
+	}
+	wg.Wait()
+	return len(rows), 0, nil
+}
+
+// sleep waits d or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// issueContent is what an issue mails: its post, or the digest's posts (nil: nothing to mail).
+type issueContent struct {
+	post   *folio.Post
+	digest []*folio.Post
+}
+
+func (s *Service) issueContent(ctx context.Context, issue *Issue) (issueContent, error) {
+	if issue.Kind == "post" {
+		p, err := s.Posts.Post(ctx, issue.PostID)
+		if folio.IsNotFound(err) || (err == nil && !p.Public()) {
+			return issueContent{}, nil // deleted or unpublished meanwhile: the rest is skipped
+		}
+		return issueContent{post: p}, err
+	}
+	ids, err := s.Sends.PublishedPostIDs(ctx, issue.PeriodStart, issue.PeriodEnd)
+	if err != nil {
+		return issueContent{}, err
+	}
+	var out issueContent
+	for _, id := range ids {
+		p, err := s.Posts.Post(ctx, id)
+		if folio.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return issueContent{}, err
+		}
+		if p.Public() {
+			out.digest = append(out.digest, p)
+		}
+	}
+	return out, nil
+}
+
+// sendOne mails one claimed row and records the outcome.
+func (s *Service) sendOne(ctx context.Context, row Send, c issueContent) {
+	out := SendOutcome{Status: SendSkipped}
+	var m *folio.MailMessage
+	r := Recipient{Name: row.Name, Email: row.Email, UnsubscribeToken: row.UnsubscribeToken}
+	switch {
+	case row.Status != folio.SubscriberActive:
+	case c.post != nil:
+		m = s.PostMail(c.post, r)
+	case len(c.digest) > 0:
+		m = s.DigestMail(c.digest, r)
+	}
+	if m != nil {
+		m.Headers["Message-ID"] = s.messageID(row.Issue, row.SubscriberID)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(sendTimeout, orDefault(s.SendLease, DefaultSendLease)*9/10))
+		err := s.Mailer.Send(sctx, m)
+		cancel()
+		out = s.outcome(row, err)
+	}
+	out.At = s.now().UTC()
+	// Recorded even when ctx ended meanwhile (shutdown): the server has the mail.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := s.Sends.FinishSend(fctx, row.Issue, row.SubscriberID, s.owner(), out); err != nil {
+		s.log().Error("newsletter: outcome not recorded", "issue", row.Issue, "subscriber_id", row.SubscriberID, "err", err)
+	}
+}
+
+// outcome classifies a send's error: a 5xx answer bounces the address for good; a temporary
+// failure is retried with backoff until MaxAttempts.
+func (s *Service) outcome(row Send, err error) SendOutcome {
+	if err == nil {
+		return SendOutcome{Status: SendSent}
+	}
+	msg := err.Error()
+	if len(msg) > 1000 {
+		msg = msg[:1000]
+	}
+	var me *folio.MailError
+	if errors.As(err, &me) && me.Permanent {
+		return SendOutcome{Status: SendFailed, Error: msg, Bounced: me.Code >= 500 && me.Code < 600}
+	}
+	maxAttempts := s.MaxAttempts
+	if maxAttempts <= 0 {
+		maxAttempts = DefaultSendAttempts
+	}
+	if row.Attempts >= maxAttempts {
+		return SendOutcome{Status: SendFailed, Error: msg}
+	}
+	return SendOutcome{Status: SendPending, Error: msg, RetryAt: s.now().UTC().Add(jobs.ExponentialBackoff(row.Attempts))}
+}
+
+// allowance takes up to sendBatch sends from the rate limit and returns how many it got; none:
+// how long until the limit frees one.
+func (s *Service) allowance(ctx context.Context) (int, time.Duration) {
+	if s.Limiter == nil {
+		return sendBatch, 0
+	}
+	rl := folio.RateLimit{Limit: max(s.RatePerMinute, 1), Window: time.Minute}
+	if s.RatePerMinute == 0 {
+		rl.Limit = DefaultRatePerMinute
+	}
+	n := 0
+	for n < sendBatch {
+		d, err := s.Limiter.Allow(ctx, "newsletter:send", rl)
+		if err != nil {
+			return max(n, 1), 0 // the limiter cannot decide: go on, one at a time
+		}
+		if !d.Allowed {
+			if n == 0 {
+				return 0, max(d.RetryAfter, time.Second)
+			}
+			break
+		}
+		n++
+	}
+	return n, 0
+}
+
+// domainSlot waits for a free slot of the recipient's domain and returns its release.
+func (s *Service) domainSlot(ctx context.Context, email string) func() {
+	domain := strings.ToLower(email[strings.LastIndexByte(email, '@')+1:])
+	s.domainMu.Lock()
+	if s.domains == nil {
+		s.domains = map[string]chan struct{}{}
+	}
+	ch, ok := s.domains[domain]
+	if !ok {
+		ch = make(chan struct{}, max(s.DomainConcurrency, 1))
+		if s.DomainConcurrency == 0 {
+			ch = make(chan struct{}, DefaultDomainConcurrency)
+		}
+		s.domains[domain] = ch
+	}
+	s.domainMu.Unlock()
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }
+	case <-ctx.Done():
+		return func() {}
+	}
+}
