@@ -35,6 +35,7 @@ type Settings struct {
 	Analytics AnalyticsSettings `json:"analytics"`
 	// Newsletter holds the owner's texts of subscriber mails (settings_newsletter.go).
 	Newsletter NewsletterSettings `json:"newsletter"`
+	Auth       AuthSettings       `json:"auth"`
 }
 
 // SiteSettings are the site's public identity: the host's name in mails and invitations, and
@@ -147,6 +148,7 @@ type SettingsUpdate struct {
 	Analytics *AnalyticsUpdate `json:"analytics,omitempty"`
 	// Newsletter changes the welcome mail's texts (settings_newsletter.go).
 	Newsletter *NewsletterUpdate `json:"newsletter,omitempty"`
+	Auth       *AuthUpdate       `json:"auth,omitempty"`
 }
 
 // SiteUpdate changes SiteSettings.
@@ -343,6 +345,8 @@ func checkSetting(v *Validation, path string, leaf reflect.Value) {
 		r(v, path, leaf.Addr().Interface().(*bool))
 	case func(*Validation, string, *float64):
 		r(v, path, leaf.Addr().Interface().(*float64))
+	default: // the rules of settings_auth.go
+		reflect.ValueOf(r).Call([]reflect.Value{reflect.ValueOf(v), reflect.ValueOf(path), leaf.Addr()})
 	}
 }
 

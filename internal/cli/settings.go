@@ -15,5 +15,5 @@ import (
 func newSettings(ctx context.Context, cfg *config.Config, db *sqldb.DB, secret string, log *slog.Logger) (*settings.Service, error) {
 	defaults, locked := cfg.Settings()
 	return settings.New(ctx, db.Settings, settings.Options{Defaults: defaults, Locked: locked, Secret: secret,
-		PreviousSecret: cfg.NextAuthSecretPrevious, Logger: log})
+		PreviousSecret: cfg.NextAuthSecretPrevious, Logger: log, HTTPIssuers: cfg.Env == "development"})
 }

@@ -182,6 +182,26 @@ var documentedRoutes = []documentedRoute{
 	{"POST", "/api/auth/totp/disable", sessionAccess, limitSignIn},
 	{"GET", "/api/audit", adminAccess, limitTier},
 
+	// Passkeys (docs/api.md, "Passkeys"): registering and changing them needs a session of the
+	// user (keys get 403 in the handler); signing in with one is public, under the sign-in limit.
+	{"POST", "/api/auth/passkeys/register/begin", sessionAccess, limitTier},
+	{"POST", "/api/auth/passkeys/register/finish", sessionAccess, limitTier},
+	{"GET", "/api/auth/passkeys", anyCredential, limitTier},
+	{"PATCH", "/api/auth/passkeys/{}", sessionAccess, limitTier},
+	{"DELETE", "/api/auth/passkeys/{}", sessionAccess, limitTier},
+	{"POST", "/api/auth/passkeys/login/begin", public, limitTier},
+	{"POST", "/api/auth/passkeys/login/finish", public, limitSignIn},
+	{"POST", "/api/auth/login/passkey", public, limitSignIn},
+	// Sign-in links (docs/api.md, "Sign-in links").
+	{"POST", "/api/auth/link", public, limitHelperIP},
+	{"POST", "/api/auth/link/verify", public, limitSignIn},
+	// Identity providers (docs/api.md, "Identity providers"): signing in is public; linking an
+	// account needs a session of the user.
+	{"GET", "/api/auth/providers", public, limitTier},
+	{"GET", "/api/auth/oidc/{}/start", public, limitTier},
+	{"GET", "/api/auth/oidc/{}/callback", public, limitTier},
+	{"POST", "/api/auth/oidc/{}/link", sessionAccess, limitTier},
+
 	// Subscribers (docs/api.md, "Subscribers"): subscribing and the confirm link are public and
 	// helper-limited like the contact form; the list is the owner's.
 	{"POST", "/api/subscribers", public, limitHelperIP},

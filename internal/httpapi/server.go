@@ -27,6 +27,7 @@ import (
 	"github.com/foliohq/folio/internal/mail"
 	"github.com/foliohq/folio/internal/media"
 	"github.com/foliohq/folio/internal/newsletter"
+	"github.com/foliohq/folio/internal/oidc"
 	"github.com/foliohq/folio/internal/settings"
 	"github.com/foliohq/folio/internal/webmention"
 	"github.com/prometheus/client_golang/prometheus"
@@ -94,6 +95,8 @@ type Server struct {
 
 	// Outbox stores and sends mail (its Mailer is the one the mail settings choose).
 	Outbox *mail.Outbox
+	// OIDC talks to the identity providers of the settings (providers.go); nil: a default client.
+	OIDC *oidc.Client
 	// Settings are the owner's settings (settings.go); they also say who the owner is: the
 	// recipient of contact messages and the public author of posts. Nil: the settings routes
 	// answer 503, and contact messages are stored but not mailed.

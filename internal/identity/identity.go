@@ -85,6 +85,35 @@ type Store interface {
 	// SpendSignInTicket removes the ticket; false when it was gone already, so of two callers
 	// only one spends it.
 	SpendSignInTicket(ctx context.Context, hash string) (bool, error)
+
+	// CreatePasskey stores p (setting ID and CreatedAt) and revokes every session of its user
+	// but the one whose token id is keepJTI, returning the revocation time; a credential stored
+	// already is ECONFLICT.
+	CreatePasskey(ctx context.Context, p *folio.Passkey, keepJTI string) (int64, error)
+	// Passkeys returns the user's passkeys, oldest first.
+	Passkeys(ctx context.Context, userID string) ([]*folio.Passkey, error)
+	// PasskeyByCredentialID returns the passkey with the raw credential id, or ENOTFOUND.
+	PasskeyByCredentialID(ctx context.Context, credID []byte) (*folio.Passkey, error)
+	// UsePasskey stores a passkey's record after a sign-in; false when its stored counter is
+	// not below signCount any more (and signCount is not 0), so a counter value signs in once.
+	UsePasskey(ctx context.Context, id string, credential []byte, signCount uint32, backupState bool) (bool, error)
+	// RenamePasskey and DeletePasskey change one of the user's passkeys (ENOTFOUND when the
+	// user has no such passkey) and revoke the user's sessions but keepJTI's.
+	RenamePasskey(ctx context.Context, userID, id, name, keepJTI string) (*folio.Passkey, int64, error)
+	DeletePasskey(ctx context.Context, userID, id, keepJTI string) (int64, error)
+
+	// CreateAuthChallenge stores a ceremony's single-use secret under its hash and forgets the
+	// expired ones.
+	CreateAuthChallenge(ctx context.Context, hash string, c *folio.AuthChallenge) error
+	// TakeAuthChallenge removes and returns the challenge of kind under hash (expired ones
+	// too), or ENOTFOUND; of two callers only one gets it.
+	TakeAuthChallenge(ctx context.Context, hash, kind string) (*folio.AuthChallenge, error)
+
+	// ExternalIdentityUser returns the user an identity provider's account is linked to, or
+	// ENOTFOUND; LinkExternalIdentity links one (again to the same user: nothing changes; to
+	// another: ECONFLICT).
+	ExternalIdentityUser(ctx context.Context, provider, subject string) (string, error)
+	LinkExternalIdentity(ctx context.Context, provider, subject, userID, email string) error
 }
 
 // Defaults of Config.

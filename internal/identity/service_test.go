@@ -32,7 +32,7 @@ func emailHash(email string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-func newService(t *testing.T) (*identity.Service, *sqldb.DB, *foliotest.Clock, *folio.User) {
+func newService(t testing.TB) (*identity.Service, *sqldb.DB, *foliotest.Clock, *folio.User) {
 	t.Helper()
 	db := foliotest.MustOpenSQLite(t)
 	clock := foliotest.NewClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))

@@ -17,16 +17,24 @@ import (
 const secretLabel = "folio settings secrets v1"
 
 // sealJSON turns the JSON string of a secret field into the JSON string of its sealed form.
+// A field that is not a string (the providers' list) is sealed as its JSON text.
 func (s *Service) sealJSON(path string, raw json.RawMessage) (json.RawMessage, error) {
 	var plain string
-	if err := json.Unmarshal(raw, &plain); err != nil {
-		return nil, err
+	if !wholeJSON(path) {
+		if err := json.Unmarshal(raw, &plain); err != nil {
+			return nil, err
+		}
+	} else if plain = string(raw); plain == "null" || plain == "[]" {
+		plain = ""
 	}
 	if plain == "" {
-		return raw, nil
+		return json.Marshal("")
 	}
 	return json.Marshal(s.sealer.Seal(path, plain))
 }
+
+// wholeJSON reports whether the secret field at path is sealed as its JSON text.
+func wholeJSON(path string) bool { return path == "auth.providers" }
 
 // openJSON is sealJSON undone; current is false when a previous instance secret sealed it.
 func (s *Service) openJSON(path string, raw json.RawMessage) (json.RawMessage, bool, error) {
@@ -35,11 +43,17 @@ func (s *Service) openJSON(path string, raw json.RawMessage) (json.RawMessage, b
 		return nil, false, err
 	}
 	if sealed == "" {
+		if wholeJSON(path) {
+			return json.RawMessage("[]"), true, nil
+		}
 		return raw, true, nil
 	}
 	plain, current, err := s.sealer.Open(path, sealed)
 	if err != nil {
 		return nil, false, err
+	}
+	if wholeJSON(path) {
+		return json.RawMessage(plain), current, nil
 	}
 	b, err := json.Marshal(plain)
 	return b, current, err

@@ -49,6 +49,9 @@ type Options struct {
 	// read, and sealed again under Secret at start.
 	Secret, PreviousSecret string
 	Logger                 *slog.Logger
+	// HTTPIssuers (FOLIO_ENV=development) lets an identity provider's issuer be http on any
+	// host; otherwise http is for loopback hosts only.
+	HTTPIssuers bool
 }
 
 // Service serves the settings; it is safe for concurrent use.
@@ -56,6 +59,7 @@ type Service struct {
 	store    Store
 	defaults folio.Settings
 	locked   map[string]string
+	http     bool // Options.HTTPIssuers
 	sealer   *auth.Sealer
 	log      *slog.Logger
 
@@ -80,7 +84,7 @@ func New(ctx context.Context, store Store, o Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: store, defaults: o.Defaults, locked: map[string]string{}, sealer: sealer, log: log}
+	s := &Service{store: store, defaults: o.Defaults, locked: map[string]string{}, sealer: sealer, log: log, http: o.HTTPIssuers}
 	maps.Copy(s.locked, o.Locked)
 	if err := s.Reload(ctx); err != nil {
 		return nil, err
@@ -96,7 +100,9 @@ func (s *Service) Current() folio.Settings { return s.cur.Load().settings }
 
 // View returns the settings in force with the locked fields.
 func (s *Service) View() folio.SettingsView {
-	return folio.SettingsView{Settings: s.Current(), Locked: maps.Clone(s.locked)}
+	cur := s.Current()
+	cur.Auth = cur.Auth.Masked()
+	return folio.SettingsView{Settings: cur, Locked: maps.Clone(s.locked)}
 }
 
 // Subscribe calls fn with the settings in force now and after every change, in the order of the
@@ -136,6 +142,9 @@ func (s *Service) Update(ctx context.Context, u *folio.SettingsUpdate) (folio.Se
 	if m := u.Mail; m != nil && m.SMTP != nil && m.SMTP.Password != nil && *m.SMTP.Password == folio.SecretSet {
 		m.SMTP.Password = nil
 	}
+	if a := u.Auth; a != nil && a.Providers != nil {
+		keepProviderSecrets(*a.Providers, s.Current().Auth)
+	}
 	// A locked field is refused for its lock, whatever its value.
 	var v folio.Validation
 	for _, f := range u.Fields() {
@@ -148,6 +157,11 @@ func (s *Service) Update(ctx context.Context, u *folio.SettingsUpdate) (folio.Se
 	}
 	if err := u.Validate(); err != nil {
 		return folio.SettingsView{}, err
+	}
+	if a := u.Auth; a != nil && a.Providers != nil && !s.http {
+		if err := folio.CheckIssuerSchemes(*a.Providers); err != nil {
+			return folio.SettingsView{}, err
+		}
 	}
 	values, err := u.Values()
 	if err != nil {
@@ -262,5 +276,17 @@ func (s *Service) apply(st folio.Settings, n int64) {
 	s.cur.Store(&version{settings: st, n: n})
 	for _, fn := range s.subs {
 		fn(st)
+	}
+}
+
+// keepProviderSecrets gives each provider whose clientSecret is folio.SecretSet the stored secret
+// of the provider with its id ("" when there is none), as the dashboard sends back what it was
+// shown.
+func keepProviderSecrets(list []folio.AuthProvider, cur folio.AuthSettings) {
+	for i := range list {
+		if list[i].ClientSecret == folio.SecretSet {
+			old, _ := cur.Provider(strings.TrimSpace(list[i].ID))
+			list[i].ClientSecret = old.ClientSecret
+		}
 	}
 }

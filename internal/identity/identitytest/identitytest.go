@@ -32,6 +32,8 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 	t.Run("Revocation", func(t *testing.T) { testRevocation(t, open(t)) })
 	t.Run("TOTP", func(t *testing.T) { testTOTP(t, open(t)) })
 	t.Run("SignInTickets", func(t *testing.T) { testSignInTickets(t, open(t)) })
+	t.Run("Passkeys", func(t *testing.T) { testPasskeys(t, open(t)) })
+	t.Run("AuthChallenges", func(t *testing.T) { testAuthChallenges(t, open(t)) })
 }
 
 func mustCreateUser(t *testing.T, s Store, email string, role folio.Role) *folio.User {

@@ -24,7 +24,9 @@ import * as auditLog from './audit.js';
 import * as subscribers from './subscribers.js';
 import * as exportPage from './export.js';
 import * as settings from './settings.js';
+import * as signinSettings from './signinsettings.js';
 import { totpStep } from './signin.js';
+import { otherSignIns, spendSignInLink } from './passkeys.js';
 
 const app = document.getElementById('app');
 const live = document.getElementById('live');
@@ -51,6 +53,7 @@ const pages = [
   { path: 'settings/contact', title: 'Contact form', view: settings.contact, owner: true, section: 'Site' },
   { path: 'settings/newsletter', title: 'Newsletter', view: settings.newsletter, owner: true, section: 'Site' },
   { path: 'settings/analytics', title: 'Analytics', view: settings.analytics, owner: true, section: 'Site' },
+  { path: 'settings/signin', title: 'Sign-in', view: signinSettings, owner: true, section: 'Site' },
   { path: 'settings/keys', title: 'API keys', view: keys, owner: true, section: 'Integrations', key: 'k' },
   { path: 'settings/webhooks', title: 'Webhooks', view: webhooks, owner: true, section: 'Integrations', key: 'w' },
   { path: 'settings/features', title: 'Features', view: featuresPage, owner: true, section: 'Integrations', key: 'f' },
@@ -115,10 +118,18 @@ async function renderLogin(message) {
   const status = h('div', { class: 'status error', role: 'alert' }, message || '');
   const submit = h('button', { type: 'submit' }, icon('lock'), 'Sign in');
   const notice = h('div', {});
+  // A provider that refused sends the browser back here with ?error=…; say it once.
+  const params = new URLSearchParams(location.search);
+  if (!message && params.get('error')) {
+    status.textContent = params.get('error');
+    history.replaceState(null, '', location.pathname + location.hash);
+  }
+  // Passkey, then the identity providers, then the password (docs/api.md, "Sign-in page").
+  const others = await otherSignIns({ onDone: start, status, emailInput: email });
   const form = h('form', { class: 'panel login', id: 'login-form', novalidate: true },
     h('div', { class: 'brand-mark' }, h('img', { src: '/admin/favicon.svg', alt: '', width: 40, height: 40 }), h('span', {}, 'folio')),
-    h('p', { class: 'muted center' }, 'Sign in to the dashboard.'), notice, status,
-    field('Email', email), field('Password', password), h('div', { class: 'row' }, submit));
+    h('p', { class: 'muted center' }, 'Sign in to the dashboard.'), notice, status, others.top,
+    field('Email', email), field('Password', password), h('div', { class: 'row' }, submit, others.linkButton));
   const checkSetup = async () => {
     try {
       const s = await api('GET', '/api/setup');
@@ -398,6 +409,12 @@ async function route() {
 }
 
 async function start() {
+  // A mailed sign-in link (#signin-link=…) signs in first, once.
+  const linkError = await spendSignInLink();
+  if (linkError) {
+    renderLogin(linkError);
+    return;
+  }
   let s = null;
   try {
     s = await api('GET', '/api/auth/session');

@@ -3,6 +3,7 @@
 import { api, ApiError } from './shared/api.js';
 import { h, field, replace } from './shared/dom.js';
 import { pageHead, statusBox, errorText, busy, markFields, confirmDialog } from './ui.js';
+import { passkeysPanel, providerLinksPanel } from './passkeys.js';
 
 /** passwordPanel is the "Change password" form: current and new password (12+ characters). */
 function passwordPanel({ announce }) {
@@ -160,7 +161,8 @@ function signOutEverywherePanel({ onSignedOut }) {
 
 export async function render(ctx) {
   const tfa = twoFactorPanel(ctx);
-  await tfa.load();
-  return h('div', {}, pageHead('Security'), passwordPanel(ctx), tfa.panel,
+  const keys = passkeysPanel(ctx);
+  const [providers] = await Promise.all([providerLinksPanel(), tfa.load(), keys.load()]);
+  return h('div', {}, pageHead('Security'), passwordPanel(ctx), keys.panel, providers, tfa.panel,
     signOutEverywherePanel({ onSignedOut: () => { window.location.hash = '#/'; window.location.reload(); } }));
 }

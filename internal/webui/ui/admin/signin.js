@@ -2,6 +2,7 @@
 // client may try again.
 import { api, ApiError } from './shared/api.js';
 import { h, field } from './shared/dom.js';
+import { passkeySignIn, passkeysSupported, passkeyErrorText } from './passkeys.js';
 
 /** signInErrorText explains a failed sign-in; a 429 says when to retry. */
 export function signInErrorText(e) {
@@ -27,6 +28,18 @@ export function totpStep(ticket, { onDone, onCancel }) {
   const submit = h('button', { type: 'submit' }, 'Verify');
   const useRecovery = h('button', { type: 'button', class: 'secondary', id: 'use-recovery-code' }, 'Use a recovery code');
   const back = h('button', { type: 'button', class: 'secondary' }, 'Back');
+  const withPasskey = h('button', { type: 'button', class: 'secondary', id: 'totp-use-passkey', hidden: !passkeysSupported() }, 'Use a passkey');
+  withPasskey.addEventListener('click', async () => {
+    status.textContent = '';
+    withPasskey.disabled = true;
+    try {
+      await passkeySignIn(ticket);
+      await onDone();
+    } catch (e) {
+      status.textContent = passkeyErrorText(e);
+      withPasskey.disabled = false;
+    }
+  });
   useRecovery.addEventListener('click', () => {
     codeField.hidden = true;
     recovery.hidden = false;
@@ -37,7 +50,7 @@ export function totpStep(ticket, { onDone, onCancel }) {
   back.addEventListener('click', () => onCancel());
   const form = h('form', { class: 'panel login', id: 'login-totp-form', novalidate: true }, h('h1', {}, 'folio'),
     h('p', { class: 'muted' }, 'Two-factor sign-in: enter the code your app shows.'), status,
-    codeField, recoveryField, h('div', { class: 'row' }, submit, useRecovery, back));
+    codeField, recoveryField, h('div', { class: 'row' }, submit, useRecovery, withPasskey, back));
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     status.textContent = '';
