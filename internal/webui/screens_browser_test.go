@@ -49,6 +49,7 @@ func dashboardScreens(postID, projectID string) []screen {
 		{"settings-contact", "/admin/#/settings/contact", "#settings-contact"},
 		{"settings-analytics", "/admin/#/settings/analytics", "#settings-analytics"},
 		{"settings-newsletter", "/admin/#/settings/newsletter", "#settings-newsletter"},
+		{"settings-signin", "/admin/#/settings/signin", "#provider-list"},
 		{"settings-keys", "/admin/#/settings/keys", "#keys-table"},
 		{"settings-webhooks", "/admin/#/settings/webhooks", "#webhooks-table"},
 		{"settings-features", "/admin/#/settings/features", "#features-list"},

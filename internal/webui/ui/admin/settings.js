@@ -5,7 +5,7 @@
 // name; a secret is shown as "set" with a control to replace it. Each page saves only its own
 // group, and only the fields that are not locked.
 import { api, query } from './shared/api.js';
-import { h, replace, uid } from './shared/dom.js';
+import { h, field, replace, uid } from './shared/dom.js';
 import {
   pageHead, statusBox, errorText, busy, markFields, formError, button, toast, badge, lockedNote, icon, listTable, cellMain, cellDate, cellText, pager,
 } from './ui.js';
@@ -402,5 +402,6 @@ function importPanel() {
   });
   return h('section', { class: 'panel', id: 'import-panel' }, h('h2', {}, 'Import'),
     h('p', { class: 'muted' }, 'Daily figures from Plausible or Umami, for the days folio has none of. Imported days are marked in the reports.'),
-    h('div', { class: 'row' }, format, file, send), status);
+    h('div', { class: 'grid' }, field('Exported from', format), field('File', file, 'A Plausible export zip (imported_*.csv) or an Umami CSV.')),
+    h('p', {}, send), status);
 }
