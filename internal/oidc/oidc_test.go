@@ -121,3 +121,25 @@ func FuzzIDToken(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUserInfo answers arbitrary userinfo documents to an ID token without email: the exchange
+// refuses them or answers the ID token's subject, never the document's.
+func FuzzUserInfo(f *testing.F) {
+	op, c, p := setup(f)
+	op.EmailAtUserInfo = true
+	f.Add(`{"sub":"user-1","email":"owner@example.com","email_verified":"true"}`)
+	f.Add(`{"sub":"user-2","email":"owner@example.com","email_verified":true}`)
+	f.Add(`{"sub":["user-1"]}`)
+	f.Add(`null`)
+	f.Fuzz(func(t *testing.T, body string) {
+		if body == "" {
+			return
+		}
+		op.UserInfoBody = body
+		fl := oidc.NewFlow()
+		a, err := c.Exchange(context.Background(), p, redirect, code(t, c, p, fl), fl)
+		if err == nil && a.Subject != "user-1" {
+			t.Fatalf("accepted %q as %+v", body, a)
+		}
+	})
+}

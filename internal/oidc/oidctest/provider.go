@@ -42,6 +42,9 @@ type Provider struct {
 	// userinfo endpoint answers instead of the account's.
 	EmailAtUserInfo bool
 	UserInfoSubject string
+	// UserInfoBody, when set, is answered by the userinfo endpoint as is (a malformed or
+	// hostile answer).
+	UserInfoBody string
 
 	key  *rsa.PrivateKey
 	mu   sync.Mutex
@@ -186,6 +189,11 @@ func (p *Provider) userinfo(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 		http.Error(w, "invalid token", http.StatusUnauthorized)
+		return
+	}
+	if p.UserInfoBody != "" {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(p.UserInfoBody))
 		return
 	}
 	sub := p.Subject
