@@ -132,7 +132,8 @@ func (c *Client) AuthURL(ctx context.Context, p folio.AuthProvider, redirect str
 
 // Exchange trades the callback's code for the account: the code with the flow's PKCE verifier,
 // then the ID token, verified (signature, issuer, audience, expiry) and bound to the flow's
-// nonce; for GitHub, the user and its verified primary email from the REST API.
+// nonce, completed from the userinfo endpoint when it carries no email; for GitHub, the user
+// and its verified primary email from the REST API.
 func (c *Client) Exchange(ctx context.Context, p folio.AuthProvider, redirect, code string, f Flow) (Account, error) {
 	cfg, op, err := c.config(ctx, p, redirect)
 	if err != nil {
@@ -165,7 +166,42 @@ func (c *Client) Exchange(ctx context.Context, p folio.AuthProvider, redirect, c
 		return Account{}, fmt.Errorf("oidc: ID token claims: %w", err)
 	}
 	verified := claims.EmailVerified == true || claims.EmailVerified == "true"
-	return Account{Subject: idt.Subject, Email: claims.Email, EmailVerified: verified, Name: claims.Name}, nil
+	a := Account{Subject: idt.Subject, Email: claims.Email, EmailVerified: verified, Name: claims.Name}
+	if a.Email == "" {
+		// OpenID Connect Core §5.4: when an access token is issued, the claims the email and
+		// profile scopes ask for may be served by the userinfo endpoint only (zitadel does so
+		// by default).
+		return c.userInfo(ctx, op, tok, a)
+	}
+	return a, nil
+}
+
+// ErrUserInfoSubject is a userinfo answer about another account than the ID token's.
+var ErrUserInfoSubject = errors.New("oidc: the userinfo endpoint answered for another subject than the ID token's")
+
+// userInfo completes a with the email and name the provider's userinfo endpoint answers for
+// the access token. The answer counts only when its subject is the ID token's (OpenID Connect
+// Core §5.3.2): the ID token, not the userinfo response, is what was verified.
+func (c *Client) userInfo(ctx context.Context, op *gooidc.Provider, tok *oauth2.Token, a Account) (Account, error) {
+	if op.UserInfoEndpoint() == "" {
+		return a, nil // the provider says nothing more; the email stays unknown
+	}
+	info, err := op.UserInfo(c.ctx(ctx), oauth2.StaticTokenSource(tok))
+	if err != nil {
+		return Account{}, fmt.Errorf("oidc: userinfo: %w", err)
+	}
+	if info.Subject != a.Subject {
+		return Account{}, ErrUserInfoSubject
+	}
+	var extra struct {
+		Name string `json:"name"`
+	}
+	_ = info.Claims(&extra)
+	a.Email, a.EmailVerified = info.Email, info.EmailVerified
+	if a.Name == "" {
+		a.Name = extra.Name
+	}
+	return a, nil
 }
 
 // githubAccount reads the GitHub user and its primary verified email.

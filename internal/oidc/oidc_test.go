@@ -80,6 +80,31 @@ func TestExchange(t *testing.T) {
 	}
 }
 
+// Ensure an ID token without email claims is completed from the userinfo endpoint, and that a
+// userinfo answer about another subject is refused.
+func TestExchangeUserInfo(t *testing.T) {
+	op, c, p := setup(t)
+	ctx := context.Background()
+	op.EmailAtUserInfo = true
+	f := oidc.NewFlow()
+	a, err := c.Exchange(ctx, p, redirect, code(t, c, p, f), f)
+	if err != nil || a.Subject != "user-1" || a.Email != "owner@example.com" || !a.EmailVerified || a.Name != "Olivia at the IdP" {
+		t.Fatalf("Exchange = %+v, %v", a, err)
+	}
+
+	op.EmailVerified = false
+	f = oidc.NewFlow()
+	if a, err := c.Exchange(ctx, p, redirect, code(t, c, p, f), f); err != nil || a.EmailVerified {
+		t.Errorf("unverified at userinfo: %+v, %v", a, err)
+	}
+
+	op.EmailVerified, op.UserInfoSubject = true, "user-2"
+	f = oidc.NewFlow()
+	if a, err := c.Exchange(ctx, p, redirect, code(t, c, p, f), f); !errors.Is(err, oidc.ErrUserInfoSubject) {
+		t.Errorf("userinfo about another subject: %+v, %v", a, err)
+	}
+}
+
 // FuzzIDToken answers arbitrary ID tokens: none is ever accepted.
 func FuzzIDToken(f *testing.F) {
 	op, c, p := setup(f)
@@ -93,6 +118,28 @@ func FuzzIDToken(f *testing.F) {
 		fl := oidc.NewFlow()
 		if a, err := c.Exchange(context.Background(), p, redirect, code(t, c, p, fl), fl); err == nil {
 			t.Fatalf("accepted %q as %+v", tok, a)
+		}
+	})
+}
+
+// FuzzUserInfo answers arbitrary userinfo documents to an ID token without email: the exchange
+// refuses them or answers the ID token's subject, never the document's.
+func FuzzUserInfo(f *testing.F) {
+	op, c, p := setup(f)
+	op.EmailAtUserInfo = true
+	f.Add(`{"sub":"user-1","email":"owner@example.com","email_verified":"true"}`)
+	f.Add(`{"sub":"user-2","email":"owner@example.com","email_verified":true}`)
+	f.Add(`{"sub":["user-1"]}`)
+	f.Add(`null`)
+	f.Fuzz(func(t *testing.T, body string) {
+		if body == "" {
+			return
+		}
+		op.UserInfoBody = body
+		fl := oidc.NewFlow()
+		a, err := c.Exchange(context.Background(), p, redirect, code(t, c, p, fl), fl)
+		if err == nil && a.Subject != "user-1" {
+			t.Fatalf("accepted %q as %+v", body, a)
 		}
 	})
 }

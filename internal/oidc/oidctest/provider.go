@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -36,10 +37,20 @@ type Provider struct {
 	// IDToken, when set, is answered instead of the token the provider would sign (a forged
 	// or malformed one).
 	IDToken string
+	// EmailAtUserInfo leaves the email and name claims out of the ID token, for the userinfo
+	// endpoint only (as zitadel does by default); UserInfoSubject, when set, is the subject the
+	// userinfo endpoint answers instead of the account's.
+	EmailAtUserInfo bool
+	UserInfoSubject string
+	// UserInfoBody, when set, is answered by the userinfo endpoint as is (a malformed or
+	// hostile answer).
+	UserInfoBody string
 
 	key  *rsa.PrivateKey
 	mu   sync.Mutex
 	code map[string]grant
+	// tokens are the access tokens issued, good at the userinfo endpoint.
+	tokens map[string]bool
 }
 
 type grant struct {
@@ -54,12 +65,13 @@ func Start(t testing.TB) *Provider {
 		t.Fatal(err)
 	}
 	p := &Provider{ClientID: "folio-test", ClientSecret: "client-secret", Subject: "user-1", Email: "owner@example.com",
-		Name: "Olivia at the IdP", EmailVerified: true, key: key, code: map[string]grant{}}
+		Name: "Olivia at the IdP", EmailVerified: true, key: key, code: map[string]grant{}, tokens: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
 	mux.HandleFunc("GET /jwks", p.jwks)
 	mux.HandleFunc("GET /authorize", p.authorize)
 	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("GET /userinfo", p.userinfo)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	p.URL = srv.URL
@@ -75,7 +87,7 @@ func (p *Provider) now() time.Time {
 
 func (p *Provider) discovery(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"issuer": p.URL, "authorization_endpoint": p.URL + "/authorize",
-		"token_endpoint": p.URL + "/token", "jwks_uri": p.URL + "/jwks", "response_types_supported": []string{"code"},
+		"token_endpoint": p.URL + "/token", "jwks_uri": p.URL + "/jwks", "userinfo_endpoint": p.URL + "/userinfo", "response_types_supported": []string{"code"},
 		"subject_types_supported": []string{"public"}, "id_token_signing_alg_values_supported": []string{"RS256"},
 		"code_challenge_methods_supported": []string{"S256"}})
 }
@@ -149,7 +161,10 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	}
 	now := p.now()
 	claims := map[string]any{"iss": p.URL, "sub": p.Subject, "aud": p.ClientID, "iat": now.Unix(), "exp": now.Add(5 * time.Minute).Unix(),
-		"nonce": nonce, "email": p.Email, "email_verified": p.EmailVerified, "name": p.Name}
+		"nonce": nonce}
+	if !p.EmailAtUserInfo {
+		claims["email"], claims["email_verified"], claims["name"] = p.Email, p.EmailVerified, p.Name
+	}
 	idToken, err := jwt.Signed(signer).Claims(claims).Serialize()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -158,7 +173,34 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	if p.IDToken != "" {
 		idToken = p.IDToken
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"access_token": rand.Text(), "token_type": "Bearer", "expires_in": 300, "id_token": idToken})
+	access := rand.Text()
+	p.mu.Lock()
+	p.tokens[access] = true
+	p.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 300, "id_token": idToken})
+}
+
+// userinfo answers the account's claims for an access token it issued.
+func (p *Provider) userinfo(w http.ResponseWriter, r *http.Request) {
+	access, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	p.mu.Lock()
+	ok = ok && p.tokens[access]
+	p.mu.Unlock()
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		http.Error(w, "invalid token", http.StatusUnauthorized)
+		return
+	}
+	if p.UserInfoBody != "" {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(p.UserInfoBody))
+		return
+	}
+	sub := p.Subject
+	if p.UserInfoSubject != "" {
+		sub = p.UserInfoSubject
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sub": sub, "email": p.Email, "email_verified": p.EmailVerified, "name": p.Name})
 }
 
 func oauthError(w http.ResponseWriter, code string) {
