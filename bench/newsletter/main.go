@@ -57,7 +57,7 @@ func main() {
 	flag.IntVar(&o.domains, "domains", 100, "recipient domains the addresses are spread over (NEWSLETTER_DOMAIN_CONCURRENCY is 2 per domain)")
 	flag.IntVar(&o.rate, "rate", 100000, "NEWSLETTER_RATE_PER_MINUTE of each instance")
 	flag.StringVar(&o.postgres, "postgres", os.Getenv("FOLIO_TEST_POSTGRES_URL"), "PostgreSQL URL (a fresh schema is made in it and dropped after)")
-	flag.Float64Var(&o.killAt, "kill-at", 0.3, "share of the mails received when the sending instance is killed (0: no kill)")
+	flag.Float64Var(&o.killAt, "kill-at", 0.3, "share of the mails received (plus 25, the middle of a claim) when the sending instance is killed (0: no kill)")
 	flag.DurationVar(&o.timeout, "timeout", 20*time.Minute, "give up after this long from the publication")
 	flag.BoolVar(&o.keepLogs, "keep-logs", false, "keep the temporary directory with the instances' logs")
 	flag.Parse()
@@ -188,7 +188,10 @@ type watchResult struct {
 // the mails have arrived, and polls the survivor's progress.
 func watch(o options, insts []*instance, srv *mailServer, key, postID string, publishedAt time.Time) (watchResult, error) {
 	res := watchResult{PublishedAt: publishedAt, Killed: -1}
-	killAfter := int(o.killAt * float64(o.subscribers))
+	// An instance claims 50 rows at a time and mails them 8 at once; at a multiple of 50 it is
+	// between two claims, with nothing in flight. Killing it 25 mails later lands in the middle
+	// of a claim, with mails in flight: the case that tests the takeover and the resend window.
+	killAfter := int(o.killAt*float64(o.subscribers)) + 25
 	deadline := publishedAt.Add(o.timeout)
 	lastPrint, lastPoll := time.Now(), time.Time{}
 	for time.Now().Before(deadline) {
@@ -223,7 +226,10 @@ func watch(o options, insts []*instance, srv *mailServer, key, postID string, pu
 					time.Since(publishedAt).Seconds(), n, p.Status, p.Sent, p.Total)
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-srv.Arrived:
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	n, _ := srv.Count()
 	return res, fmt.Errorf("timed out after %s: %d mails received, progress %+v", o.timeout, n, res.Progress)

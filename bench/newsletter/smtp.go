@@ -25,6 +25,9 @@ type delivery struct {
 // guessing. It keeps only what the checks need, not the bodies.
 type mailServer struct {
 	Ports []int
+	// Arrived gets a value (when none is waiting) after each accepted mail, so a watcher reacts
+	// within a scheduling delay rather than a polling interval.
+	Arrived chan struct{}
 
 	servers []*smtp.Server
 
@@ -34,7 +37,7 @@ type mailServer struct {
 }
 
 func startMailServer(instances int) (*mailServer, error) {
-	m := &mailServer{last: -1}
+	m := &mailServer{last: -1, Arrived: make(chan struct{}, 1)}
 	for i := range instances {
 		srv := smtp.NewServer(backend{m: m, instance: i})
 		srv.Domain = "mx.bench"
@@ -114,6 +117,10 @@ func (s *session) Data(r io.Reader) error {
 	}
 	s.m.last = s.instance
 	s.m.mu.Unlock()
+	select {
+	case s.m.Arrived <- struct{}{}:
+	default:
+	}
 	return nil
 }
 
