@@ -321,7 +321,7 @@ export const analytics = {
         ctl('storage', 'On the visitor\'s device', h('select', {}, [['local', 'A random id (counts returning visitors)'], ['none', 'Nothing']]
           .map(([v, t]) => h('option', { value: v, selected: v === (value('storage') || 'local') }, t))),
         { hint: 'The id lives in the browser\'s localStorage (folio_vid), never in a cookie.' }),
-        ctl('retentionDays', 'Keep the figures for (days)', h('input', { type: 'number', min: 1, value: value('retentionDays') || '' }), { hint: 'Older days are deleted.' })),
+        ctl('retentionDays', 'Keep the figures for (days)', h('input', { type: 'number', min: 1, value: value('retentionDays') || '' }), { hint: 'Raw page views and events older than this are deleted; empty keeps everything.' })),
       h('div', { class: 'grid' },
         checkbox(ctl, 'reports.weekly', 'Mail me a weekly report', value('reports.weekly'), 'On Mondays: last week beside the week before.'),
         checkbox(ctl, 'reports.monthly', 'Mail me a monthly report', value('reports.monthly'), 'On the 1st: last month beside the month before.')),
