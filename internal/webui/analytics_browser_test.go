@@ -1,7 +1,6 @@
 package webui_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,21 +14,11 @@ import (
 // count, click-to-filter across the whole page (and undoing it), the note of a sampled
 // breakdown and its link to exact figures, and the CSV download.
 func TestBrowserAnalytics(t *testing.T) {
-	chromium := findChromium(t)
+	findChromium(t) // skip before starting anything when there is no browser
 	// Above 3 page views in the range, unfiltered breakdowns read the rollups and those filtered
 	// by a page read a sample of the visitors (ANALYTICS_EXACT_LIMIT).
 	s := startFolioWith(t, map[string]string{"ANALYTICS_EXACT_LIMIT": "3"})
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true), chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
+	browserCtx := newBrowser(t)
 
 	// Three visitors: two arrive from GitHub on a phone (one reads two pages), one comes from a
 	// newsletter campaign on a desktop and sends a goal event.
@@ -69,12 +58,7 @@ func TestBrowserAnalytics(t *testing.T) {
 	}
 
 	tb := newTab(t, browserCtx, visitorZone)
-	tb.do(t, "sign in",
-		chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
-		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
-		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
-		chromedp.Click(css("#login-form button[type=submit]")),
-		chromedp.WaitVisible(css(`nav a[data-page="analytics"]`)))
+	signIn(t, tb, s.base)
 	tb.do(t, "open analytics", chromedp.Click(css(`nav a[data-page="analytics"]`)), chromedp.WaitVisible(css("#panel-source")))
 
 	rowValues := func(dim string) []string {

@@ -31,7 +31,7 @@ type bookLook struct {
 // Join meeting and Add to calendar. Every screen fits the viewport, meets WCAG AA contrast, and
 // leaves the console clean; the embed script still sizes its frame.
 func TestBrowserBookPage(t *testing.T) {
-	chromium := findChromium(t)
+	findChromium(t) // skip before starting anything when there is no browser
 	// An embedding site: a page of another origin that puts /book in a frame with embed.js.
 	var folioBase atomic.Pointer[string]
 	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -52,16 +52,7 @@ func TestBrowserBookPage(t *testing.T) {
 		t.Fatalf("meeting type: %d %s", res.status, res.body)
 	}
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
+	browserCtx := newBrowser(t)
 	axe := axeSource(t)
 	for i, look := range []bookLook{{"phone-light", true, false}, {"phone-dark", true, true}, {"desktop-light", false, false}, {"desktop-dark", false, true}} {
 		t.Run(look.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package webui_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,29 +64,20 @@ func waitForMail(t *testing.T, s *site, want ...string) string {
 // confirmation .eml, moves the meeting to another day with the same picker, then cancels it
 // with a reason; the mails carry METHOD:REQUEST and METHOD:CANCEL updates of the same UID.
 func TestBrowserBookingLifecycle(t *testing.T) {
-	chromium := findChromium(t)
-	t.Run("sqlite", func(t *testing.T) { browseBookingLifecycle(t, chromium, startFolio(t)) })
+	findChromium(t) // skip before starting anything when there is no browser
+	t.Run("sqlite", func(t *testing.T) { browseBookingLifecycle(t, startFolio(t)) })
 	t.Run("postgres", func(t *testing.T) {
 		if foliotest.PostgresURL() == "" {
 			t.Skip("PostgreSQL part skipped: set FOLIO_TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
 		}
-		browseBookingLifecycle(t, chromium, startFolioWith(t, map[string]string{"DATABASE_URL": foliotest.PostgresSchema(t)}))
+		browseBookingLifecycle(t, startFolioWith(t, map[string]string{"DATABASE_URL": foliotest.PostgresSchema(t)}))
 	})
 }
 
 // browseBookingLifecycle books on a phone, follows the manage link of the .eml to reschedule and
 // cancel, and drives the dashboard's schedule screens, against the site s.
-func browseBookingLifecycle(t *testing.T, chromium string, s *site) {
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
+func browseBookingLifecycle(t *testing.T, s *site) {
+	browserCtx := newBrowser(t)
 	phone := newTab(t, browserCtx, visitorZone, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
 	date := bookingDate(t)
 
@@ -165,10 +155,7 @@ func browseBookingLifecycle(t *testing.T, chromium string, s *site) {
 	}
 	// The owner's screens: a meeting type, a day off, and the bookings list with cancel.
 	desk := newTab(t, browserCtx, ownerZone)
-	desk.do(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
-		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
-		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
-		chromedp.Click(css("#login-form button[type=submit]")), chromedp.WaitVisible(css("#stat-views, #overview-empty")))
+	signIn(t, desk, s.base)
 	desk.do(t, "meeting types", chromedp.Navigate(s.base+"/admin/#/schedule/types"), chromedp.WaitVisible(css("#types-table")))
 	desk.waitText(t, "#types-table", "30min")
 	desk.do(t, "new type", chromedp.SendKeys(css("#type-form input[name=title]"), "Quick intro"),

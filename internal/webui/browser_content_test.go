@@ -1,7 +1,6 @@
 package webui_test
 
 import (
-	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -18,26 +17,11 @@ import (
 // files at once with progress, drag and drop, paste) and its variants/srcset, and images in the
 // post editor (the library picker, paste, drop; the preview's srcset).
 func TestBrowserContent(t *testing.T) {
-	chromium := findChromium(t)
+	findChromium(t) // skip before starting anything when there is no browser
 	s := startFolio(t)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless,
-		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-extensions", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
+	browserCtx := newBrowser(t)
 	desk := newTab(t, browserCtx, visitorZone)
-	desk.do(t, "sign in",
-		chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
-		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
-		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
-		chromedp.Click(css("#login-form button[type=submit]")),
-		chromedp.WaitVisible(css("#stat-views, #overview-empty")))
+	signIn(t, desk, s.base)
 
 	t.Run("search", func(t *testing.T) {
 		for _, p := range []map[string]any{

@@ -17,7 +17,7 @@ var (
 // the newsletter on, the reader gets it and unsubscribes through its link, then chooses nothing
 // on the preferences page; the owner sees them unsubscribed on the dashboard's Subscribers screen.
 func TestBrowserSubscribe(t *testing.T) {
-	browserCtx := startBrowser(t)
+	browserCtx := newBrowser(t)
 	s := startFolio(t)
 	reader := newTab(t, browserCtx, "UTC")
 	reader.do(t, "subscribe", chromedp.Navigate(s.base+"/subscribe"), chromedp.WaitVisible(css("#subscribe-form")),

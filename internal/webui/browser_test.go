@@ -63,6 +63,40 @@ func findChromium(t *testing.T) string {
 	return ""
 }
 
+// newBrowser starts a headless Chromium for one test; it is stopped when the test ends. The test
+// is skipped when no Chromium is installed.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	chromium := findChromium(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless,
+		chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true), chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("metrics-recording-only", true), chromedp.Flag("safebrowsing-disable-auto-update", true),
+		chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+		// Headless Chromium says "HeadlessChrome", which analytics rightly drops as a bot.
+		chromedp.UserAgent(chromeUA),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelBrowser)
+	if err := chromedp.Do(browserCtx); err != nil { // starts the browser, with no time limit
+		t.Fatalf("start chromium %s: %v", chromium, err)
+	}
+	return browserCtx
+}
+
+// signIn signs the owner in on the dashboard of base in tab and waits for the overview.
+func signIn(t *testing.T, tb *tab, base string) {
+	t.Helper()
+	tb.do(t, "open the dashboard", chromedp.Navigate(base+"/admin/"))
+	signInForm(t, tb, adminEmail, adminPassword)
+	tb.do(t, "wait for the overview", chromedp.WaitVisible(css("#stat-views, #overview-empty")))
+}
+
 // site is one running folio and what the test knows about it.
 type site struct {
 	base    string
@@ -388,37 +422,10 @@ func bookingDate(t *testing.T) string {
 }
 
 func TestBrowser(t *testing.T) {
-	chromium := findChromium(t)
+	findChromium(t) // skip before starting anything when there is no browser
 	s := startFolio(t)
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("metrics-recording-only", true),
-		chromedp.Flag("safebrowsing-disable-auto-update", true),
-		chromedp.Flag("lang", "en-US"),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-		// Headless Chromium says "HeadlessChrome", which analytics rightly drops as a bot.
-		chromedp.UserAgent(chromeUA),
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	if err := chromedp.Do(browserCtx); err != nil { // starts the browser, with no time limit
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
+	browserCtx := newBrowser(t)
 
 	seedAnalytics(t, s)
 	desk := newTab(t, browserCtx, visitorZone)

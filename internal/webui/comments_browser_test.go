@@ -1,7 +1,6 @@
 package webui_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -21,7 +20,7 @@ import (
 // queue and it shows in the post's public comments. On the way, its domain is blocked and
 // unblocked from the same screen.
 func TestBrowserComments(t *testing.T) {
-	chromium := findChromium(t)
+	findChromium(t) // skip before starting anything when there is no browser
 	s := startFolioWith(t, map[string]string{"FEDIVERSE_ALLOW_PRIVATE": "true"})
 	if r := s.api(t, "POST", "/api/blog", map[string]any{"title": "Talk to me", "content": "Say hello.", "status": "published"}, nil); r.status != 201 {
 		t.Fatalf("create post: %d %s", r.status, r.body)
@@ -57,24 +56,9 @@ func TestBrowserComments(t *testing.T) {
 		t.Fatal("the Webmention never became a pending comment")
 	}
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(chromium),
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
-		chromedp.UserAgent(chromeUA))
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
+	browserCtx := newBrowser(t)
 	desk := newTab(t, browserCtx, ownerZone)
-	desk.do(t, "sign in",
-		chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
-		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
-		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
-		chromedp.Click(css("#login-form button[type=submit]")),
-		chromedp.WaitVisible(css("#stat-views, #overview-empty")))
+	signIn(t, desk, s.base)
 
 	desk.do(t, "open Comments", chromedp.Navigate(s.base+"/admin/#/comments"), chromedp.WaitVisible(css("#comments-status")))
 	card := fmt.Sprintf("article[data-comment=%q]", id)

@@ -2,7 +2,6 @@ package webui_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
@@ -143,7 +142,7 @@ func (p *mastodonPeer) notes() []map[string]any {
 // TestBrowserCommentReply: carol replies from her fediverse server; in the queue the owner
 // answers her with the reply form, and her inbox receives the Note, signed, in reply to hers.
 func TestBrowserCommentReply(t *testing.T) {
-	chromium := findChromium(t)
+	findChromium(t) // skip before starting anything when there is no browser
 	s := startFolioWith(t, map[string]string{"FEDIVERSE_ALLOW_PRIVATE": "true"})
 	peer := newMastodonPeer(t)
 	if r := s.api(t, "POST", "/api/blog", map[string]any{"title": "Ask me", "content": "Anything.", "status": "published"}, nil); r.status != 201 {
@@ -166,24 +165,9 @@ func TestBrowserCommentReply(t *testing.T) {
 	}
 	id := list.Comments[0].ID
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(chromium),
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
-		chromedp.UserAgent(chromeUA))
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
+	browserCtx := newBrowser(t)
 	desk := newTab(t, browserCtx, ownerZone)
-	desk.do(t, "sign in",
-		chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
-		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
-		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
-		chromedp.Click(css("#login-form button[type=submit]")),
-		chromedp.WaitVisible(css("#stat-views, #overview-empty")))
+	signIn(t, desk, s.base)
 	desk.do(t, "open Comments", chromedp.Navigate(s.base+"/admin/#/comments"), chromedp.WaitVisible(css("#comments-status")))
 	card := fmt.Sprintf("article[data-comment=%q]", id)
 	desk.waitText(t, card, "What is folio written in?")

@@ -56,28 +56,6 @@ func (f *freshSite) command(t *testing.T, stdin string, args ...string) string {
 	return out.String()
 }
 
-func newBrowser(t *testing.T) context.Context {
-	t.Helper()
-	chromium := findChromium(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless,
-		chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true), chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
-		chromedp.UserAgent(chromeUA),
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancelBrowser)
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
-	return browserCtx
-}
-
 // darkMode makes the tab report prefers-color-scheme: dark.
 func darkMode(t *testing.T, tb *tab) {
 	t.Helper()

@@ -17,7 +17,7 @@ import (
 // the sign-in page (no email typed), use it as the second step of a two-factor sign-in, and
 // remove it. The page is opened at localhost: a WebAuthn relying party cannot be an IP address.
 func TestBrowserPasskeys(t *testing.T) {
-	browserCtx := startBrowser(t)
+	browserCtx := newBrowser(t)
 	s := startFolio(t)
 	base := strings.Replace(s.base, "127.0.0.1", "localhost", 1)
 	desk := newTab(t, browserCtx, "UTC")
@@ -91,7 +91,7 @@ func TestBrowserPasskeys(t *testing.T) {
 // OpenID provider run in the test) lands on the dashboard; the Sign-in settings page shows the
 // provider with its secret write-only and turns sign-in links on.
 func TestBrowserProviderSignIn(t *testing.T) {
-	browserCtx := startBrowser(t)
+	browserCtx := newBrowser(t)
 	s := startFolio(t)
 	op := oidctest.Start(t)
 	base := strings.Replace(s.base, "127.0.0.1", "localhost", 1)

@@ -1,7 +1,6 @@
 package webui_test
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -24,7 +23,7 @@ import (
 // checkbox, marks what is missing where it is, and ends with the phone line and no Join button.
 // The owner's list has the answers.
 func TestBrowserBookPlaces(t *testing.T) {
-	chromium := findChromium(t)
+	findChromium(t) // skip before starting anything when there is no browser
 	const calendarID, saEmail = "owner@example.com", "folio@project.iam.gserviceaccount.com"
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -50,16 +49,7 @@ func TestBrowserBookPlaces(t *testing.T) {
 		}
 	}
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
+	browserCtx := newBrowser(t)
 	look := bookLook{name: "phone-light", phone: true}
 	tb := newLookTab(t, browserCtx, look)
 	axe := axeSource(t)
@@ -172,10 +162,7 @@ func TestBrowserBookPlaces(t *testing.T) {
 	}
 	// The dashboard's bookings screen shows the place and the answers.
 	desk := newTab(t, browserCtx, ownerZone)
-	desk.do(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
-		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
-		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
-		chromedp.Click(css("#login-form button[type=submit]")), chromedp.WaitVisible(css("#stat-views, #overview-empty")))
+	signIn(t, desk, s.base)
 	desk.do(t, "bookings", chromedp.Navigate(s.base+"/admin/#/bookings"), chromedp.WaitVisible(css("#bookings-table")))
 	for _, want := range []string{"Google Meet", "What shall we talk about?: My portfolio", "Phone call: the host calls you at +44 20 7946 0958",
 		"Topic: Code", "I agree to be called: yes"} {
@@ -199,20 +186,11 @@ func TestBrowserBookPlaces(t *testing.T) {
 // dashboard, and checks that editing it again without changes keeps them (PUT replaces every
 // field, so the form must carry them all).
 func TestBrowserMeetingTypePlaces(t *testing.T) {
-	chromium := findChromium(t)
+	findChromium(t) // skip before starting anything when there is no browser
 	s := startFolio(t)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
+	browserCtx := newBrowser(t)
 	desk := newTab(t, browserCtx, ownerZone)
-	desk.do(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
-		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
-		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
-		chromedp.Click(css("#login-form button[type=submit]")), chromedp.WaitVisible(css("#stat-views, #overview-empty")))
+	signIn(t, desk, s.base)
 	desk.do(t, "meeting types", chromedp.Navigate(s.base+"/admin/#/schedule/types"), chromedp.WaitVisible(css("#type-form")))
 	// A link place without its URL is refused at its field.
 	desk.do(t, "a type with a bad link", chromedp.SendKeys(css("#type-form input[name=title]"), "Advice"),

@@ -1,7 +1,6 @@
 package webui_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -10,29 +9,6 @@ import (
 
 	"github.com/foliohq/folio/internal/auth"
 )
-
-// startBrowser starts a headless Chromium for one test (the same flags as TestBrowser).
-func startBrowser(t *testing.T) context.Context {
-	t.Helper()
-	chromium := findChromium(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless,
-		chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true), chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
-		chromedp.UserAgent(chromeUA),
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancelBrowser)
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
-	return browserCtx
-}
 
 // signInForm fills and submits the dashboard's sign-in form.
 func signInForm(t *testing.T, tb *tab, email, password string) {
@@ -49,7 +25,7 @@ func signInForm(t *testing.T, tb *tab, email, password string) {
 // sign-in step (with a recovery code), the password change on the Profile page ending the other
 // sessions, the audit log page, turning TOTP off, and "sign out everywhere".
 func TestBrowserSecurity(t *testing.T) {
-	browserCtx := startBrowser(t)
+	browserCtx := newBrowser(t)
 	s := startFolio(t)
 	desk := newTab(t, browserCtx, "UTC")
 

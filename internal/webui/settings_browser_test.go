@@ -25,10 +25,7 @@ func TestBrowserSettings(t *testing.T) {
 		"CONTACT_RECIPIENT": "inbox@owner.example",
 	})
 	desk := newTab(t, browser, visitorZone)
-	desk.do(t, "sign in", chromedp.Navigate(f.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
-		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
-		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
-		chromedp.Click(css("#login-form button[type=submit]")), chromedp.WaitVisible(css("#overview-empty")))
+	signIn(t, desk, f.base)
 	if res := f.api(t, "POST", "/api/auth/login", map[string]string{"email": adminEmail, "password": adminPassword}, nil); res.status != 200 {
 		t.Fatalf("API login: %d %s", res.status, res.body)
 	}

@@ -3,7 +3,6 @@ package webui_test
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,19 +18,9 @@ import (
 // not signed in: the page asks for the password, then shows the figures read-only, without the
 // owner-only cards; a revoked link shows nothing.
 func TestBrowserSharedAnalytics(t *testing.T) {
-	chromium := findChromium(t)
+	findChromium(t) // skip before starting anything when there is no browser
 	s := startFolioWith(t, nil)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true), chromedp.Flag("lang", "en-US"), chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900), chromedp.UserAgent(chromeUA))
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
+	browserCtx := newBrowser(t)
 	if res := s.api(t, "POST", "/api/analytics/collect", map[string]any{"type": "pageview", "path": "/projects/a",
 		"referrer": "https://github.com/someone", "visitorId": "gh1"}, nil); res.status != 202 {
 		t.Fatalf("collect: %d %s", res.status, res.body)
@@ -93,10 +82,7 @@ func TestBrowserAnalyticsSettings(t *testing.T) {
 	browser := newBrowser(t)
 	s := startFolioWith(t, nil)
 	tb := newTab(t, browser, visitorZone)
-	tb.do(t, "sign in", chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
-		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
-		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
-		chromedp.Click(css("#login-form button[type=submit]")), chromedp.WaitVisible(css(`nav a[data-page="analytics"]`)))
+	signIn(t, tb, s.base)
 	tb.do(t, "analytics settings", chromedp.Navigate(s.base+"/admin/#/settings/analytics"), chromedp.WaitVisible(css("#settings-analytics")),
 		chromedp.WaitVisible(css("#share-create")),
 		chromedp.Click(css(`#settings-analytics input[name="analytics.reports.weekly"]`)),

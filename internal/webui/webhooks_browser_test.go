@@ -1,7 +1,6 @@
 package webui_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -12,26 +11,11 @@ import (
 // is not in the list), send a test delivery and see it in the delivery log, find the export
 // link, delete the webhook.
 func TestBrowserWebhooks(t *testing.T) {
-	chromium := findChromium(t)
+	findChromium(t) // skip before starting anything when there is no browser
 	s := startFolio(t)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(chromium),
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
-		chromedp.UserAgent(chromeUA))
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("start chromium %s: %v", chromium, err)
-	}
+	browserCtx := newBrowser(t)
 	desk := newTab(t, browserCtx, ownerZone)
-	desk.do(t, "sign in",
-		chromedp.Navigate(s.base+"/admin/"), chromedp.WaitVisible(css("#login-form")),
-		chromedp.SendKeys(css("#login-form input[name=email]"), adminEmail),
-		chromedp.SendKeys(css("#login-form input[name=password]"), adminPassword),
-		chromedp.Click(css("#login-form button[type=submit]")),
-		chromedp.WaitVisible(css("#stat-views, #overview-empty")))
+	signIn(t, desk, s.base)
 
 	desk.do(t, "open Settings → Webhooks", chromedp.Navigate(s.base+"/admin/#/settings/webhooks"), chromedp.WaitVisible(css("#webhook-form")))
 	// A loopback URL is refused by the server (WEBHOOK_ALLOW_PRIVATE is off) and the form says why.
