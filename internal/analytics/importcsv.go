@@ -42,9 +42,11 @@ func importInvalid(format string, args ...any) error {
 
 // dayAcc gathers one day of an import.
 type dayAcc struct {
-	d                         folio.ImportedDay
-	pages, sources, referrers map[string]*folio.ImportedCount
-	visitors, visits          map[string]bool // Umami: distinct sessions and visits of the day
+	d                folio.ImportedDay
+	pages, referrers map[string]*folio.ImportedCount
+	dims             map[string]map[string]*folio.ImportedCount // dimension → value
+	events           map[string]*folio.ImportedCount
+	visitors         map[string]bool // Umami: distinct sessions of the day
 }
 
 type importAcc map[string]*dayAcc
@@ -52,11 +54,23 @@ type importAcc map[string]*dayAcc
 func (a importAcc) day(d string) *dayAcc {
 	x := a[d]
 	if x == nil {
-		x = &dayAcc{d: folio.ImportedDay{Day: d}, pages: map[string]*folio.ImportedCount{}, sources: map[string]*folio.ImportedCount{},
-			referrers: map[string]*folio.ImportedCount{}}
+		x = &dayAcc{d: folio.ImportedDay{Day: d}, pages: map[string]*folio.ImportedCount{},
+			referrers: map[string]*folio.ImportedCount{}, dims: map[string]map[string]*folio.ImportedCount{},
+			events: map[string]*folio.ImportedCount{}}
 		a[d] = x
 	}
 	return x
+}
+
+// dim adds visits, page views and bounces to a value of a visit dimension.
+func (x *dayAcc) dim(name, value string, visits, views, bounces int) {
+	m := x.dims[name]
+	if m == nil {
+		m = map[string]*folio.ImportedCount{}
+		x.dims[name] = m
+	}
+	c := count(m, value)
+	c.Visits, c.PageViews, c.Bounces = c.Visits+visits, c.PageViews+views, c.Bounces+bounces
 }
 
 func count(m map[string]*folio.ImportedCount, v string) *folio.ImportedCount {
@@ -69,28 +83,41 @@ func count(m map[string]*folio.ImportedCount, v string) *folio.ImportedCount {
 	return c
 }
 
+// unknownDevice is the device of imported visits whose export does not say it.
+const unknownDevice = "unknown"
+
 // days returns the gathered days in order, each list the most viewed first and bounded.
 func (a importAcc) days() []folio.ImportedDay {
 	out := make([]folio.ImportedDay, 0, len(a))
-	for _, x := range a {
-		list := func(m map[string]*folio.ImportedCount) []folio.ImportedCount {
-			l := make([]folio.ImportedCount, 0, len(m))
-			for _, c := range m {
-				l = append(l, *c)
+	list := func(m map[string]*folio.ImportedCount) []folio.ImportedCount {
+		l := make([]folio.ImportedCount, 0, len(m))
+		for _, c := range m {
+			l = append(l, *c)
+		}
+		slices.SortFunc(l, func(p, q folio.ImportedCount) int {
+			if p.PageViews+p.Visits+p.Events != q.PageViews+q.Visits+q.Events {
+				return (q.PageViews + q.Visits + q.Events) - (p.PageViews + p.Visits + p.Events)
 			}
-			slices.SortFunc(l, func(p, q folio.ImportedCount) int {
-				if p.PageViews+p.Visits != q.PageViews+q.Visits {
-					return (q.PageViews + q.Visits) - (p.PageViews + p.Visits)
-				}
-				return strings.Compare(p.Value, q.Value)
-			})
-			return l[:min(len(l), maxImportValues)]
+			return strings.Compare(p.Value, q.Value)
+		})
+		return l[:min(len(l), maxImportValues)]
+	}
+	for _, x := range a {
+		// The date breakdown sums each day's device rows, as every tracked visit has one: the
+		// visits an export leaves without a device count as unknown.
+		var dv folio.ImportedCount
+		for _, c := range x.dims["device"] {
+			dv.Visits, dv.PageViews, dv.Bounces = dv.Visits+c.Visits, dv.PageViews+c.PageViews, dv.Bounces+c.Bounces
+		}
+		if x.d.Visits > dv.Visits {
+			x.dim("device", unknownDevice, x.d.Visits-dv.Visits, max(0, x.d.PageViews-dv.PageViews), max(0, x.d.Bounces-dv.Bounces))
 		}
 		d := x.d
-		if x.visitors != nil {
-			d.Visitors, d.Visits = len(x.visitors), len(x.visits)
+		d.Pages, d.Referrers, d.Events = list(x.pages), list(x.referrers), list(x.events)
+		d.Dims = map[string][]folio.ImportedCount{}
+		for name, m := range x.dims {
+			d.Dims[name] = list(m)
 		}
-		d.Pages, d.Sources, d.Referrers = list(x.pages), list(x.sources), list(x.referrers)
 		out = append(out, d)
 	}
 	slices.SortFunc(out, func(p, q folio.ImportedDay) int { return strings.Compare(p.Day, q.Day) })
@@ -157,11 +184,12 @@ func isoDay(s string) (string, error) {
 }
 
 // plausibleFile matches the files of Plausible's CSV export: imported_<table>_<from>_<to>.csv.
-var plausibleFile = regexp.MustCompile(`^(?:imported_)?(visitors|pages|sources)_\d{8}_\d{8}\.csv$`)
+var plausibleFile = regexp.MustCompile(`^(?:imported_)?(visitors|pages|sources|browsers|devices|operating_systems|locations|entry_pages|exit_pages|custom_events)_\d{8}_\d{8}\.csv$`)
 
 // ParsePlausible reads Plausible's CSV export (a zip of imported_*.csv): the daily totals of
-// imported_visitors, and pages and sources when present; the other tables are left out. The
-// zip may not inflate to more than MaxImportInflated.
+// imported_visitors and, when present, pages, sources (with referrers and UTM tags), browsers,
+// devices, operating systems, locations (countries: folio keeps no regions or cities), entry and
+// exit pages and custom events. The zip may not inflate to more than MaxImportInflated.
 func ParsePlausible(body []byte) ([]folio.ImportedDay, error) {
 	zr, err := zip.NewReader(bytes.NewReader(body), int64(len(body)))
 	if err != nil {
@@ -209,42 +237,162 @@ func ParsePlausible(body []byte) ([]folio.ImportedDay, error) {
 	return acc.days(), nil
 }
 
+// plausibleCounts are the count columns of Plausible's tables; a table has some of them.
+var plausibleCounts = []string{"visitors", "visits", "pageviews", "bounces", "entrances", "exits", "events"}
+
 func plausibleTable(table string, r io.Reader, rows *int, acc importAcc) error {
 	return csvTable(r, rows, func(get func(string) string) error {
 		day, err := isoDay(get("date"))
 		if err != nil {
 			return err
 		}
-		var n [4]int
-		for i, col := range []string{"visitors", "visits", "pageviews", "bounces"} {
+		var n [7]int
+		for i, col := range plausibleCounts {
 			if n[i], err = num(get(col)); err != nil {
 				return err
 			}
 		}
+		visitors, visits, views, bounces, entrances, exits, events := n[0], n[1], n[2], n[3], n[4], n[5], n[6]
 		x := acc.day(day)
 		switch table {
 		case "visitors":
-			x.d.Visitors += n[0]
-			x.d.Visits += n[1]
-			x.d.PageViews += n[2]
-			x.d.Bounces += n[3]
+			x.d.Visitors += visitors
+			x.d.Visits += visits
+			x.d.PageViews += views
+			x.d.Bounces += bounces
 		case "pages":
 			c := count(x.pages, pagePath(get("page")))
-			c.Visitors, c.Visits, c.PageViews = c.Visitors+n[0], c.Visits+n[1], c.PageViews+n[2]
+			c.Visitors, c.Visits, c.PageViews = c.Visitors+visitors, c.Visits+visits, c.PageViews+views
 		case "sources":
-			src := get("source")
+			src := cleanLabel(get("source"))
 			if src == "" {
-				src = "Direct / None"
+				src = DirectSource
 			}
-			c := count(x.sources, src)
-			c.Visitors, c.Visits, c.PageViews, c.Bounces = c.Visitors+n[0], c.Visits+n[1], c.PageViews+n[2], c.Bounces+n[3]
-			if ref := refHost(get("referrer")); ref != "" {
+			x.dim("source", src, visits, views, bounces)
+			ref := refHost(get("referrer"))
+			x.dim("referrer", ref, visits, views, bounces)
+			if ref != "" {
 				c := count(x.referrers, ref)
-				c.Visits += n[1]
+				c.Visits += visits
 			}
+			x.dim("utm_source", strings.ToLower(cleanLabel(get("utm_source"))), visits, views, bounces)
+			x.dim("utm_medium", strings.ToLower(cleanLabel(get("utm_medium"))), visits, views, bounces)
+			x.dim("utm_campaign", cleanLabel(get("utm_campaign")), visits, views, bounces)
+		case "browsers":
+			b := importBrowser(get("browser"))
+			x.dim("browser", b, visits, views, bounces)
+			x.dim("browser_version", joinVersion(b, majorVersion(get("browser_version"))), visits, views, bounces)
+		case "operating_systems":
+			os, v := importOS(get("operating_system"), get("operating_system_version"))
+			x.dim("os", os, visits, views, bounces)
+			x.dim("os_version", joinVersion(os, v), visits, views, bounces)
+		case "devices":
+			x.dim("device", importDevice(get("device")), visits, views, bounces)
+		case "locations":
+			x.dim("country", importCountry(get("country")), visits, views, bounces)
+		case "entry_pages":
+			x.dim("entry_page", pagePath(get("entry_page")), entrances, views, bounces)
+		case "exit_pages":
+			x.dim("exit_page", pagePath(get("exit_page")), exits, views, bounces)
+		case "custom_events":
+			name := importEventName(get("name"))
+			if name == "" {
+				return nil
+			}
+			c := count(x.events, name)
+			c.Visitors, c.Events = c.Visitors+visitors, c.Events+events
 		}
 		return nil
 	})
+}
+
+// Imported labels are named as the tracker names them (enrich.go, ParseAgent), so that a
+// browser, a system or a device is one row of a breakdown whichever side counted it.
+var (
+	importBrowsers = map[string]string{"chrome": "Chrome", "crios": "Chrome", "chromium-webview": "Chrome",
+		"firefox": "Firefox", "fxios": "Firefox", "safari": "Safari", "ios": "Safari", "ios-webview": "Safari",
+		"mobile safari": "Safari", "edge": "Edge", "edge-chromium": "Edge", "edge-ios": "Edge", "microsoft edge": "Edge",
+		"opera": "Opera", "samsung": "Samsung Browser", "samsung internet": "Samsung Browser", "vivaldi": "Vivaldi",
+		"ie": "Internet Explorer", "facebook": "Facebook App", "instagram": "Instagram App"}
+	importSystems = map[string]string{"mac": "macOS", "mac os": "macOS", "macos": "macOS", "os x": "macOS",
+		"gnu/linux": "Linux", "linux": "Linux", "android os": "Android", "android": "Android", "ios": "iOS",
+		"ipados": "iOS", "chrome os": "ChromeOS", "chromeos": "ChromeOS", "windows": "Windows", "freebsd": "FreeBSD"}
+	importEvents = map[string]string{"outbound link: click": folio.MeasureOutbound, "file download": folio.MeasureDownload,
+		"404": folio.MeasureNotFound}
+)
+
+func importBrowser(s string) string {
+	s = cleanLabel(s)
+	if name, ok := importBrowsers[strings.ToLower(s)]; ok {
+		return name
+	}
+	if s == "" || s == "(not set)" {
+		return "Unknown"
+	}
+	return s
+}
+
+// importOS names a system and its major version; Umami gives both in one ("Windows 10").
+func importOS(s, version string) (string, string) {
+	s = cleanLabel(s)
+	if name, ok := importSystems[strings.ToLower(s)]; ok {
+		return name, majorVersion(version)
+	}
+	if name, v, ok := strings.Cut(s, " "); ok && version == "" {
+		if n, ok := importSystems[strings.ToLower(name)]; ok {
+			return n, majorVersion(v)
+		}
+	}
+	if s == "" || s == "(not set)" {
+		return "Unknown", ""
+	}
+	return s, majorVersion(version)
+}
+
+// majorVersion keeps a version's first number ("128.0.1" → "128"), as the tracker does.
+func majorVersion(v string) string {
+	v = cleanLabel(v)
+	if v == "(not set)" {
+		return ""
+	}
+	v, _, _ = strings.Cut(v, ".")
+	return v
+}
+
+func importDevice(s string) string {
+	switch d := strings.ToLower(cleanLabel(s)); d {
+	case DeviceDesktop, DeviceMobile, DeviceTablet:
+		return d
+	case "laptop":
+		return DeviceDesktop
+	default:
+		return unknownDevice
+	}
+}
+
+// importCountry keeps an ISO 3166-1 alpha-2 code, else UnknownCountry.
+func importCountry(s string) string {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	if len(s) != 2 || s[0] < 'A' || s[0] > 'Z' || s[1] < 'A' || s[1] > 'Z' {
+		return UnknownCountry
+	}
+	return s
+}
+
+// importEventName maps Plausible's names of its automatic measurements to folio's.
+func importEventName(s string) string {
+	s = cleanLabel(s)
+	if name, ok := importEvents[strings.ToLower(s)]; ok {
+		return name
+	}
+	return s
+}
+
+func joinVersion(name, version string) string {
+	if version == "" {
+		return name
+	}
+	return name + " " + version
 }
 
 // pagePath keeps the path of an imported page address, without query or fragment.
@@ -273,15 +421,56 @@ func refHost(ref string) string {
 	return bareHost(u.Hostname())
 }
 
+// maxUmamiVisits bounds the visits of an Umami import, each held in memory until the end.
+const maxUmamiVisits = 250_000
+
+// umamiVisit is one visit of an Umami export, gathered from its page views in any order: its
+// first page view gives its day, entry page and attributes, its last its exit page.
+type umamiVisit struct {
+	first, last time.Time
+	entry, exit string
+	views       int
+	attrs       []string // the values of umamiDims, of the first page view
+}
+
+// umamiDims are the visit dimensions an Umami export's rows carry.
+var umamiDims = []string{"source", "referrer", "utm_source", "utm_medium", "utm_campaign", "country", "device", "browser", "browser_version", "os", "os_version"}
+
+func umamiAttrs(get func(string) string) []string {
+	ref := refHost(get("referrer_domain"))
+	utmSource := strings.ToLower(cleanLabel(get("utm_source")))
+	browser := importBrowser(get("browser"))
+	os, osVersion := importOS(get("os"), "")
+	return []string{SourceName(ref, utmSource), ref, utmSource, strings.ToLower(cleanLabel(get("utm_medium"))),
+		cleanLabel(get("utm_campaign")), importCountry(get("country")), importDevice(get("device")), browser, browser,
+		os, joinVersion(os, osVersion)}
+}
+
+// pageVisit is a page of a day viewed in a visit (the page dimension counts each once).
+type pageVisit struct {
+	visit     *umamiVisit
+	day, page string
+}
+
+// eventVisitor is an event of a day sent by a session.
+type eventVisitor struct{ day, name, session string }
+
 // ParseUmami reads Umami's CSV export of website events (one row per event, with created_at,
-// session_id, visit_id, url_path, referrer_domain and event_type, 1 for a page view): page views,
-// visitors (distinct sessions) and visits of each day in loc, pages and referrer hosts.
+// session_id, visit_id, url_path, referrer_domain, utm_*, browser, os, device, country,
+// event_type — 1 a page view, 2 a custom event — and event_name): page views, visitors
+// (distinct sessions) and visits of each day in loc, pages, referrer hosts, the visit
+// dimensions (a visit counts on the day it starts, with its first page view's attributes,
+// entry and exit page) and the custom events.
 func ParseUmami(r io.Reader, loc *time.Location) ([]folio.ImportedDay, error) {
 	acc, rows := importAcc{}, 0
+	visits := map[string]*umamiVisit{}
+	pageVisits := map[pageVisit]bool{}
+	eventVisitors := map[eventVisitor]bool{}
 	lr := &io.LimitedReader{R: r, N: importInflateLimit + 1}
 	err := csvTable(lr, &rows, func(get func(string) string) error {
-		if t := get("event_type"); t != "" && t != "1" {
-			return nil // custom events are not page views
+		typ := get("event_type")
+		if typ != "" && typ != "1" && typ != "2" {
+			return nil
 		}
 		at, err := umamiTime(get("created_at"))
 		if err != nil {
@@ -289,19 +478,56 @@ func ParseUmami(r io.Reader, loc *time.Location) ([]folio.ImportedDay, error) {
 		}
 		day := at.In(loc).Format(time.DateOnly)
 		x := acc.day(day)
+		session := truncateUTF8(get("session_id"), 64)
+		if typ == "2" {
+			name := importEventName(get("event_name"))
+			if name == "" {
+				return nil
+			}
+			c := count(x.events, name)
+			c.Events++
+			if k := (eventVisitor{day, c.Value, session}); !eventVisitors[k] {
+				eventVisitors[k] = true
+				c.Visitors++
+			}
+			return nil
+		}
 		if x.visitors == nil {
-			x.visitors, x.visits = map[string]bool{}, map[string]bool{}
+			x.visitors = map[string]bool{}
 		}
-		if len(x.visitors) < maxImportRows/4 {
-			x.visitors[truncateUTF8(get("session_id"), 64)] = true
-			x.visits[truncateUTF8(get("visit_id"), 64)] = true
-		}
+		x.visitors[session] = true
 		x.d.PageViews++
-		c := count(x.pages, pagePath(get("url_path")))
+		page := pagePath(get("url_path"))
+		// A row without a visit id is a visit of its session (Umami before visits), without
+		// either a visit of its own.
+		key := truncateUTF8(get("visit_id"), 64)
+		if key == "" {
+			key = "s:" + session
+			if session == "" {
+				key = fmt.Sprintf("r:%d", rows)
+			}
+		}
+		v := visits[key]
+		if v == nil {
+			if len(visits) >= maxUmamiVisits {
+				return importInvalid("the CSV has more than %d visits: export a shorter period", maxUmamiVisits)
+			}
+			v = &umamiVisit{first: at, last: at, entry: page, exit: page, attrs: umamiAttrs(get)}
+			visits[key] = v
+		} else {
+			if at.Before(v.first) {
+				v.first, v.entry, v.attrs = at, page, umamiAttrs(get)
+			}
+			if !at.Before(v.last) {
+				v.last, v.exit = at, page
+			}
+		}
+		v.views++
+		c := count(x.pages, page)
 		c.PageViews++
-		if ref := refHost(get("referrer_domain")); ref != "" {
-			c := count(x.referrers, ref)
-			c.PageViews++
+		if k := (pageVisit{v, day, c.Value}); !pageVisits[k] {
+			pageVisits[k] = true
+			c.Visits++
 		}
 		return nil
 	})
@@ -311,7 +537,27 @@ func ParseUmami(r io.Reader, loc *time.Location) ([]folio.ImportedDay, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rows > 0 && len(acc) == 0 {
+	for _, v := range visits {
+		x := acc.day(v.first.In(loc).Format(time.DateOnly))
+		bounce := 0
+		if v.views == 1 {
+			bounce = 1
+		}
+		x.d.Visits++
+		x.d.Bounces += bounce
+		for i, name := range umamiDims {
+			x.dim(name, v.attrs[i], 1, v.views, bounce)
+		}
+		x.dim("entry_page", v.entry, 1, v.views, bounce)
+		x.dim("exit_page", v.exit, 1, v.views, bounce)
+		if ref := v.attrs[1]; ref != "" {
+			count(x.referrers, ref).Visits++
+		}
+	}
+	for _, x := range acc {
+		x.d.Visitors = len(x.visitors)
+	}
+	if rows > 0 && len(visits) == 0 {
 		return nil, importInvalid("the CSV has no page views")
 	}
 	return acc.days(), nil
