@@ -25,7 +25,7 @@ const (
 	MaxImportInflated = 256 << 20
 	maxImportFiles    = 64
 	maxImportRows     = 2_000_000
-	maxImportValues   = 500 // pages, sources or referrers kept per day, the most viewed first
+	maxImportValues   = 500 // values of a dimension (pages, sources, devices…) or events kept per day, the most viewed first
 	maxImportValueLen = 1024
 )
 

@@ -187,7 +187,9 @@ func TestMailedReportMarksImportedDays(t *testing.T) {
 		settings := folio.Settings{Site: folio.SiteSettings{Name: "Ada's site"}, Analytics: folio.AnalyticsSettings{
 			Reports: folio.AnalyticsReportSettings{Weekly: true}}}
 		opts := ReporterOptions{Mailer: outbox, Settings: func() folio.Settings { return settings },
-			Owner: func(context.Context) folio.Participant { return folio.Participant{Name: "Ada", Email: "ada@example.org"} }}
+			Owner: func(context.Context) folio.Participant {
+				return folio.Participant{Name: "Ada", Email: "ada@example.org"}
+			}}
 		if err := s.NewReporter(opts).RunOnce(ctx); err != nil {
 			t.Fatal(err)
 		}
