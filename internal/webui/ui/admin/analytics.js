@@ -40,7 +40,7 @@ const CARDS = [
     ['measure-file_download', 'Downloads', 'File'], ['measure-not_found', 'Not found', 'Page']] },
 ];
 
-const DEVICES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' };
+const DEVICES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet', unknown: 'Unknown' }; // unknown: imported visits without a device
 
 /** parseState reads the period and filters from the part of the hash after "analytics/". */
 export function parseState(rest) {
