@@ -18,7 +18,35 @@ type umamiVisit struct {
 	first, last time.Time
 	entry, exit string
 	views       int
-	attrs       []string // the values of umamiDims, of the first page view
+	attrs       []string // the values of umamiDims, of the first page view (shared, see interner)
+}
+
+// interner keeps one copy of each string the visits hold: a value read from a CSV row is a
+// substring of the whole row and would keep it alive, and most visits share their attributes.
+type interner struct {
+	strs  map[string]string
+	attrs map[string][]string
+}
+
+func (in *interner) str(s string) string {
+	if v, ok := in.strs[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
+	in.strs[s] = s
+	return s
+}
+
+func (in *interner) attrSet(a []string) []string {
+	k := strings.Join(a, "\x1f")
+	if v, ok := in.attrs[k]; ok {
+		return v
+	}
+	for i := range a {
+		a[i] = in.str(a[i])
+	}
+	in.attrs[strings.Clone(k)] = a
+	return a
 }
 
 // umamiDims are the visit dimensions an Umami export's rows carry.
@@ -54,6 +82,7 @@ func ParseUmami(r io.Reader, loc *time.Location) ([]folio.ImportedDay, error) {
 	visits := map[string]*umamiVisit{}
 	pageVisits := map[pageVisit]bool{}
 	eventVisitors := map[eventVisitor]bool{}
+	in := &interner{strs: map[string]string{}, attrs: map[string][]string{}}
 	lr := &io.LimitedReader{R: r, N: importInflateLimit + 1}
 	err := csvTable(lr, &rows, func(get func(string) string) error {
 		typ := get("event_type")
@@ -66,7 +95,7 @@ func ParseUmami(r io.Reader, loc *time.Location) ([]folio.ImportedDay, error) {
 		}
 		day := at.In(loc).Format(time.DateOnly)
 		x := acc.day(day)
-		session := truncateUTF8(get("session_id"), 64)
+		session := in.str(truncateUTF8(get("session_id"), 64))
 		if typ == "2" {
 			name := importEventName(get("event_name"))
 			if name == "" {
@@ -85,7 +114,7 @@ func ParseUmami(r io.Reader, loc *time.Location) ([]folio.ImportedDay, error) {
 		}
 		x.visitors[session] = true
 		x.d.PageViews++
-		page := pagePath(get("url_path"))
+		page := in.str(truncateUTF8(pagePath(get("url_path")), maxImportValueLen))
 		// A row without a visit id is a visit of its session (Umami before visits), without
 		// either a visit of its own.
 		key := truncateUTF8(get("visit_id"), 64)
@@ -100,11 +129,11 @@ func ParseUmami(r io.Reader, loc *time.Location) ([]folio.ImportedDay, error) {
 			if len(visits) >= maxUmamiVisits {
 				return importInvalid("the CSV has more than %d visits: export a shorter period", maxUmamiVisits)
 			}
-			v = &umamiVisit{first: at, last: at, entry: page, exit: page, attrs: umamiAttrs(get)}
-			visits[key] = v
+			v = &umamiVisit{first: at, last: at, entry: page, exit: page, attrs: in.attrSet(umamiAttrs(get))}
+			visits[strings.Clone(key)] = v
 		} else {
 			if at.Before(v.first) {
-				v.first, v.entry, v.attrs = at, page, umamiAttrs(get)
+				v.first, v.entry, v.attrs = at, page, in.attrSet(umamiAttrs(get))
 			}
 			if !at.Before(v.last) {
 				v.last, v.exit = at, page
