@@ -12,10 +12,14 @@ type Breakdown struct {
 	Filters   map[string]string `json:"filters" doc:"the dimension filters applied (dimension → value)"`
 	// VisitorsExact is false when visitors were estimated from a rollup or a sample (see
 	// docs/api.md).
-	VisitorsExact bool             `json:"visitorsExact" doc:"false when the visitors of each row are an estimate: breakdowns of ranges too large to read raw either scale each row's visits by the range's visitors per visit (from a rollup) or count the visitors of a sample (sampleRate)"`
-	SampleRate    float64          `json:"sampleRate,omitempty" doc:"set when the figures were estimated from this share of the range's visitors, with all their visits and events (1/8, 1/32, 1/128 or 1/512): a filtered breakdown that involves page, entry_page, exit_page or event, over a range of more than 25,000 page views; visitors, visits, page views and events are the sample's times the inverse, conversion rates the sample's own"`
-	TimeRange     TimeRange        `json:"timeRange"`
-	Previous      *BreakdownPeriod `json:"previous,omitempty" doc:"compare=previous: the same breakdown over the preceding period of equal length"`
+	VisitorsExact bool      `json:"visitorsExact" doc:"false when the visitors of each row are an estimate: breakdowns of ranges too large to read raw either scale each row's visits by the range's visitors per visit (from a rollup) or count the visitors of a sample (sampleRate)"`
+	SampleRate    float64   `json:"sampleRate,omitempty" doc:"set when the figures were estimated from this share of the range's visitors, with all their visits and events (1/8, 1/32, 1/128 or 1/512): a filtered breakdown that involves page, entry_page, exit_page or event, over a range of more than 25,000 page views; visitors, visits, page views and events are the sample's times the inverse, conversion rates the sample's own"`
+	TimeRange     TimeRange `json:"timeRange"`
+	// ImportedDays and ImportedDaysLeftOut mark the imported days of the range (docs/api.md,
+	// "Import"): counted in the rows when unfiltered, left out under a filter.
+	ImportedDays        []string         `json:"importedDays,omitempty" doc:"days of the range whose figures come from an import (Plausible, Umami) and are counted in the rows (unfiltered breakdowns)"`
+	ImportedDaysLeftOut []string         `json:"importedDaysLeftOut,omitempty" doc:"days of the range whose imported figures the rows leave out: an import has daily totals per value, no visits, so a filter cannot split them"`
+	Previous            *BreakdownPeriod `json:"previous,omitempty" doc:"compare=previous: the same breakdown over the preceding period of equal length"`
 }
 
 // BreakdownPeriod is a breakdown of the comparison period.
@@ -25,6 +29,9 @@ type BreakdownPeriod struct {
 	VisitorsExact bool           `json:"visitorsExact"`
 	SampleRate    float64        `json:"sampleRate,omitempty"`
 	TimeRange     TimeRange      `json:"timeRange"`
+	// See Breakdown.
+	ImportedDays        []string `json:"importedDays,omitempty"`
+	ImportedDaysLeftOut []string `json:"importedDaysLeftOut,omitempty"`
 }
 
 // BreakdownRow is one value of a dimension. For visit dimensions (everything but page and

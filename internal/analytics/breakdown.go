@@ -83,7 +83,8 @@ func (s *Service) Breakdown(ctx context.Context, p BreakdownParams) (*folio.Brea
 		return nil, err
 	}
 	out := &folio.Breakdown{Dimension: p.Dimension, Rows: cur.Rows, Total: cur.Total, Page: p.Page, Limit: p.Limit,
-		Filters: p.Filters, VisitorsExact: cur.VisitorsExact, SampleRate: cur.SampleRate, TimeRange: cur.TimeRange}
+		Filters: p.Filters, VisitorsExact: cur.VisitorsExact, SampleRate: cur.SampleRate, TimeRange: cur.TimeRange,
+		ImportedDays: cur.ImportedDays, ImportedDaysLeftOut: cur.ImportedDaysLeftOut}
 	if out.Filters == nil {
 		out.Filters = map[string]string{}
 	}
@@ -103,22 +104,22 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 	if err != nil {
 		return nil, err
 	}
+	// Imported days exist only in the daily rollup, per dimension: an unfiltered breakdown counts
+	// them, a filtered one cannot split them and says it leaves them out.
+	imported, err := s.store.AnalyticsImportedDays(ctx, r.From, r.To)
+	if err != nil {
+		return nil, err
+	}
 	// Unfiltered breakdowns, and those of a visit attribute filtered by visit attributes, have a
 	// rollup; the others (a page, entry/exit page or event involved) read the raw rows, of a
 	// sample of the visitors when the range holds too many page views to group them all.
 	rollup := false
-	if len(p.Filters) == 0 || folio.VisitAttrBreakdown(p.Dimension, p.Filters) {
+	if len(p.Filters) == 0 {
 		// A range without page views (the period before the data, say) has nothing to group:
 		// the rollup answers it at once.
-		rollup = totals.Views > s.rawLimit || totals.Views == 0 && p.Dimension != "event"
-		if !rollup && p.Dimension != "event" {
-			// Imported days exist only in the rollups.
-			imported, err := s.store.AnalyticsImportedDays(ctx, r.From, r.To)
-			if err != nil {
-				return nil, err
-			}
-			rollup = len(imported) > 0
-		}
+		rollup = totals.Views > s.rawLimit || totals.Views == 0 && p.Dimension != "event" || len(imported) > 0
+	} else if folio.VisitAttrBreakdown(p.Dimension, p.Filters) {
+		rollup = totals.Views > s.rawLimit || totals.Views == 0
 	} else if !p.Exact {
 		q.Sample = sampleRate(totals.Views, s.rawLimit, s.sampleTo)
 	}
@@ -147,6 +148,11 @@ func (s *Service) breakdownPeriod(ctx context.Context, p BreakdownParams, r Rang
 	scale := max(1, q.Sample)
 	out := &folio.BreakdownPeriod{Rows: make([]folio.BreakdownRow, 0, len(rows)), Total: total,
 		VisitorsExact: !rollup && scale == 1 || totals.Views == 0, TimeRange: r.TimeRange()}
+	if len(p.Filters) == 0 {
+		out.ImportedDays = imported
+	} else {
+		out.ImportedDaysLeftOut = imported
+	}
 	if scale > 1 {
 		out.SampleRate = 1 / float64(scale)
 	}

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,8 +40,25 @@ var plausibleExport = map[string]string{
 	"imported_pages_20260301_20260302.csv": "date,hostname,page,visits,visitors,pageviews,scroll_depth,pageleave_visitors\n" +
 		"2026-03-01,me.example,/,10,9,15,,0\n2026-03-01,me.example,/blog/hello?x=1,3,3,10,,0\n2026-03-02,me.example,/,6,5,8,,0\n",
 	"imported_sources_20260301_20260302.csv": "date,source,referrer,utm_source,utm_medium,utm_campaign,utm_content,utm_term,pageviews,visitors,visits,visit_duration,bounces\n" +
-		"2026-03-01,Google,https://www.google.com/,,,,,,20,8,9,500,3\n2026-03-01,,,,,,,,5,2,3,100,1\n",
-	"imported_browsers_20260301_20260302.csv": "date,browser,browser_version,visitors,visits,visit_duration,bounces,pageviews\n2026-03-01,Firefox,128,4,5,100,1,9\n",
+		"2026-03-01,Google,https://www.google.com/,,,,,,20,8,9,500,3\n2026-03-01,,,,,,,,5,2,3,100,1\n" +
+		"2026-03-01,Newsletter,,Newsletter,Email,spring-launch,,,4,2,2,60,0\n",
+	"imported_browsers_20260301_20260302.csv": "date,browser,browser_version,visitors,visits,visit_duration,bounces,pageviews\n" +
+		"2026-03-01,Firefox,128,4,5,100,1,9\n2026-03-01,Microsoft Edge,120.0.2210,3,4,50,1,10\n",
+	// Device, system, location, entry, exit and event files, with the columns of Plausible's CSV
+	// importer (lib/plausible/imported/csv_importer.ex, input_structures).
+	"imported_devices_20260301_20260302.csv": "date,device,visitors,visits,visit_duration,bounces,pageviews\n" +
+		"2026-03-01,Desktop,6,7,300,2,15\n2026-03-01,Mobile,4,4,100,1,8\n",
+	"imported_operating_systems_20260301_20260302.csv": "date,operating_system,operating_system_version,visitors,visits,visit_duration,bounces,pageviews\n" +
+		"2026-03-01,GNU/Linux,,5,6,200,2,12\n2026-03-01,Mac,14.5,3,4,100,1,9\n",
+	"imported_locations_20260301_20260302.csv": "date,country,region,city,visitors,visits,visit_duration,bounces,pageviews\n" +
+		"2026-03-01,FR,FR-IDF,2988507,3,4,100,1,8\n2026-03-01,FR,FR-ARA,2996944,2,2,50,0,5\n2026-03-01,DE,DE-BE,2950159,4,5,100,2,10\n",
+	"imported_entry_pages_20260301_20260302.csv": "date,entry_page,visitors,entrances,visit_duration,bounces,pageviews\n" +
+		"2026-03-01,/,8,9,400,3,18\n2026-03-01,/blog/hello,3,3,100,1,7\n",
+	"imported_exit_pages_20260301_20260302.csv": "date,exit_page,visitors,visit_duration,exits,bounces,pageviews\n" +
+		"2026-03-01,/blog/hello,5,200,7,2,15\n2026-03-01,/,4,100,5,2,10\n",
+	"imported_custom_events_20260301_20260302.csv": "date,name,link_url,path,visitors,events\n" +
+		"2026-03-01,Outbound Link: Click,https://github.com/ada,,2,3\n2026-03-01,Outbound Link: Click,https://x.com/ada,,1,1\n" +
+		"2026-03-01,Signup,,,2,2\n",
 }
 
 func TestParsePlausible(t *testing.T) {
@@ -58,8 +76,23 @@ func TestParsePlausible(t *testing.T) {
 	if len(d.Pages) != 2 || d.Pages[0] != (folio.ImportedCount{Value: "/", Visitors: 9, Visits: 10, PageViews: 15}) || d.Pages[1].Value != "/blog/hello" {
 		t.Errorf("pages %+v", d.Pages)
 	}
-	if len(d.Sources) != 2 || d.Sources[0].Value != "Google" || d.Sources[1].Value != "Direct / None" || d.Sources[0].Bounces != 3 {
-		t.Errorf("sources %+v", d.Sources)
+	if src := d.Dims["source"]; len(src) != 3 || src[0].Value != "Google" || src[1].Value != "Direct / None" || src[0].Bounces != 3 {
+		t.Errorf("sources %+v", src)
+	}
+	for dim, want := range map[string][]folio.ImportedCount{
+		"device": {{Value: "desktop", Visits: 7, PageViews: 15, Bounces: 2}, {Value: "mobile", Visits: 4, PageViews: 8, Bounces: 1},
+			{Value: "unknown", Visits: 1, PageViews: 2, Bounces: 1}},
+		"browser_version": {{Value: "Edge 120", Visits: 4, PageViews: 10, Bounces: 1}, {Value: "Firefox 128", Visits: 5, PageViews: 9, Bounces: 1}},
+		"os_version":      {{Value: "Linux", Visits: 6, PageViews: 12, Bounces: 2}, {Value: "macOS 14", Visits: 4, PageViews: 9, Bounces: 1}},
+		"country":         {{Value: "FR", Visits: 6, PageViews: 13, Bounces: 1}, {Value: "DE", Visits: 5, PageViews: 10, Bounces: 2}},
+		"utm_source":      {{Value: "", Visits: 12, PageViews: 25, Bounces: 4}, {Value: "newsletter", Visits: 2, PageViews: 4}},
+	} {
+		if got := d.Dims[dim]; !slices.Equal(got, want) {
+			t.Errorf("%s: %+v, want %+v", dim, got, want)
+		}
+	}
+	if len(d.Events) != 2 || d.Events[0] != (folio.ImportedCount{Value: folio.MeasureOutbound, Visitors: 3, Events: 4}) {
+		t.Errorf("events %+v", d.Events)
 	}
 	if len(d.Referrers) != 1 || d.Referrers[0] != (folio.ImportedCount{Value: "google.com", Visits: 9}) {
 		t.Errorf("referrers %+v", d.Referrers)
@@ -162,7 +195,7 @@ func TestImport(t *testing.T) {
 			t.Errorf("pages %+v, referrers %+v", rep.TopPages, rep.Referrers)
 		}
 		b, err := s.Breakdown(ctx, BreakdownParams{Dimension: "source", Range: rg, Page: 1, Limit: 10})
-		if err != nil || len(b.Rows) != 2 || b.Rows[0].Value != "Google" || b.Rows[0].Visits != 9 {
+		if err != nil || len(b.Rows) != 3 || b.Rows[0].Value != "Google" || b.Rows[0].Visits != 9 {
 			t.Errorf("sources: %+v, %v", b, err)
 		}
 		// Umami on days without figures.
@@ -176,6 +209,150 @@ func TestImport(t *testing.T) {
 	})
 }
 
+// umamiApril is a hand-made Umami export of one day: s1's first visit (its rows out of order,
+// from Hacker News, with an event), s2's visit from a newsletter campaign and s1's second visit.
+const umamiApril = "website_id,session_id,visit_id,event_id,hostname,browser,os,device,screen,language,country,region,city,url_path,url_query,utm_source,utm_medium,utm_campaign,utm_content,utm_term,referrer_path,referrer_query,referrer_domain,page_title,event_type,event_name,created_at\n" +
+	"w,s1,v1,e2,me.example,firefox,Linux,desktop,1920x1080,en,FR,,,/blog/a,,,,,,,,,,A,1,,2026-04-01 10:05:00\n" +
+	"w,s1,v1,e1,me.example,firefox,Linux,desktop,1920x1080,en,FR,,,/,,,,,,,/item,,news.ycombinator.com,Home,1,,2026-04-01 10:00:00\n" +
+	"w,s1,v1,e3,me.example,firefox,Linux,desktop,1920x1080,en,FR,,,/blog/a,,,,,,,,,,A,2,signup,2026-04-01 10:06:00\n" +
+	"w,s2,v2,e4,me.example,ios,iOS,mobile,390x844,en,US,,,/blog/a,utm_source=Newsletter,Newsletter,Email,spring,,,,,,A,1,,2026-04-01 11:00:00\n" +
+	"w,s1,v3,e5,me.example,firefox,Mac OS,desktop,1920x1080,en,FR,,,/,,,,,,,,,,Home,1,,2026-04-01 12:00:00\n"
+
+func TestParseUmamiDimensions(t *testing.T) {
+	days, err := ParseUmami(strings.NewReader(umamiApril), time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(days) != 1 {
+		t.Fatalf("days %+v", days)
+	}
+	d := days[0]
+	if d.Visitors != 2 || d.Visits != 3 || d.PageViews != 4 || d.Bounces != 2 {
+		t.Errorf("totals %+v", d)
+	}
+	for dim, want := range map[string][]folio.ImportedCount{
+		"source":     {{Value: "Hacker News", Visits: 1, PageViews: 2}, {Value: "Direct / None", Visits: 1, PageViews: 1, Bounces: 1}, {Value: "newsletter", Visits: 1, PageViews: 1, Bounces: 1}},
+		"entry_page": {{Value: "/", Visits: 2, PageViews: 3, Bounces: 1}, {Value: "/blog/a", Visits: 1, PageViews: 1, Bounces: 1}},
+		"exit_page":  {{Value: "/blog/a", Visits: 2, PageViews: 3, Bounces: 1}, {Value: "/", Visits: 1, PageViews: 1, Bounces: 1}},
+		"os_version": {{Value: "Linux", Visits: 1, PageViews: 2}, {Value: "iOS", Visits: 1, PageViews: 1, Bounces: 1}, {Value: "macOS", Visits: 1, PageViews: 1, Bounces: 1}},
+		"browser":    {{Value: "Firefox", Visits: 2, PageViews: 3, Bounces: 1}, {Value: "Safari", Visits: 1, PageViews: 1, Bounces: 1}},
+		"device":     {{Value: "desktop", Visits: 2, PageViews: 3, Bounces: 1}, {Value: "mobile", Visits: 1, PageViews: 1, Bounces: 1}},
+		"country":    {{Value: "FR", Visits: 2, PageViews: 3, Bounces: 1}, {Value: "US", Visits: 1, PageViews: 1, Bounces: 1}},
+		"utm_medium": {{Value: "", Visits: 2, PageViews: 3, Bounces: 1}, {Value: "email", Visits: 1, PageViews: 1, Bounces: 1}},
+	} {
+		if got := d.Dims[dim]; !slices.Equal(got, want) {
+			t.Errorf("%s: %+v, want %+v", dim, got, want)
+		}
+	}
+	if len(d.Pages) != 2 || d.Pages[1] != (folio.ImportedCount{Value: "/blog/a", Visits: 2, PageViews: 2}) ||
+		len(d.Events) != 1 || d.Events[0] != (folio.ImportedCount{Value: "signup", Visitors: 1, Events: 1}) ||
+		len(d.Referrers) != 1 || d.Referrers[0] != (folio.ImportedCount{Value: "news.ycombinator.com", Visits: 1}) {
+		t.Errorf("pages %+v, events %+v, referrers %+v", d.Pages, d.Events, d.Referrers)
+	}
+}
+
+// TestImportedBreakdowns imports the hand-made Plausible export and the Umami one on both
+// engines and reads every breakdown: unfiltered, each answers with the imported figures (beside
+// a tracked visit) and names the imported days; filtered, the imported days are left out and
+// named so.
+func TestImportedBreakdowns(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		now := time.Date(2026, 3, 5, 10, 0, 0, 0, time.UTC)
+		s, err := newTestService(db, Options{Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Start()
+		t.Cleanup(func() { s.Close(context.Background()) })
+		// One tracked visit on 5 March: Firefox on Linux, a desktop.
+		if _, err := s.Collect(ctx, &folio.CollectInput{Type: folio.CollectPageView, Path: "/", VisitorID: "t1"}, "192.0.2.1", browserUA); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		now = time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)
+		if res, err := s.Import(ctx, ImportPlausible, plausibleZip(t, plausibleExport)); err != nil || res.Days != 2 {
+			t.Fatalf("plausible: %+v, %v", res, err)
+		}
+		if res, err := s.Import(ctx, ImportUmami, []byte(umamiApril)); err != nil || res.Days != 1 || res.PageViews != 4 {
+			t.Fatalf("umami: %+v, %v", res, err)
+		}
+		type row struct {
+			value                   string
+			visits, views, visitors int
+		}
+		check := func(from, to, dim string, filters map[string]string, want ...row) *folio.Breakdown {
+			t.Helper()
+			rg, err := s.ParseRange(from, to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := s.Breakdown(ctx, BreakdownParams{Dimension: dim, Range: rg, Filters: filters, Page: 1, Limit: 10})
+			if err != nil {
+				t.Fatalf("%s: %v", dim, err)
+			}
+			var got []row
+			for _, r := range b.Rows {
+				g := row{r.Value, r.Visits, r.PageViews, 0}
+				if dim == "event" {
+					g.views, g.visitors = *r.Events, r.Visitors
+				}
+				got = append(got, g)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s %v: %+v, want %+v", dim, filters, got, want)
+			}
+			return b
+		}
+		// 1 March (Plausible) alone.
+		check("2026-03-01", "2026-03-01", "device", nil, row{"desktop", 7, 15, 0}, row{"mobile", 4, 8, 0}, row{"unknown", 1, 2, 0})
+		check("2026-03-01", "2026-03-01", "browser", nil, row{"Firefox", 5, 9, 0}, row{"Edge", 4, 10, 0})
+		check("2026-03-01", "2026-03-01", "browser_version", nil, row{"Firefox 128", 5, 9, 0}, row{"Edge 120", 4, 10, 0})
+		check("2026-03-01", "2026-03-01", "os", nil, row{"Linux", 6, 12, 0}, row{"macOS", 4, 9, 0})
+		check("2026-03-01", "2026-03-01", "os_version", nil, row{"Linux", 6, 12, 0}, row{"macOS 14", 4, 9, 0})
+		check("2026-03-01", "2026-03-01", "country", nil, row{"FR", 6, 13, 0}, row{"DE", 5, 10, 0})
+		check("2026-03-01", "2026-03-01", "entry_page", nil, row{"/", 9, 18, 0}, row{"/blog/hello", 3, 7, 0})
+		check("2026-03-01", "2026-03-01", "exit_page", nil, row{"/blog/hello", 7, 15, 0}, row{"/", 5, 10, 0})
+		check("2026-03-01", "2026-03-01", "utm_source", nil, row{"", 12, 25, 0}, row{"newsletter", 2, 4, 0})
+		check("2026-03-01", "2026-03-01", "utm_medium", nil, row{"", 12, 25, 0}, row{"email", 2, 4, 0})
+		check("2026-03-01", "2026-03-01", "utm_campaign", nil, row{"", 12, 25, 0}, row{"spring-launch", 2, 4, 0})
+		check("2026-03-01", "2026-03-01", "referrer", nil, row{"google.com", 9, 20, 0}, row{"", 5, 9, 0})
+		check("2026-03-01", "2026-03-01", "event", nil, row{folio.MeasureOutbound, 0, 4, 3}, row{"Signup", 0, 2, 2})
+		// 1–5 March: imported and tracked together; the date breakdown has each day.
+		b := check("2026-03-01", "2026-03-05", "device", nil, row{"desktop", 8, 16, 0}, row{"unknown", 7, 10, 0}, row{"mobile", 4, 8, 0})
+		if !slices.Equal(b.ImportedDays, []string{"2026-03-01", "2026-03-02"}) || b.ImportedDaysLeftOut != nil {
+			t.Errorf("unfiltered: imported %v, left out %v", b.ImportedDays, b.ImportedDaysLeftOut)
+		}
+		check("2026-03-01", "2026-03-05", "date", nil, row{"2026-03-01", 12, 25, 0}, row{"2026-03-02", 6, 8, 0}, row{"2026-03-05", 1, 1, 0})
+		check("2026-03-01", "2026-03-05", "browser", nil, row{"Firefox", 6, 10, 0}, row{"Edge", 4, 10, 0})
+		// Filtered, only the tracked visit answers, and the imported days are named left out.
+		for _, f := range []map[string]string{{"device": "desktop"}, {"page": "/"}} {
+			b = check("2026-03-01", "2026-03-05", "browser", f, row{"Firefox", 1, 1, 0})
+			if b.ImportedDays != nil || !slices.Equal(b.ImportedDaysLeftOut, []string{"2026-03-01", "2026-03-02"}) {
+				t.Errorf("filtered %v: imported %v, left out %v", f, b.ImportedDays, b.ImportedDaysLeftOut)
+			}
+		}
+		// Umami's day.
+		check("2026-04-01", "2026-04-01", "source", nil, row{"Hacker News", 1, 2, 0}, row{"Direct / None", 1, 1, 0}, row{"newsletter", 1, 1, 0})
+		check("2026-04-01", "2026-04-01", "entry_page", nil, row{"/", 2, 3, 0}, row{"/blog/a", 1, 1, 0})
+		check("2026-04-01", "2026-04-01", "exit_page", nil, row{"/blog/a", 2, 3, 0}, row{"/", 1, 1, 0})
+		check("2026-04-01", "2026-04-01", "device", nil, row{"desktop", 2, 3, 0}, row{"mobile", 1, 1, 0})
+		check("2026-04-01", "2026-04-01", "browser", nil, row{"Firefox", 2, 3, 0}, row{"Safari", 1, 1, 0})
+		check("2026-04-01", "2026-04-01", "os", nil, row{"Linux", 1, 2, 0}, row{"iOS", 1, 1, 0}, row{"macOS", 1, 1, 0})
+		check("2026-04-01", "2026-04-01", "country", nil, row{"FR", 2, 3, 0}, row{"US", 1, 1, 0})
+		check("2026-04-01", "2026-04-01", "utm_campaign", nil, row{"", 2, 3, 0}, row{"spring", 1, 1, 0})
+		check("2026-04-01", "2026-04-01", "referrer", nil, row{"", 2, 2, 0}, row{"news.ycombinator.com", 1, 2, 0})
+		check("2026-04-01", "2026-04-01", "page", nil, row{"/", 2, 2, 0}, row{"/blog/a", 2, 2, 0})
+		check("2026-04-01", "2026-04-01", "event", nil, row{"signup", 0, 1, 1})
+		b = check("2026-04-01", "2026-04-01", "country", map[string]string{"device": "mobile"})
+		if !slices.Equal(b.ImportedDaysLeftOut, []string{"2026-04-01"}) {
+			t.Errorf("umami filtered: left out %v", b.ImportedDaysLeftOut)
+		}
+	})
+}
+
 func FuzzParsePlausible(f *testing.F) {
 	f.Add(plausibleZip(f, plausibleExport))
 	f.Add([]byte("PK\x03\x04"))
@@ -183,7 +360,7 @@ func FuzzParsePlausible(f *testing.F) {
 		days, err := ParsePlausible(body)
 		if err == nil {
 			for _, d := range days {
-				if _, perr := time.Parse(time.DateOnly, d.Day); perr != nil || len(d.Pages) > maxImportValues {
+				if _, perr := time.Parse(time.DateOnly, d.Day); perr != nil || len(d.Pages) > maxImportValues || !importedDimsBounded(d) {
 					t.Fatalf("day %+v", d)
 				}
 			}
@@ -196,11 +373,12 @@ func FuzzParsePlausible(f *testing.F) {
 func FuzzParseUmami(f *testing.F) {
 	f.Add([]byte(umamiExport))
 	f.Add([]byte("created_at,url_path\n2026-03-01T10:00:00Z,/a\n"))
+	f.Add([]byte(umamiApril))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		days, err := ParseUmami(bytes.NewReader(body), time.UTC)
 		if err == nil {
 			for _, d := range days {
-				if _, perr := time.Parse(time.DateOnly, d.Day); perr != nil || d.PageViews < 1 {
+				if _, perr := time.Parse(time.DateOnly, d.Day); perr != nil || d.PageViews < 1 && len(d.Events) == 0 || !importedDimsBounded(d) {
 					t.Fatalf("day %+v", d)
 				}
 			}
@@ -208,4 +386,23 @@ func FuzzParseUmami(f *testing.F) {
 			t.Fatalf("error %v", err)
 		}
 	})
+}
+
+// importedDimsBounded checks what the fuzz targets promise of a day's dimensions: known names,
+// bounded lists, no negative counts.
+func importedDimsBounded(d folio.ImportedDay) bool {
+	if len(d.Events) > maxImportValues {
+		return false
+	}
+	for name, l := range d.Dims {
+		if !slices.Contains(folio.ImportedDims, name) || len(l) > maxImportValues {
+			return false
+		}
+		for _, c := range l {
+			if c.Visits < 0 || c.PageViews < 0 || c.Bounces < 0 || len(c.Value) > maxImportValueLen {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -18,6 +18,8 @@ type digest struct {
 	conv, prevConv    folio.ConversionTotals
 	topPages          []folio.PageView
 	sources           []folio.BreakdownRow
+	// imported and prevImported are the days of each period whose figures come from an import.
+	imported, prevImported []string
 }
 
 // digest gathers the figures of a report: the site report with comparison, the top sources and
@@ -36,7 +38,8 @@ func (s *Service) digest(ctx context.Context, cur, prev Range) (*digest, error) 
 		return nil, err
 	}
 	d := &digest{cur: cur, prev: prev, visitors: rep.Visitors.Unique, prevVis: old.Visitors.Unique,
-		views: rep.PageViews.Total, prevViews: old.PageViews.Total, topPages: rep.TopPages, sources: src.Rows}
+		views: rep.PageViews.Total, prevViews: old.PageViews.Total, topPages: rep.TopPages, sources: src.Rows,
+		imported: rep.ImportedDays, prevImported: old.ImportedDays}
 	if len(d.topPages) > 5 {
 		d.topPages = d.topPages[:5]
 	}
@@ -102,6 +105,10 @@ func (d *digest) render(kind, site string) (text, htmlBody string) {
 		fmt.Fprintf(&h, "<tr><th>%s</th><td>%d</td><td>%d</td><td>%s</td></tr>\n", r.label, r.cur, r.prev, change(r.cur, r.prev))
 	}
 	h.WriteString("</table>\n")
+	if note := d.importedNote(); note != "" {
+		fmt.Fprintf(&t, "\n%s\n", note)
+		fmt.Fprintf(&h, "<p><em>%s</em></p>\n", html.EscapeString(note))
+	}
 	t.WriteString("\nTop pages:\n")
 	h.WriteString("<h2>Top pages</h2>\n<ol>\n")
 	for _, p := range d.topPages {
@@ -116,6 +123,55 @@ func (d *digest) render(kind, site string) (text, htmlBody string) {
 	}
 	h.WriteString("</ol>\n")
 	return t.String(), h.String()
+}
+
+// importedNote says which days of the period and of the previous one hold imported figures
+// (daily totals from another tool, without the tracker's visit-level detail), or "".
+func (d *digest) importedNote() string {
+	var parts []string
+	for _, p := range []struct {
+		label string
+		days  []string
+	}{{"this period", d.imported}, {"the previous period", d.prevImported}} {
+		if len(p.days) == 0 {
+			continue
+		}
+		n := "days"
+		if len(p.days) == 1 {
+			n = "day"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s of %s (%s)", len(p.days), n, p.label, dayRuns(p.days)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Imported days: " + strings.Join(parts, " and ") + " hold figures imported from another analytics tool (daily totals), not counted by folio's tracker."
+}
+
+// dayRuns writes sorted days as runs of consecutive days: "2026-05-04 – 2026-05-06, 2026-05-09".
+func dayRuns(days []string) string {
+	var out []string
+	for i := 0; i < len(days); {
+		j := i
+		for j+1 < len(days) && nextDay(days[j]) == days[j+1] {
+			j++
+		}
+		if j == i {
+			out = append(out, days[i])
+		} else {
+			out = append(out, days[i]+" – "+days[j])
+		}
+		i = j + 1
+	}
+	return strings.Join(out, ", ")
+}
+
+func nextDay(day string) string {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return ""
+	}
+	return t.AddDate(0, 0, 1).Format(time.DateOnly)
 }
 
 // renderAlert returns the spike alert as text and HTML.

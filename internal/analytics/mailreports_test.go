@@ -127,6 +127,9 @@ func TestMailedReports(t *testing.T) {
 				t.Errorf("report text lacks %q:\n%s", want, report[0])
 			}
 		}
+		if strings.Contains(report[0], "Imported") || strings.Contains(report[1], "Imported") {
+			t.Errorf("a report without imported days mentions them:\n%s", report[0])
+		}
 		if !strings.Contains(report[1], "/blog/&lt;b&gt;bold&lt;/b&gt;") || strings.Contains(report[1], "<b>bold") {
 			t.Errorf("report HTML does not escape the path:\n%s", report[1])
 		}
@@ -150,6 +153,65 @@ func TestMailedReports(t *testing.T) {
 		}
 		if n := len(smtp.Messages()); n != 2 {
 			t.Errorf("%d mails after the cooldown's first hours, want still 2", n)
+		}
+	})
+}
+
+// TestMailedReportMarksImportedDays: when the period and the one before hold imported days, the
+// weekly report read back from the outbox says which, in its text and its HTML, on both engines.
+func TestMailedReportMarksImportedDays(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		smtp := smtptest.Start(t)
+		from := folio.MailAddress{Name: "folio", Email: "folio@example.org"}
+		mailer, err := mail.NewSMTP(mail.SMTPConfig{Host: smtp.Host, Port: smtp.Port, From: from, TLS: mail.TLSNone, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outbox := mail.NewOutbox(db.Outbox, mailer, from, nil)
+		// Wednesday 13 May 2026: last week is 4–10 May, the one before 27 April – 3 May.
+		now := time.Date(2026, 5, 13, 10, 30, 0, 0, time.UTC)
+		s, err := newTestService(db, Options{Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		export := plausibleZip(t, map[string]string{
+			"imported_visitors_20260428_20260507.csv": "date,visitors,pageviews,bounces,visits,visit_duration\n" +
+				"2026-04-28,3,5,1,3,60\n2026-05-05,4,9,1,5,100\n2026-05-06,2,2,2,2,0\n2026-05-07,1,4,0,1,30\n",
+			"imported_sources_20260428_20260507.csv": "date,source,referrer,utm_source,utm_medium,utm_campaign,utm_content,utm_term,pageviews,visitors,visits,visit_duration,bounces\n" +
+				"2026-05-05,GitHub,https://github.com/ada,,,,,,9,4,5,100,1\n",
+		})
+		if res, err := s.Import(ctx, ImportPlausible, export); err != nil || res.Days != 4 {
+			t.Fatalf("import: %+v, %v", res, err)
+		}
+		settings := folio.Settings{Site: folio.SiteSettings{Name: "Ada's site"}, Analytics: folio.AnalyticsSettings{
+			Reports: folio.AnalyticsReportSettings{Weekly: true}}}
+		opts := ReporterOptions{Mailer: outbox, Settings: func() folio.Settings { return settings },
+			Owner: func(context.Context) folio.Participant {
+				return folio.Participant{Name: "Ada", Email: "ada@example.org"}
+			}}
+		if err := s.NewReporter(opts).RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := outbox.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		msgs := smtp.Messages()
+		if len(msgs) != 1 {
+			t.Fatalf("%d mails, want the weekly report", len(msgs))
+		}
+		subject, text, htmlPart := mailParts(t, msgs[0])
+		if !strings.HasPrefix(subject, "Weekly") {
+			t.Errorf("subject %q", subject)
+		}
+		note := "Imported days: 3 days of this period (2026-05-05 – 2026-05-07) and 1 day of the previous period (2026-04-28) hold figures imported from another analytics tool"
+		for _, want := range []string{note, "Visitors:                 7  (previous 3, +133%)", "GitHub  5 visits"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("text lacks %q:\n%s", want, text)
+			}
+		}
+		if !strings.Contains(htmlPart, "<p><em>"+note) {
+			t.Errorf("HTML lacks the note:\n%s", htmlPart)
 		}
 	})
 }

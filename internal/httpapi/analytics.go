@@ -229,6 +229,9 @@ func (s analyticsAPI) analyticsBreakdown(w http.ResponseWriter, r *http.Request)
 	if b.SampleRate > 0 {
 		h.Set("X-Sample-Rate", strconv.FormatFloat(b.SampleRate, 'g', -1, 64))
 	}
+	if len(b.ImportedDaysLeftOut) > 0 {
+		h.Set("X-Imported-Days-Left-Out", strings.Join(b.ImportedDaysLeftOut, ","))
+	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, err = w.Write(body)
@@ -241,6 +244,10 @@ func breakdownFilename(b *folio.Breakdown, from, to string) string {
 	name := "analytics-" + b.Dimension + "-" + from + "-" + to
 	if b.SampleRate > 0 {
 		name += fmt.Sprintf("-sample-1-in-%.0f", 1/b.SampleRate)
+	}
+	if len(b.ImportedDaysLeftOut) > 0 {
+		// A filter cannot split imported days: the file counts tracked visits only.
+		name += "-without-imported-days"
 	}
 	return name + ".csv"
 }

@@ -30,6 +30,25 @@ func TestAnalyticsImport(t *testing.T) {
 			!strings.Contains(string(res.Body), `{"date":"2025-01-01","visitors":7,"visits":9,"pageViews":20,"imported":true}`) {
 			t.Errorf("report: %d %s", res.Status, res.Body)
 		}
+		// Breakdowns: unfiltered they count the imported days and name them; filtered they leave
+		// them out and say so, in JSON and in CSV.
+		res = ts.do("GET", "/api/analytics/breakdown?dimension=date&start=2025-01-01&end=2025-01-03", "admin", nil)
+		if res.Status != 200 || !strings.Contains(string(res.Body), `{"value":"2025-01-01","visitors":7,"pageViews":20,"visits":9`) ||
+			!strings.Contains(string(res.Body), `"importedDays":["2025-01-01","2025-01-02"]`) {
+			t.Errorf("unfiltered breakdown: %d %s", res.Status, res.Body)
+		}
+		v.check("GET", "/api/analytics/breakdown", res)
+		res = ts.do("GET", "/api/analytics/breakdown?dimension=date&start=2025-01-01&end=2025-01-03&device=desktop&compare=previous", "admin", nil)
+		if res.Status != 200 || !strings.Contains(string(res.Body), `"rows":[]`) ||
+			!strings.Contains(string(res.Body), `"importedDaysLeftOut":["2025-01-01","2025-01-02"]`) {
+			t.Errorf("filtered breakdown: %d %s", res.Status, res.Body)
+		}
+		v.check("GET", "/api/analytics/breakdown", res)
+		res = ts.do("GET", "/api/analytics/breakdown?dimension=date&start=2025-01-01&end=2025-01-03&device=desktop&format=csv", "admin", nil)
+		if res.Status != 200 || res.Header.Get("X-Imported-Days-Left-Out") != "2025-01-01,2025-01-02" ||
+			!strings.Contains(res.Header.Get("Content-Disposition"), "-without-imported-days.csv") {
+			t.Errorf("filtered CSV: %d %v", res.Status, res.Header)
+		}
 		if res := ts.do("POST", "/api/analytics/import?format=plausible", "admin", buf.Bytes()); !strings.Contains(string(res.Body), `"days":0,"pageViews":0,"skippedDays":["2025-01-01","2025-01-02"]`) {
 			t.Errorf("again: %d %s", res.Status, res.Body)
 		}

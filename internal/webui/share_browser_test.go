@@ -128,6 +128,28 @@ func TestBrowserAnalyticsSettings(t *testing.T) {
 	if len(rep.ImportedDays) != 1 || rep.ImportedDays[0] != "2025-01-01" {
 		t.Errorf("imported days %v", rep.ImportedDays)
 	}
+
+	// A day of the last 30 imported with its devices: the analytics page counts it and says so;
+	// filtered, it says the imported day is left out.
+	day := time.Now().UTC().AddDate(0, 0, -3)
+	buf.Reset()
+	zw = zip.NewWriter(&buf)
+	stamp := day.Format("20060102") + "_" + day.Format("20060102")
+	w, _ = zw.Create("imported_visitors_" + stamp + ".csv")
+	w.Write([]byte("date,visitors,pageviews,bounces,visits,visit_duration\n" + day.Format(time.DateOnly) + ",5,9,1,6,100\n"))
+	w, _ = zw.Create("imported_devices_" + stamp + ".csv")
+	w.Write([]byte("date,device,visitors,visits,visit_duration,bounces,pageviews\n" + day.Format(time.DateOnly) + ",Mobile,5,6,100,1,9\n"))
+	zw.Close()
+	if err := os.WriteFile(file, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tb.do(t, "import a recent day", chromedp.SetUploadFiles(css("#import-file"), []string{file}), chromedp.Click(css("#import-send")))
+	tb.waitText(t, "#import-status", "Imported 1 days (9 page views)")
+	eval[bool](t, tb, `(location.hash = '#/analytics/days=30', true)`)
+	tb.waitText(t, "#imported-note", "1 day of this period ("+day.Format(time.DateOnly)+") come from an import")
+	tb.waitText(t, "#panel-device", "Phone")
+	eval[bool](t, tb, `(location.hash = '#/analytics/days=30&device=mobile', true)`)
+	tb.waitText(t, "#imported-left-out", "are left out: imported figures cannot be filtered")
 }
 
 // TestBrowserMeasurements loads the tracker and the measurements script on a page of another

@@ -9,8 +9,9 @@ import (
 )
 
 // ImportAnalyticsDays adds imported days to the daily rollups — totals, unique visitors (each
-// day's visitors as new ones: an import has no identities), pages, referrers and the page, source
-// and referrer dimensions — and marks them in analytics_imported_days, in one transaction. A day
+// day's visitors as new ones: an import has no identities), pages, referrers, the page and visit
+// dimensions (folio.ImportedDims) and the events — and marks them in analytics_imported_days, in
+// one transaction. The visit-attribute rollups are left alone: an import has no combinations. A day
 // that already has totals (tracked, or imported before) is left out and returned in skipped.
 func (s *Store) ImportAnalyticsDays(ctx context.Context, days []folio.ImportedDay, source string, now time.Time) (skipped []string, err error) {
 	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
@@ -52,17 +53,22 @@ func (s *Store) ImportAnalyticsDays(ctx context.Context, days []folio.ImportedDa
 				}
 			}
 			for _, r := range d.Referrers {
-				visits := max(r.Visits, r.PageViews)
 				if err := exec(`INSERT INTO analytics_daily_referrers (day, domain, visits) VALUES ($1, $2, $3)
-					ON CONFLICT (day, domain) DO UPDATE SET visits = analytics_daily_referrers.visits + excluded.visits`, d.Day, r.Value, visits); err != nil {
-					return err
-				}
-				if err := dim("referrer", d.Day, r.Value, visits, r.PageViews, 0); err != nil {
+					ON CONFLICT (day, domain) DO UPDATE SET visits = analytics_daily_referrers.visits + excluded.visits`, d.Day, r.Value, r.Visits); err != nil {
 					return err
 				}
 			}
-			for _, src := range d.Sources {
-				if err := dim("source", d.Day, src.Value, src.Visits, src.PageViews, src.Bounces); err != nil {
+			for _, name := range folio.ImportedDims {
+				for _, c := range d.Dims[name] {
+					if err := dim(name, d.Day, c.Value, c.Visits, c.PageViews, c.Bounces); err != nil {
+						return err
+					}
+				}
+			}
+			// Event rows of the rollup: visits holds the day's visitors who sent it, pageviews
+			// how many times.
+			for _, e := range d.Events {
+				if err := dim("event", d.Day, e.Value, e.Visitors, e.Events, 0); err != nil {
 					return err
 				}
 			}

@@ -40,7 +40,7 @@ const CARDS = [
     ['measure-file_download', 'Downloads', 'File'], ['measure-not_found', 'Not found', 'Page']] },
 ];
 
-const DEVICES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet' };
+const DEVICES = { desktop: 'Desktop', mobile: 'Phone', tablet: 'Tablet', unknown: 'Unknown' }; // unknown: imported visits without a device
 
 /** parseState reads the period and filters from the part of the hash after "analytics/". */
 export function parseState(rest) {
@@ -168,6 +168,7 @@ export async function render({ rest }) {
       'aria-label': `Remove the filter ${LABELS[k]} ${plainLabel(k, v)}`, onclick: () => go({ ...state, filters: rest2 }),
     }, `${LABELS[k]}: ${plainLabel(k, v)}`, icon('x'));
   });
+  const importedDays = (d) => `${d.length} ${d.length === 1 ? 'day' : 'days'} of this period (${d[0]}${d.length > 1 ? ` – ${d[d.length - 1]}` : ''})`;
   const filterBar = h('div', { class: 'row filters', id: 'analytics-filters' },
     chips.length ? [h('span', { class: 'muted' }, 'Filtered by'), chips,
       h('button', { type: 'button', class: 'ghost small', id: 'clear-filters', onclick: () => go({ ...state, filters: {} }) }, 'Clear all')]
@@ -305,7 +306,10 @@ export async function render({ rest }) {
     filterBar,
     h('div', { class: 'stats' }, stats),
     report && report.importedDays && report.importedDays.length ? h('p', { class: 'muted small', id: 'imported-note' },
-      `${report.importedDays.length} ${report.importedDays.length === 1 ? 'day' : 'days'} of this period (${report.importedDays[0]}${report.importedDays.length > 1 ? ` – ${report.importedDays[report.importedDays.length - 1]}` : ''}) come from an import: daily totals, pages and sources only.`) : null,
+      `${importedDays(report.importedDays)} come from an import: daily totals of each list, which a filter cannot split.`) : null,
+    // A filtered view counts tracked visits only: the date breakdown names the imported days it leaves out.
+    days && days.importedDaysLeftOut && days.importedDaysLeftOut.length ? h('p', { class: 'muted small', id: 'imported-left-out' },
+      `${importedDays(days.importedDaysLeftOut)} come from an import and are left out: imported figures cannot be filtered.`) : null,
     chart,
     filtered ? sampleNote(days) : null,
     h('div', { class: 'grid-2' }, cards),
