@@ -71,6 +71,9 @@ type DB struct {
 
 	Subscribers *SubscriberStore // readers who follow the site by e-mail
 
+	// an is the analytics file's engine on SQLite (see Analytics), nil elsewhere.
+	an *DB
+
 	group groupCommit
 	stmts stmtCache
 	hooks webhookTypes
@@ -168,38 +171,20 @@ func open(ctx context.Context, loc Location, create bool) (*DB, error) {
 		pool.SetConnMaxIdleTime(5 * time.Minute)
 		db.W, db.R = pool, pool
 	default:
-		path := loc.DSN
-		writerMode := ""
-		if create {
-			if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-				return nil, fmt.Errorf("sqldb: create data directory: %w", err)
-			}
-		} else {
-			writerMode = "&mode=rw"
-		}
-		// busy_timeout first so the other pragmas never fail on a locked file.
-		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(ON)" +
-			"&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
-		// The writer's page cache may grow to 8 MiB, enough for an analytics batch's pages and no
-		// more (the cache is never given back); the WAL is checkpointed at 16,384 pages so a large
-		// batch does not pay a checkpoint each. Measurements: docs/performance.md, "Storage".
-		w, err := sql.Open("sqlite", dsn+writerMode+"&_pragma=cache_size(-8192)&_pragma=wal_autocheckpoint(16384)")
+		w, r, err := openSQLite(loc.DSN, create)
 		if err != nil {
-			return nil, fmt.Errorf("sqldb: open sqlite: %w", err)
+			return nil, err
 		}
-		w.SetMaxOpenConns(1)
-		w.SetConnMaxIdleTime(0)
-		// Readers keep a small page cache each (512 KiB): the hot rows are few and the OS caches
-		// the file anyway.
-		r, err := sql.Open("sqlite", dsn+"&mode=ro&_pragma=cache_size(-512)")
-		if err != nil {
-			w.Close()
-			return nil, fmt.Errorf("sqldb: open sqlite: %w", err)
-		}
-		r.SetMaxOpenConns(8)
-		r.SetMaxIdleConns(8)
 		db.W, db.R = w, r
+		// The analytics file is created even beside an existing database (create false): an
+		// install from before it existed gets it at its first start (see moveAnalytics).
+		an := &DB{Dialect: SQLite, DSN: AnalyticsPath(loc.DSN), Now: func() time.Time { return db.Now() }}
+		an.openStores()
+		if an.W, an.R, err = openSQLite(an.DSN, true); err != nil {
+			db.Close()
+			return nil, err
+		}
+		db.an = an
 	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -207,18 +192,64 @@ func open(ctx context.Context, loc Location, create bool) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: connect: %w", err)
 	}
+	if db.an != nil {
+		if err := db.an.W.PingContext(pctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("sqldb: open the analytics file: %w", err)
+		}
+	}
 	db.prepareWrites(ctx)
 	return db, nil
 }
 
-// Close closes both pools.
+// Close closes both pools (and the analytics file's).
 func (db *DB) Close() error {
 	db.stmts.close()
 	err := db.W.Close()
 	if db.R != db.W {
 		err = errors.Join(err, db.R.Close())
 	}
+	if db.an != nil {
+		err = errors.Join(err, db.an.Close())
+	}
 	return err
+}
+
+// openSQLite opens the writer (one connection) and reader pools of the SQLite file at path;
+// create allows a new file (else the writer opens it in mode=rw, which fails rather than create
+// one).
+func openSQLite(path string, create bool) (w, r *sql.DB, err error) {
+	writerMode := ""
+	if create {
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			return nil, nil, fmt.Errorf("sqldb: create data directory: %w", err)
+		}
+	} else {
+		writerMode = "&mode=rw"
+	}
+	// busy_timeout first so the other pragmas never fail on a locked file.
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(ON)" +
+		"&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
+	// The writer's page cache may grow to 8 MiB, enough for an analytics batch's pages and no
+	// more (the cache is never given back); the WAL is checkpointed at 16,384 pages so a large
+	// batch does not pay a checkpoint each. Measurements: docs/performance.md, "Storage".
+	w, err = sql.Open("sqlite", dsn+writerMode+"&_pragma=cache_size(-8192)&_pragma=wal_autocheckpoint(16384)")
+	if err != nil {
+		return nil, nil, fmt.Errorf("sqldb: open sqlite: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	// Readers keep a small page cache each (512 KiB): the hot rows are few and the OS caches
+	// the file anyway.
+	r, err = sql.Open("sqlite", dsn+"&mode=ro&_pragma=cache_size(-512)")
+	if err != nil {
+		w.Close()
+		return nil, nil, fmt.Errorf("sqldb: open sqlite: %w", err)
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	return w, r, nil
 }
 
 // Ping checks that the database answers (for /readyz).
