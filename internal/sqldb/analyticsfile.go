@@ -89,6 +89,12 @@ func (db *DB) moveAnalytics(ctx context.Context) error {
 				return err
 			}
 			defer tx.Rollback()
+			// Asked again inside the transaction, which serialises the processes starting at
+			// once: a second copy would follow the first's deletion and copy nothing.
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = $1`, analyticsCopied).Scan(&n); err != nil || n > 0 {
+				return err
+			}
 			if err := copyTables(ctx, tx, "folio_main", "main", tables); err != nil {
 				return err
 			}
@@ -136,7 +142,7 @@ type execer interface {
 }
 
 func recordMigration(ctx context.Context, tx execer, name string, at time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)`, name, at.UTC().Format(sqliteTime))
+	_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, at.UTC().Format(sqliteTime))
 	return err
 }
 

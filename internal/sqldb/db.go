@@ -131,10 +131,13 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 // file, and it returns ErrNoDatabase when the file is missing or when either engine's database
 // has no migrations table (schema_migrations) — an empty PostgreSQL database, a stray file.
 func OpenExisting(ctx context.Context, loc Location) (*DB, error) {
+	analyticsFile := true
 	if loc.Dialect == SQLite {
 		if _, err := os.Stat(loc.DSN); errors.Is(err, os.ErrNotExist) {
 			return nil, ErrNoDatabase
 		}
+		_, err := os.Stat(AnalyticsPath(loc.DSN))
+		analyticsFile = err == nil
 	}
 	db, err := open(ctx, loc, false)
 	if err != nil {
@@ -147,6 +150,9 @@ func OpenExisting(ctx context.Context, loc Location) (*DB, error) {
 	var n int
 	if err := db.W.QueryRowContext(ctx, q).Scan(&n); err != nil || n == 0 {
 		db.Close()
+		if !analyticsFile {
+			RemoveAnalyticsFile(loc.DSN) // opened beside a file that is not folio's: leave no trace
+		}
 		if err != nil {
 			return nil, fmt.Errorf("sqldb: %w", err)
 		}
