@@ -5,8 +5,9 @@
 //
 // The engine (DB) is in db.go (opening either engine, times, errors), groupcommit.go (SQLite's
 // shared write transactions), stmtcache.go (prepared statements on SQLite), migrate.go and
-// migrations/ (the schema of each engine), notify.go (cross-instance change notices) and
-// hooks.go (what internal/sqldb/analyticsdb uses of it). Each domain has a store type over the
+// migrations/ (the schema of each engine), notify.go (cross-instance change notices),
+// hooks.go (what internal/sqldb/analyticsdb uses of it) and analyticsfile.go (SQLite's analytics
+// file of its own, DB.Analytics). Each domain has a store type over the
 // engine (stores.go), its SQL in a file named after the domain (post.go, project.go, search.go,
 // booking*.go, webhook.go, …). The few engine differences sit beside the SQL they concern, behind
 // db.Dialect.
