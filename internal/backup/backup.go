@@ -29,7 +29,6 @@ import (
 	"github.com/foliohq/folio"
 	"github.com/foliohq/folio/internal/blob"
 	"github.com/foliohq/folio/internal/jobs"
-	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // Prefix is where snapshots live in the media storage; the local media handler never serves it.
@@ -228,8 +227,9 @@ func (s *Service) Handle(ctx context.Context, _ folio.Job) error {
 // the snapshot is the one want describes (its signed manifest; nil when the operator chose to
 // trust an unsigned snapshot) and an intact folio database first, writes it beside the target
 // and renames it into place, and removes the old write-ahead log, so nothing of the replaced
-// database mixes in, and removes the analytics file beside it (sqldb.AnalyticsPath). The service
-// must be stopped.
+// database mixes in. The service must be stopped. The snapshot holds the analytics too: the
+// caller then removes the analytics file beside dbPath (sqldb.RemoveAnalyticsFile), so that the
+// next start moves the snapshot's analytics into a new one.
 func Restore(ctx context.Context, r io.Reader, dbPath string, want *Manifest) error {
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o750); err != nil {
 		return err
@@ -263,14 +263,7 @@ func Restore(ctx context.Context, r io.Reader, dbPath string, want *Manifest) er
 			return err
 		}
 	}
-	if err := os.Rename(tmp, dbPath); err != nil {
-		return err
-	}
-	// The snapshot holds the analytics too; the analytics file beside the replaced database
-	// goes, and the next start moves the snapshot's analytics into a new one. (Removed after the
-	// rename: a restore that stops before it leaves the old pair whole, and running it again
-	// finishes it.)
-	return sqldb.RemoveAnalyticsFile(dbPath)
+	return os.Rename(tmp, dbPath)
 }
 
 // check opens a file as SQLite read-only and runs the integrity check.

@@ -251,7 +251,8 @@ func TestRestoreRefusesNonSnapshots(t *testing.T) {
 }
 
 // TestRestoreBringsBackAnalytics: a snapshot holds the analytics file's rows too; restored over a
-// database whose analytics file holds others, the next start has the snapshot's analytics only.
+// database whose analytics file holds others (removed, as folio restore does; TestRestoreCommand
+// covers the command), the next start has the snapshot's analytics only.
 func TestRestoreBringsBackAnalytics(t *testing.T) {
 	ctx := context.Background()
 	l, err := blob.NewLocal(t.TempDir(), "")
@@ -293,6 +294,9 @@ func TestRestoreBringsBackAnalytics(t *testing.T) {
 	err = backup.Restore(ctx, r, filepath.Join(dir, "folio.db"), &m)
 	r.Close()
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sqldb.RemoveAnalyticsFile(filepath.Join(dir, "folio.db")); err != nil { // as folio restore does
 		t.Fatal(err)
 	}
 	restored, err := sqldb.Open(ctx, "", dir)
