@@ -71,7 +71,7 @@ func copyToPostgres(ctx context.Context, src, dst *sqldb.DB) {
 				cols, types = append(cols, c), append(types, t)
 			}
 			rows.Close()
-			srcRows, err := src.R.QueryContext(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+table)
+			srcRows, err := src.Analytics().R.QueryContext(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+table)
 			if err != nil {
 				return err
 			}

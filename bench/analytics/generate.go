@@ -17,6 +17,7 @@ import (
 
 // generated reports whether db already holds the data of this generator version and size.
 func generated(ctx context.Context, db *sqldb.DB, mark string) bool {
+	db = db.Analytics() // the mark is kept with the data: in the analytics file on SQLite
 	db.W.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS bench_meta (mark TEXT NOT NULL)`)
 	var got string
 	db.R.QueryRowContext(ctx, `SELECT mark FROM bench_meta`).Scan(&got)
@@ -25,6 +26,7 @@ func generated(ctx context.Context, db *sqldb.DB, mark string) bool {
 
 // generateCached fills db with freshly generated data and marks it.
 func generateCached(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days int, mark, where string) {
+	db = db.Analytics()
 	for _, t := range append(analyticsTables, "bench_meta") {
 		if _, err := db.W.ExecContext(ctx, `DELETE FROM `+t); err != nil {
 			log.Fatal(err)

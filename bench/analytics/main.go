@@ -32,6 +32,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/foliohq/folio/internal/sqldb"
 )
 
 // accuracy: compare sampled breakdowns with their exact figures (-accuracy).
@@ -99,6 +101,7 @@ func main() {
 			if *regenerate {
 				for _, suffix := range []string{"", "-wal", "-shm"} {
 					os.Remove(path + suffix)
+					os.Remove(sqldb.AnalyticsPath(path) + suffix)
 				}
 			}
 			db := openSQLite(ctx, path)

@@ -31,18 +31,18 @@ func runQueries(ctx context.Context, db *sqldb.DB, loc *time.Location, n, days, 
 	// A cache generated before the event rollup existed gets it the way migration 0015 gives
 	// existing installs their rows.
 	var eventRows int
-	db.R.QueryRow(`SELECT COUNT(*) FROM analytics_daily_dims WHERE dim = 'event'`).Scan(&eventRows)
+	db.Analytics().R.QueryRow(`SELECT COUNT(*) FROM analytics_daily_dims WHERE dim = 'event'`).Scan(&eventRows)
 	if eventRows == 0 {
-		if _, err := db.W.ExecContext(ctx, `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces)
+		if _, err := db.Analytics().W.ExecContext(ctx, `INSERT INTO analytics_daily_dims (dim, day, value, visits, pageviews, bounces)
 			SELECT 'event', day, name, COUNT(DISTINCT visitor_key), COUNT(*), 0 FROM analytics_events GROUP BY day, name`); err != nil {
 			log.Fatal(err)
 		}
 	}
 	var pv, visitors, dims, ev int
-	db.R.QueryRow(`SELECT COUNT(*) FROM analytics_pageviews`).Scan(&pv)
-	db.R.QueryRow(`SELECT COUNT(*) FROM analytics_visitors`).Scan(&visitors)
-	db.R.QueryRow(`SELECT COUNT(*) FROM analytics_daily_dims`).Scan(&dims)
-	db.R.QueryRow(`SELECT COUNT(*) FROM analytics_events`).Scan(&ev)
+	db.Analytics().R.QueryRow(`SELECT COUNT(*) FROM analytics_pageviews`).Scan(&pv)
+	db.Analytics().R.QueryRow(`SELECT COUNT(*) FROM analytics_visitors`).Scan(&visitors)
+	db.Analytics().R.QueryRow(`SELECT COUNT(*) FROM analytics_daily_dims`).Scan(&dims)
+	db.Analytics().R.QueryRow(`SELECT COUNT(*) FROM analytics_events`).Scan(&ev)
 	fmt.Printf("  stored: %d page views and %d events by %d visitors; %d day×dimension×value rollup rows\n", pv, ev, visitors, dims)
 
 	end := endOfData(loc)

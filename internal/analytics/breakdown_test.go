@@ -518,7 +518,7 @@ func TestBreakdownsMatchReferenceComputation(t *testing.T) {
 		for _, q := range []string{`SELECT COUNT(*) FROM analytics_pageviews WHERE path LIKE '%8.8.8.8%' OR title LIKE '%Mozilla%'`,
 			`SELECT COUNT(*) FROM analytics_visitors WHERE visit_attrs LIKE '%Mozilla%' OR visit_attrs LIKE '%8.8.%' OR visit_attrs LIKE '%10.1.2.3%'`} {
 			var n int
-			if err := db.R.QueryRowContext(ctx, q).Scan(&n); err != nil || n != 0 {
+			if err := db.Analytics().R.QueryRowContext(ctx, q).Scan(&n); err != nil || n != 0 {
 				t.Errorf("%s: %d %v", q, n, err)
 			}
 		}
@@ -556,7 +556,7 @@ func TestSampledBreakdowns(t *testing.T) {
 			c.out = true
 			sample.visits = append(sample.visits, &c)
 		}
-		rows, err := db.R.QueryContext(ctx, `SELECT DISTINCT p.visit_id, a.visitor_key FROM analytics_pageviews p JOIN analytics_visitors a ON a.id = p.visitor_id`)
+		rows, err := db.Analytics().R.QueryContext(ctx, `SELECT DISTINCT p.visit_id, a.visitor_key FROM analytics_pageviews p JOIN analytics_visitors a ON a.id = p.visitor_id`)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ func counterValue(t *testing.T, v *prometheus.CounterVec, label string) float64 
 func countRows(t *testing.T, db *sqldb.DB, table string) int {
 	t.Helper()
 	var n int
-	if err := db.R.QueryRow(`SELECT COUNT(*) FROM ` + table).Scan(&n); err != nil {
+	if err := db.Analytics().R.QueryRow(`SELECT COUNT(*) FROM ` + table).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

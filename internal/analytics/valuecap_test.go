@@ -46,7 +46,7 @@ func TestDailyValuesCapped(t *testing.T) {
 		}
 		for _, dim := range []string{"page", "entry_page", "referrer", "source", "utm_source", "utm_medium", "utm_campaign", "browser_version"} {
 			var n, other int
-			if err := db.R.QueryRow(`SELECT COUNT(CASE WHEN value NOT LIKE '%(other)' AND value <> '' THEN 1 END),
+			if err := db.Analytics().R.QueryRow(`SELECT COUNT(CASE WHEN value NOT LIKE '%(other)' AND value <> '' THEN 1 END),
 				COALESCE(SUM(CASE WHEN value LIKE '%(other)' THEN pageviews END), 0)
 				FROM analytics_daily_dims WHERE dim = $1 AND day = '2026-06-01'`, dim).Scan(&n, &other); err != nil {
 				t.Fatal(err)
@@ -56,14 +56,14 @@ func TestDailyValuesCapped(t *testing.T) {
 			}
 		}
 		var views, pages, long int
-		db.R.QueryRow(`SELECT COUNT(*), COUNT(DISTINCT path), COALESCE(MAX(LENGTH(title)), 0) FROM analytics_pageviews`).Scan(&views, &pages, &long)
+		db.Analytics().R.QueryRow(`SELECT COUNT(*), COUNT(DISTINCT path), COALESCE(MAX(LENGTH(title)), 0) FROM analytics_pageviews`).Scan(&views, &pages, &long)
 		if views != 3*limit+1 || pages > limit+1 || long > maxStoredTitle {
 			t.Errorf("raw page views: %d rows, %d paths, longest title %d; want %d, ≤ %d, ≤ %d", views, pages, long, 3*limit+1, limit+1, maxStoredTitle)
 		}
 		var junk3, events, funnel int
-		db.R.QueryRow(`SELECT SUM(pageviews) FROM analytics_daily_dims WHERE dim = 'page' AND value = '/junk/3'`).Scan(&junk3)
-		db.R.QueryRow(`SELECT COUNT(DISTINCT name) FROM analytics_events`).Scan(&events)
-		db.R.QueryRow(`SELECT COUNT(*) FROM analytics_events WHERE name = $1`, folio.FunnelSteps[0]).Scan(&funnel)
+		db.Analytics().R.QueryRow(`SELECT SUM(pageviews) FROM analytics_daily_dims WHERE dim = 'page' AND value = '/junk/3'`).Scan(&junk3)
+		db.Analytics().R.QueryRow(`SELECT COUNT(DISTINCT name) FROM analytics_events`).Scan(&events)
+		db.Analytics().R.QueryRow(`SELECT COUNT(*) FROM analytics_events WHERE name = $1`, folio.FunnelSteps[0]).Scan(&funnel)
 		if junk3 != 2 || events > limit+2 || funnel != 1 {
 			t.Errorf("/junk/3 has %d views (want 2), %d event names (want ≤ %d), %d funnel events (want 1)", junk3, events, limit+2, funnel)
 		}
@@ -74,7 +74,7 @@ func TestDailyValuesCapped(t *testing.T) {
 			t.Fatal(err)
 		}
 		var next int
-		db.R.QueryRow(`SELECT COUNT(*) FROM analytics_daily_pages WHERE day = '2026-06-02' AND path = '/junk/999'`).Scan(&next)
+		db.Analytics().R.QueryRow(`SELECT COUNT(*) FROM analytics_daily_pages WHERE day = '2026-06-02' AND path = '/junk/999'`).Scan(&next)
 		if next != 1 {
 			t.Error("the next day's new page was folded")
 		}

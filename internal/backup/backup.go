@@ -227,7 +227,9 @@ func (s *Service) Handle(ctx context.Context, _ folio.Job) error {
 // the snapshot is the one want describes (its signed manifest; nil when the operator chose to
 // trust an unsigned snapshot) and an intact folio database first, writes it beside the target
 // and renames it into place, and removes the old write-ahead log, so nothing of the replaced
-// database mixes in. The service must be stopped.
+// database mixes in. The service must be stopped. The snapshot holds the analytics too: the
+// caller then removes the analytics file beside dbPath (sqldb.RemoveAnalyticsFile), so that the
+// next start moves the snapshot's analytics into a new one.
 func Restore(ctx context.Context, r io.Reader, dbPath string, want *Manifest) error {
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o750); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -246,5 +247,81 @@ func TestRestoreRefusesNonSnapshots(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != "keep me" {
 		t.Fatal("a refused restore touched the database")
+	}
+}
+
+// TestRestoreBringsBackAnalytics: a snapshot holds the analytics file's rows too; restored over a
+// database whose analytics file holds others (removed, as folio restore does; TestRestoreCommand
+// covers the command), the next start has the snapshot's analytics only.
+func TestRestoreBringsBackAnalytics(t *testing.T) {
+	ctx := context.Background()
+	l, err := blob.NewLocal(t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	db := foliotest.MustOpenSQLite(t)
+	if _, err := db.Analytics().W.ExecContext(ctx, `INSERT INTO analytics_daily_totals (day, views, visits) VALUES ('2026-03-01', 7, 3)`); err != nil {
+		t.Fatal(err)
+	}
+	svc := &backup.Service{DB: db, Queue: db.Jobs, Store: l, Signer: signer(t, testSecret), TempDir: t.TempDir(), Keep: 3}
+	key, err := svc.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := svc.Manifest(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	old, err := sqldb.Open(ctx, "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Analytics().W.ExecContext(ctx, `INSERT INTO analytics_daily_totals (day, views, visits) VALUES ('2025-12-31', 99, 9)`); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	r, _, err := l.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = backup.Restore(ctx, r, filepath.Join(dir, "folio.db"), &m)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sqldb.RemoveAnalyticsFile(filepath.Join(dir, "folio.db")); err != nil { // as folio restore does
+		t.Fatal(err)
+	}
+	restored, err := sqldb.Open(ctx, "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restored.Close()
+	if _, err := restored.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := restored.Analytics().R.QueryContext(ctx, `SELECT day, views FROM analytics_daily_totals ORDER BY day`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var day string
+		var views int
+		if err := rows.Scan(&day, &views); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, day+"="+strconv.Itoa(views))
+	}
+	if strings.Join(got, ",") != "2026-03-01=7" {
+		t.Fatalf("analytics after restore: %v, want the snapshot's [2026-03-01=7]", got)
 	}
 }

@@ -104,6 +104,14 @@ func TestRestoreCommand(t *testing.T) {
 	if _, err := content.New(db.Content).CreateProject(context.Background(), &folio.ProjectInput{Title: &title, Description: &desc}); err != nil {
 		t.Fatal(err)
 	}
+	// Analytics, in its own file on SQLite, is in the snapshot too.
+	addDay := func(db *sqldb.DB, day string) {
+		t.Helper()
+		if _, err := db.Analytics().W.Exec(`INSERT INTO analytics_daily_totals (day, views, visits) VALUES ($1, 1, 1)`, day); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addDay(db, "2026-01-01")
 	db.Close()
 	snap := filepath.Join(t.TempDir(), "snap.db")
 	run(t, restoreVars(dir), "backup", "--out", snap)
@@ -112,6 +120,7 @@ func TestRestoreCommand(t *testing.T) {
 	if _, err := content.New(db.Content).CreateProject(context.Background(), &folio.ProjectInput{Title: &title2, Description: &desc}); err != nil {
 		t.Fatal(err)
 	}
+	addDay(db, "2026-01-02")
 	db.Close()
 	projects := func() []string {
 		db := openData(t, dir)
@@ -128,6 +137,22 @@ func TestRestoreCommand(t *testing.T) {
 	}
 	if got := projects(); len(got) != 1 || got[0] != "Before the snapshot" {
 		t.Fatalf("after restore: %v", got)
+	}
+	db = openData(t, dir)
+	var days []string
+	rows, err := db.Analytics().R.Query(`SELECT day FROM analytics_daily_totals ORDER BY day`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var d string
+		rows.Scan(&d)
+		days = append(days, d)
+	}
+	rows.Close()
+	db.Close()
+	if len(days) != 1 || days[0] != "2026-01-01" {
+		t.Fatalf("analytics days after restore: %v, want the snapshot's [2026-01-01]", days)
 	}
 	// The manifest vouches for the bytes, whatever the name: copied into backups/ as the job
 	// stores them, it is the latest.

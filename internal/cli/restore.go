@@ -102,6 +102,12 @@ func runRestore(ctx context.Context, args []string, env Env) error {
 	if err := backup.Restore(ctx, r, dbPath, want); err != nil {
 		return err
 	}
+	// The snapshot holds the analytics; the analytics file of the replaced database goes, and the
+	// next start moves the snapshot's into a new one. Removed after the rename: a restore that
+	// stops before leaves the old pair whole, and running it again finishes it.
+	if err := sqldb.RemoveAnalyticsFile(dbPath); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
 	fmt.Fprintf(env.Stdout, "restored %s into %s\n", snap, dbPath)
 	return nil
 }

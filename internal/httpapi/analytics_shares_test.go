@@ -55,7 +55,7 @@ func TestAnalyticsShares(t *testing.T) {
 			t.Errorf("password flags: %+v %+v", open, locked)
 		}
 		var stored int
-		if err := db.R.QueryRow(`SELECT COUNT(*) FROM analytics_shares WHERE token_hash = $1 OR token_hash = $2 OR password_hash LIKE '%horse%'`,
+		if err := db.Analytics().R.QueryRow(`SELECT COUNT(*) FROM analytics_shares WHERE token_hash = $1 OR token_hash = $2 OR password_hash LIKE '%horse%'`,
 			openToken, lockedToken).Scan(&stored); err != nil || stored != 0 {
 			t.Errorf("a token or password is stored in the clear: %d, %v", stored, err)
 		}

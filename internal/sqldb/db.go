@@ -5,8 +5,9 @@
 //
 // The engine (DB) is in db.go (opening either engine, times, errors), groupcommit.go (SQLite's
 // shared write transactions), stmtcache.go (prepared statements on SQLite), migrate.go and
-// migrations/ (the schema of each engine), notify.go (cross-instance change notices) and
-// hooks.go (what internal/sqldb/analyticsdb uses of it). Each domain has a store type over the
+// migrations/ (the schema of each engine), notify.go (cross-instance change notices),
+// hooks.go (what internal/sqldb/analyticsdb uses of it) and analyticsfile.go (SQLite's analytics
+// file of its own, DB.Analytics). Each domain has a store type over the
 // engine (stores.go), its SQL in a file named after the domain (post.go, project.go, search.go,
 // booking*.go, webhook.go, …). The few engine differences sit beside the SQL they concern, behind
 // db.Dialect.
@@ -71,6 +72,9 @@ type DB struct {
 
 	Subscribers *SubscriberStore // readers who follow the site by e-mail
 
+	// an is the analytics file's engine on SQLite (see Analytics), nil elsewhere.
+	an *DB
+
 	group groupCommit
 	stmts stmtCache
 	hooks webhookTypes
@@ -128,10 +132,13 @@ func Open(ctx context.Context, databaseURL, dataDir string) (*DB, error) {
 // file, and it returns ErrNoDatabase when the file is missing or when either engine's database
 // has no migrations table (schema_migrations) — an empty PostgreSQL database, a stray file.
 func OpenExisting(ctx context.Context, loc Location) (*DB, error) {
+	analyticsFile := true
 	if loc.Dialect == SQLite {
 		if _, err := os.Stat(loc.DSN); errors.Is(err, os.ErrNotExist) {
 			return nil, ErrNoDatabase
 		}
+		_, err := os.Stat(AnalyticsPath(loc.DSN))
+		analyticsFile = err == nil
 	}
 	db, err := open(ctx, loc, false)
 	if err != nil {
@@ -144,6 +151,9 @@ func OpenExisting(ctx context.Context, loc Location) (*DB, error) {
 	var n int
 	if err := db.W.QueryRowContext(ctx, q).Scan(&n); err != nil || n == 0 {
 		db.Close()
+		if !analyticsFile {
+			RemoveAnalyticsFile(loc.DSN) // opened beside a file that is not folio's: leave no trace
+		}
 		if err != nil {
 			return nil, fmt.Errorf("sqldb: %w", err)
 		}
@@ -168,38 +178,20 @@ func open(ctx context.Context, loc Location, create bool) (*DB, error) {
 		pool.SetConnMaxIdleTime(5 * time.Minute)
 		db.W, db.R = pool, pool
 	default:
-		path := loc.DSN
-		writerMode := ""
-		if create {
-			if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-				return nil, fmt.Errorf("sqldb: create data directory: %w", err)
-			}
-		} else {
-			writerMode = "&mode=rw"
-		}
-		// busy_timeout first so the other pragmas never fail on a locked file.
-		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(ON)" +
-			"&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
-		// The writer's page cache may grow to 8 MiB, enough for an analytics batch's pages and no
-		// more (the cache is never given back); the WAL is checkpointed at 16,384 pages so a large
-		// batch does not pay a checkpoint each. Measurements: docs/performance.md, "Storage".
-		w, err := sql.Open("sqlite", dsn+writerMode+"&_pragma=cache_size(-8192)&_pragma=wal_autocheckpoint(16384)")
+		w, r, err := openSQLite(loc.DSN, create)
 		if err != nil {
-			return nil, fmt.Errorf("sqldb: open sqlite: %w", err)
+			return nil, err
 		}
-		w.SetMaxOpenConns(1)
-		w.SetConnMaxIdleTime(0)
-		// Readers keep a small page cache each (512 KiB): the hot rows are few and the OS caches
-		// the file anyway.
-		r, err := sql.Open("sqlite", dsn+"&mode=ro&_pragma=cache_size(-512)")
-		if err != nil {
-			w.Close()
-			return nil, fmt.Errorf("sqldb: open sqlite: %w", err)
-		}
-		r.SetMaxOpenConns(8)
-		r.SetMaxIdleConns(8)
 		db.W, db.R = w, r
+		// The analytics file is created even beside an existing database (create false): an
+		// install from before it existed gets it at its first start (see moveAnalytics).
+		an := &DB{Dialect: SQLite, DSN: AnalyticsPath(loc.DSN), Now: func() time.Time { return db.Now() }}
+		an.openStores()
+		if an.W, an.R, err = openSQLite(an.DSN, true); err != nil {
+			db.Close()
+			return nil, err
+		}
+		db.an = an
 	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -207,18 +199,64 @@ func open(ctx context.Context, loc Location, create bool) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: connect: %w", err)
 	}
+	if db.an != nil {
+		if err := db.an.W.PingContext(pctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("sqldb: open the analytics file: %w", err)
+		}
+	}
 	db.prepareWrites(ctx)
 	return db, nil
 }
 
-// Close closes both pools.
+// Close closes both pools (and the analytics file's).
 func (db *DB) Close() error {
 	db.stmts.close()
 	err := db.W.Close()
 	if db.R != db.W {
 		err = errors.Join(err, db.R.Close())
 	}
+	if db.an != nil {
+		err = errors.Join(err, db.an.Close())
+	}
 	return err
+}
+
+// openSQLite opens the writer (one connection) and reader pools of the SQLite file at path;
+// create allows a new file (else the writer opens it in mode=rw, which fails rather than create
+// one).
+func openSQLite(path string, create bool) (w, r *sql.DB, err error) {
+	writerMode := ""
+	if create {
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			return nil, nil, fmt.Errorf("sqldb: create data directory: %w", err)
+		}
+	} else {
+		writerMode = "&mode=rw"
+	}
+	// busy_timeout first so the other pragmas never fail on a locked file.
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(ON)" +
+		"&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
+	// The writer's page cache may grow to 8 MiB, enough for an analytics batch's pages and no
+	// more (the cache is never given back); the WAL is checkpointed at 16,384 pages so a large
+	// batch does not pay a checkpoint each. Measurements: docs/performance.md, "Storage".
+	w, err = sql.Open("sqlite", dsn+writerMode+"&_pragma=cache_size(-8192)&_pragma=wal_autocheckpoint(16384)")
+	if err != nil {
+		return nil, nil, fmt.Errorf("sqldb: open sqlite: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	// Readers keep a small page cache each (512 KiB): the hot rows are few and the OS caches
+	// the file anyway.
+	r, err = sql.Open("sqlite", dsn+"&mode=ro&_pragma=cache_size(-512)")
+	if err != nil {
+		w.Close()
+		return nil, nil, fmt.Errorf("sqldb: open sqlite: %w", err)
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	return w, r, nil
 }
 
 // Ping checks that the database answers (for /readyz).

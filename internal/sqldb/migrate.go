@@ -18,8 +18,11 @@ const migrationLockID = 7_346_501_001
 // Migrate applies every embedded migration of the dialect that is not yet recorded, in name
 // order, each in its own transaction. It returns the names it applied.
 func (db *DB) Migrate(ctx context.Context) ([]string, error) {
-	applied, err := db.applyMigrations(ctx)
+	applied, err := db.applyMigrations(ctx, nil)
 	if err != nil {
+		return applied, err
+	}
+	if err := db.migrateAnalytics(ctx); err != nil {
 		return applied, err
 	}
 	// The search index is filled in Go (its words are folded in Go), after the migration
@@ -32,7 +35,8 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	return applied, nil
 }
 
-func (db *DB) applyMigrations(ctx context.Context) ([]string, error) {
+// applyMigrations applies the missing migrations that only accepts (all when nil).
+func (db *DB) applyMigrations(ctx context.Context, only func(name string) bool) ([]string, error) {
 	names, err := fs.Glob(migrations, "migrations/"+string(db.Dialect)+"/*.sql")
 	if err != nil {
 		return nil, err
@@ -55,6 +59,9 @@ func (db *DB) applyMigrations(ctx context.Context) ([]string, error) {
 	var applied []string
 	for _, path := range names {
 		name := path[len("migrations/"+string(db.Dialect)+"/"):]
+		if only != nil && !only(name) {
+			continue
+		}
 		var n int
 		if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = $1`, name).Scan(&n); err != nil {
 			return applied, fmt.Errorf("sqldb: migrate: %w", err)

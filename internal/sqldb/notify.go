@@ -106,18 +106,25 @@ func (db *DB) watchOthers(ctx context.Context, log *slog.Logger, fn func(scope s
 // since it was last asked. PRAGMA data_version, asked on the writer's one connection, changes with
 // every commit but that connection's own, so this instance's writes never count (its readers
 // open the file read-only). The first answer sets the baseline.
+// The analytics file counts too: a command that writes analytics (an import) must show in the
+// reports cached here.
 type otherCommits struct {
-	version int64
-	known   bool
+	version, analytics int64
+	known              bool
 }
 
 func (o *otherCommits) since(ctx context.Context, db *DB) (bool, error) {
-	var v int64
+	var v, a int64
 	if err := db.W.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
 		return false, err
 	}
-	changed := o.known && v != o.version
-	o.version, o.known = v, true
+	if db.an != nil {
+		if err := db.an.W.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&a); err != nil {
+			return false, err
+		}
+	}
+	changed := o.known && (v != o.version || a != o.analytics)
+	o.version, o.analytics, o.known = v, a, true
 	return changed, nil
 }
 

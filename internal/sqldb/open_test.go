@@ -31,6 +31,9 @@ func TestOpenExisting(t *testing.T) {
 		if _, err := sqldb.OpenExisting(ctx, loc); !errors.Is(err, sqldb.ErrNoDatabase) {
 			t.Fatalf("a file without folio's tables: %v", err)
 		}
+		if _, err := os.Stat(sqldb.AnalyticsPath(loc.DSN)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("an analytics file was left beside a file that is not folio's: %v", err)
+		}
 		migrateAndReopen(t, sqldb.Locate("sqlite:"+loc.DSN, ""))
 	})
 	t.Run("postgres", func(t *testing.T) {

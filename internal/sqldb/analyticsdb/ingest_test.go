@@ -39,7 +39,7 @@ func TestIngestAcrossInstances(t *testing.T) {
 		}
 		entry := func(day, path string) (visits, views, bounces int) {
 			t.Helper()
-			err := a.R.QueryRowContext(ctx, `SELECT visits, pageviews, bounces FROM analytics_daily_dims
+			err := a.Analytics().R.QueryRowContext(ctx, `SELECT visits, pageviews, bounces FROM analytics_daily_dims
 				WHERE dim = 'entry_page' AND day = $1 AND value = $2`, day, path).Scan(&visits, &views, &bounces)
 			if err != nil {
 				t.Fatal(err)
@@ -56,7 +56,7 @@ func TestIngestAcrossInstances(t *testing.T) {
 			t.Errorf("entry / = %d visits, %d views, %d bounces; want 1, 3, 0", v, p, bo)
 		}
 		var views int
-		if err := a.R.QueryRowContext(ctx, `SELECT visit_views FROM analytics_visitors WHERE visitor_key = 'v1'`).Scan(&views); err != nil || views != 3 {
+		if err := a.Analytics().R.QueryRowContext(ctx, `SELECT visit_views FROM analytics_visitors WHERE visitor_key = 'v1'`).Scan(&views); err != nil || views != 3 {
 			t.Errorf("visit_views = %d, %v; want 3", views, err)
 		}
 
@@ -67,10 +67,10 @@ func TestIngestAcrossInstances(t *testing.T) {
 		}
 		view(a, "v2", "/", 35)
 		var n int
-		if err := a.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM analytics_visitors WHERE visitor_key = 'v2'`).Scan(&n); err != nil || n != 1 {
+		if err := a.Analytics().R.QueryRowContext(ctx, `SELECT COUNT(*) FROM analytics_visitors WHERE visitor_key = 'v2'`).Scan(&n); err != nil || n != 1 {
 			t.Errorf("visitor v2 rows after prune and a new page view = %d, %v; want 1", n, err)
 		}
-		if err := a.R.QueryRowContext(ctx, `SELECT COUNT(*) FROM analytics_pageviews p
+		if err := a.Analytics().R.QueryRowContext(ctx, `SELECT COUNT(*) FROM analytics_pageviews p
 			WHERE NOT EXISTS (SELECT 1 FROM analytics_visitors v WHERE v.id = p.visitor_id)`).Scan(&n); err != nil || n != 0 {
 			t.Errorf("%d page views of no stored visitor, %v", n, err)
 		}
@@ -93,6 +93,7 @@ func TestIngestAcrossInstances(t *testing.T) {
 // reads its partial index alone (SQLite).
 func TestVisitorSample(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		db = db.Analytics() // the raw rows are in the analytics file on SQLite
 		ctx := context.Background()
 		at := time.Date(2026, 4, 10, 9, 0, 0, 0, time.UTC)
 		var pvs []folio.AnalyticsPageView

@@ -18,8 +18,10 @@ type Store struct {
 	visitors visitorCache
 }
 
-// New returns the analytics store over db.
-func New(db *sqldb.DB) *Store { return &Store{db: db} }
+// New returns the analytics store over db's analytics engine (db.Analytics(): on SQLite the
+// analytics file of its own, so its long batches never hold the writer of the site's other
+// writes).
+func New(db *sqldb.DB) *Store { return &Store{db: db.Analytics()} }
 
 // VisitGap is the inactivity that ends a visit: a page view more than VisitGap after the
 // visitor's previous one starts a new visit.

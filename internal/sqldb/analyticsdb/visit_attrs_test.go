@@ -23,6 +23,7 @@ import (
 // migration 0019's backfill computes it.
 func TestVisitAttrRollupMatchesBackfill(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		db = db.Analytics() // the raw rows are in the analytics file on SQLite
 		ctx := context.Background()
 		rng := rand.New(rand.NewPCG(7, 7))
 		countries := []string{"US", "FR", "", "DE"}
