@@ -30,7 +30,7 @@ var options = []option{
 	{name: "FOLIO_DATA_DIR", def: "./data", help: "directory for the SQLite database, local media, the .eml outbox and generated secrets", set: str(func(c *Config) *string { return &c.DataDir })},
 	{name: "FOLIO_SITE_URL", def: "http://localhost:8080", help: "public URL of the site, for canonical links, feeds and the sitemap", set: httpURL(func(c *Config) *string { return &c.SiteURL })},
 	{name: "FOLIO_ENV", def: "development", help: "development or production (production refuses unsafe defaults)", set: oneOf(func(c *Config) *string { return &c.Env }, "development", "production")},
-	{name: "DATABASE_URL", def: "", help: "postgres://… for PostgreSQL; empty for the embedded SQLite file FOLIO_DATA_DIR/folio.db; a path or sqlite:PATH for another SQLite file", secret: true, set: str(func(c *Config) *string { return &c.DatabaseURL })},
+	{name: "DATABASE_URL", def: "", help: "postgres://… for PostgreSQL; empty for the embedded SQLite file FOLIO_DATA_DIR/folio.db; a path or sqlite:PATH for another SQLite file (the analytics live beside it: folio.db → folio-analytics.db)", secret: true, set: str(func(c *Config) *string { return &c.DatabaseURL })},
 	{name: "REDIS_URL", def: "", help: "redis://… to share rate limits, caches and invalidations between instances; empty keeps them in memory", secret: true, set: str(func(c *Config) *string { return &c.RedisURL })},
 	{name: "FOLIO_AUTO_MIGRATE", def: "true", help: "apply database migrations at start (folio migrate does it explicitly)", set: boolean(func(c *Config) *bool { return &c.AutoMigrate })},
 	{name: "LOG_LEVEL", def: "info", help: "debug, info, warn or error", set: oneOf(func(c *Config) *string { return &c.LogLevel }, "debug", "info", "warn", "error")},
