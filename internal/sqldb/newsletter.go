@@ -188,10 +188,13 @@ func (s *SubscriberStore) ClaimSends(ctx context.Context, issue, owner string, n
 	return out, nil
 }
 
-// FinishSend implements newsletter.SendStore.
+// FinishSend implements newsletter.SendStore. Most outcomes are one UPDATE, in a transaction
+// of its own: the window in which a mail the server has is not yet recorded as sent is as
+// short as a commit.
 func (s *SubscriberStore) FinishSend(ctx context.Context, issue, subscriberID, owner string, out newsletter.SendOutcome) error {
-	lost := false
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	finish := func(ctx context.Context, x interface {
+		ExecContext(context.Context, string, ...any) (sql.Result, error)
+	}) (bool, error) {
 		var sentAt, next any
 		if out.Status == newsletter.SendSent {
 			sentAt = s.ts(out.At)
@@ -199,26 +202,32 @@ func (s *SubscriberStore) FinishSend(ctx context.Context, issue, subscriberID, o
 		if out.Status == newsletter.SendPending {
 			next = s.ts(out.RetryAt)
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE newsletter_sends SET status = $4, sent_at = $5,
+		res, err := x.ExecContext(ctx, `UPDATE newsletter_sends SET status = $4, sent_at = $5,
 				next_attempt_at = COALESCE($6, next_attempt_at), last_error = $7, lease_owner = NULL, lease_until = NULL
 			WHERE issue = $1 AND subscriber_id = $2 AND status = 'sending' AND lease_owner = $3`,
 			issue, subscriberID, owner, out.Status, sentAt, next, out.Error)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if affected(res) != 1 {
-			lost = true
-			return nil
-		}
-		if out.Bounced {
+		return affected(res) == 1, nil
+	}
+	held := false
+	var err error
+	if !out.Bounced {
+		held, err = finish(ctx, s.W)
+	} else {
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			var err error
+			if held, err = finish(ctx, tx); err != nil || !held {
+				return err
+			}
 			return s.setStatusTx(ctx, tx, subscriberID, folio.SubscriberBounced, out.At)
-		}
-		return nil
-	})
+		})
+	}
 	if err != nil {
 		return wrap("FinishSend", err)
 	}
-	if lost {
+	if !held {
 		return newsletter.ErrSendLeaseLost
 	}
 	return nil
