@@ -38,6 +38,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/bench/internal/procstat"
 	"github.com/foliohq/folio/bench/loadgen"
 	"github.com/foliohq/folio/internal/newsletter"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -144,7 +145,7 @@ func run(o options) (bool, error) {
 		insts = append(insts, in)
 	}
 	for i, in := range insts {
-		fmt.Printf("newsletter: %s pid %d ready, RSS %.1f MiB, SMTP to port %d\n", in.Name, in.Pid(), mib(statusBytes(in.Pid(), "VmRSS:")), smtpSrv.Ports[i])
+		fmt.Printf("newsletter: %s pid %d ready, RSS %.1f MiB, SMTP to port %d\n", in.Name, in.Pid(), procstat.MiB(procstat.RSS(in.Pid())), smtpSrv.Ports[i])
 	}
 
 	var post struct {
