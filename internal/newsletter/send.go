@@ -29,7 +29,8 @@ const (
 	// the outcome (FinishSend gets 10 s) and for clocks that differ between instances.
 	sendMargin = 15 * time.Second
 	// sendWorkers is how many mails one instance hands to the server at once (each domain
-	// limited further by DomainConcurrency); a row is claimed when a worker is free for it.
+	// limited further by DomainConcurrency). Rows are claimed as workers free, one worker's
+	// worth ahead, so a worker never waits for a claim.
 	sendWorkers = 8
 )
 
@@ -212,11 +213,12 @@ func (s *Service) HandleIssue(ctx context.Context, j folio.Job) error {
 // due, the rate is spent or ctx ends, and waits for the mails in flight. It returns how many
 // rows it claimed, and when none because the rate is spent, how long until it frees a send.
 func (s *Service) SendBatch(ctx context.Context, issue *Issue) (int, time.Duration, error) {
-	free := make(chan struct{}, sendWorkers)
-	for range sendWorkers {
+	// A token for each row claimed and not yet finished: the workers' and as many waiting.
+	free := make(chan struct{}, 2*sendWorkers)
+	for range cap(free) {
 		free <- struct{}{}
 	}
-	work := make(chan sendItem)
+	work := make(chan sendItem, sendWorkers)
 	var wg sync.WaitGroup
 	for range sendWorkers {
 		wg.Add(1)

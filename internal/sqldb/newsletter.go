@@ -172,18 +172,34 @@ func (s *SubscriberStore) ClaimSends(ctx context.Context, issue, owner string, n
 		return nil, wrap("ClaimSends", err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].SubscriberID < out[j].SubscriberID })
-	// The subscribers as they are now: one who left (or was erased) is skipped.
+	// The subscribers as they are now, in one query: one who left (or was erased) is skipped.
+	if len(out) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(out))
 	for i := range out {
-		sd := &out[i]
-		err := s.R.QueryRowContext(ctx, `SELECT email, name, status, unsubscribe_token FROM subscribers WHERE id = $1`, sd.SubscriberID).
-			Scan(&sd.Email, &sd.Name, &sd.Status, &sd.UnsubscribeToken)
-		if errors.Is(err, sql.ErrNoRows) {
-			sd.Status = "erased"
-			continue
-		}
-		if err != nil {
+		ids[i], out[i].Status = out[i].SubscriberID, "erased"
+	}
+	var args Args
+	list := args.AddList(ids)
+	subs, err := s.R.QueryContext(ctx, `SELECT id, email, name, status, unsubscribe_token FROM subscribers WHERE id IN (`+list+`)`, args...)
+	if err != nil {
+		return nil, wrap("ClaimSends", err)
+	}
+	defer subs.Close()
+	for subs.Next() {
+		var id string
+		var sd newsletter.Send
+		if err := subs.Scan(&id, &sd.Email, &sd.Name, &sd.Status, &sd.UnsubscribeToken); err != nil {
 			return nil, wrap("ClaimSends", err)
 		}
+		i := sort.Search(len(out), func(i int) bool { return out[i].SubscriberID >= id })
+		if i < len(out) && out[i].SubscriberID == id {
+			out[i].Email, out[i].Name, out[i].Status, out[i].UnsubscribeToken = sd.Email, sd.Name, sd.Status, sd.UnsubscribeToken
+		}
+	}
+	if err := subs.Err(); err != nil {
+		return nil, wrap("ClaimSends", err)
 	}
 	return out, nil
 }
