@@ -29,9 +29,14 @@ const (
 	// the outcome (FinishSend gets 10 s) and for clocks that differ between instances.
 	sendMargin = 15 * time.Second
 	// sendWorkers is how many mails one instance hands to the server at once (each domain
-	// limited further by DomainConcurrency). Rows are claimed as workers free, one worker's
-	// worth ahead, so a worker never waits for a claim.
+	// limited further by DomainConcurrency).
 	sendWorkers = 8
+	// sendAhead is how many rows one instance holds claimed and not yet finished: the workers'
+	// and those waiting for a worker. A claim takes at least sendClaim rows (fewer claims, the
+	// cost of the statement shared) as soon as that many are finished, while the workers go on
+	// with the rest, so they never wait for a claim nor for a claim's slowest mail.
+	sendAhead = 4 * sendWorkers
+	sendClaim = sendAhead / 2
 )
 
 // Send is one leased mail of an issue to a subscriber, as ClaimSends returns it: the
@@ -213,12 +218,11 @@ func (s *Service) HandleIssue(ctx context.Context, j folio.Job) error {
 // due, the rate is spent or ctx ends, and waits for the mails in flight. It returns how many
 // rows it claimed, and when none because the rate is spent, how long until it frees a send.
 func (s *Service) SendBatch(ctx context.Context, issue *Issue) (int, time.Duration, error) {
-	// A token for each row claimed and not yet finished: the workers' and as many waiting.
-	free := make(chan struct{}, 2*sendWorkers)
+	free := make(chan struct{}, sendAhead) // a token for each row this call may still claim
 	for range cap(free) {
 		free <- struct{}{}
 	}
-	work := make(chan sendItem, sendWorkers)
+	work := make(chan sendItem, sendAhead)
 	var wg sync.WaitGroup
 	for range sendWorkers {
 		wg.Add(1)
@@ -236,7 +240,7 @@ func (s *Service) SendBatch(ctx context.Context, issue *Issue) (int, time.Durati
 	var loaded time.Time
 	claimed := 0
 	for {
-		k := takeFree(ctx, free)
+		k := takeFree(ctx, free, sendClaim)
 		if k == 0 {
 			return claimed, 0, nil
 		}
@@ -278,14 +282,18 @@ type sendItem struct {
 	deadline time.Time
 }
 
-// takeFree waits for a free worker and takes every other free one; 0 when ctx ended.
-func takeFree(ctx context.Context, free chan struct{}) int {
-	select {
-	case <-free:
-	case <-ctx.Done():
-		return 0
+// takeFree waits for least free tokens and takes every other free one; 0 when ctx ended.
+func takeFree(ctx context.Context, free chan struct{}, least int) int {
+	k := 0
+	for k < least {
+		select {
+		case <-free:
+			k++
+		case <-ctx.Done():
+			giveBack(free, k)
+			return 0
+		}
 	}
-	k := 1
 	for {
 		select {
 		case <-free:
