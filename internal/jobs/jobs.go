@@ -156,6 +156,9 @@ func RetryAfter(err error, delay time.Duration) error { return retryAfter{err, d
 // continued marks a job that did part of its work and runs again for the rest.
 type continued struct{ retryAfter }
 
+// Unwrap yields the retryAfter, which sets when the job runs again.
+func (c continued) Unwrap() error { return c.retryAfter }
+
 // Continue ends a run that did part of the job's work (its time was up, or the rest waits for
 // something): the job runs again after delay, as with RetryAfter, but this is no failure and is
 // logged as none.

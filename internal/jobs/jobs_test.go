@@ -408,3 +408,45 @@ func TestLongJobKeepsItsLease(t *testing.T) {
 		}
 	})
 }
+
+// A handler that did part of its work (jobs.Continue) runs again after the delay it asked for,
+// however many runs it took already: not after the scheduler's backoff.
+func TestContinueRunsAgainAfterItsDelay(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		clock := foliotest.NewClock(t0)
+		db.Now = clock.Now
+		s := jobs.New(db.Jobs, nil)
+		s.Now, s.Owner = clock.Now, "w"
+		runs := 0
+		s.Handle("part", func(context.Context, folio.Job) error {
+			runs++
+			if runs < 4 {
+				return jobs.Continue("more to do", 2*time.Second)
+			}
+			return nil
+		})
+		if err := db.Jobs.EnqueueJob(ctx, "part", "part:1", "{}", t0); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= 4; i++ {
+			if n, err := s.RunDue(ctx); n != 1 || err != nil {
+				t.Fatalf("run %d: ran %d (%v)", i, n, err)
+			}
+			j, err := db.Jobs.JobByKey(ctx, "part:1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i < 4 && (j.Status != folio.JobPending || !j.RunAt.Equal(clock.Now().Add(2*time.Second)) || j.LastError != "more to do") {
+				t.Fatalf("after run %d: %+v", i, j)
+			}
+			if i == 4 && j.Status != folio.JobDone {
+				t.Fatalf("after the last run: %+v", j)
+			}
+			if n, _ := s.RunDue(ctx); n != 0 {
+				t.Fatal("ran again before its delay")
+			}
+			clock.Advance(2 * time.Second)
+		}
+	})
+}
