@@ -10,9 +10,9 @@
 // without Redis (each paces itself to NEWSLETTER_RATE_PER_MINUTE). The post is published through
 // POST /api/articles/publishing-options with newsletter.send; once -kill-at of the mails have
 // arrived, the instance handing them over gets SIGKILL; the other one goes on until GET
-// /api/posts/{id}/newsletter says sent, taking over the job when its lease lapses (2 minutes)
-// and the rows the dead one had leased when theirs lapse (5 minutes), so a run takes about six
-// minutes whatever the list's size.
+// /api/posts/{id}/newsletter says sent, taking over the job when its lease lapses (30 s, renewed
+// while it runs) and the rows the dead one had in hand when theirs lapse (NEWSLETTER_SEND_TIMEOUT
+// + 15 s, 45 s, from their claim).
 //
 // It prints the mails per second handed to SMTP (per instance, while sending), each instance's
 // peak RSS during the send (VmRSS sampled every 100 ms, and VmHWM), and the checks: none lost,
@@ -38,6 +38,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/bench/internal/procstat"
 	"github.com/foliohq/folio/bench/loadgen"
 	"github.com/foliohq/folio/internal/newsletter"
 	"github.com/foliohq/folio/internal/sqldb"
@@ -144,7 +145,7 @@ func run(o options) (bool, error) {
 		insts = append(insts, in)
 	}
 	for i, in := range insts {
-		fmt.Printf("newsletter: %s pid %d ready, RSS %.1f MiB, SMTP to port %d\n", in.Name, in.Pid(), mib(statusBytes(in.Pid(), "VmRSS:")), smtpSrv.Ports[i])
+		fmt.Printf("newsletter: %s pid %d ready, RSS %.1f MiB, SMTP to port %d\n", in.Name, in.Pid(), procstat.MiB(procstat.RSS(in.Pid())), smtpSrv.Ports[i])
 	}
 
 	var post struct {
@@ -188,9 +189,9 @@ type watchResult struct {
 // the mails have arrived, and polls the survivor's progress.
 func watch(o options, insts []*instance, srv *mailServer, key, postID string, publishedAt time.Time) (watchResult, error) {
 	res := watchResult{PublishedAt: publishedAt, Killed: -1}
-	// An instance claims 50 rows at a time and mails them 8 at once; at a multiple of 50 it is
-	// between two claims, with nothing in flight. Killing it 25 mails later lands in the middle
-	// of a claim, with mails in flight: the case that tests the takeover and the resend window.
+	// An instance claims a row whenever one of its 8 workers frees, so a kill always finds mails
+	// in flight: the case that tests the takeover and the resend window. (The 25 comes from
+	// claims of 50, whose middle it was.)
 	killAfter := int(o.killAt*float64(o.subscribers)) + 25
 	deadline := publishedAt.Add(o.timeout)
 	lastPrint, lastPoll := time.Now(), time.Time{}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/foliohq/folio/bench/internal/procstat"
 )
 
 // instance is one `folio serve` process.
@@ -102,10 +104,10 @@ func (in *instance) sample() {
 	if in.dead {
 		return
 	}
-	if rss := statusBytes(in.Pid(), "VmRSS:"); rss > in.peakRSS {
+	if rss := procstat.RSS(in.Pid()); rss > in.peakRSS {
 		in.peakRSS = rss
 	}
-	if hwm := statusBytes(in.Pid(), "VmHWM:"); hwm > 0 {
+	if hwm := procstat.HWM(in.Pid()); hwm > 0 {
 		in.hwm = hwm
 	}
 }
@@ -154,23 +156,6 @@ func (in *instance) stop() {
 		<-in.exited
 	}
 }
-
-// statusBytes reads one kB field of /proc/pid/status, in bytes (0 when unreadable).
-func statusBytes(pid int, field string) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb * 1024
-		}
-	}
-	return 0
-}
-
-func mib(b int64) float64 { return float64(b) / (1 << 20) }
 
 // api calls folio with the key and decodes a 2xx answer's JSON into out.
 func api(method, url, key string, body, out any) error {

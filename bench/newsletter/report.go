@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/foliohq/folio/bench/internal/procstat"
 )
 
 // idleGap is the longest pause between two mails of one instance still counted as sending:
@@ -48,11 +50,11 @@ func report(o options, emails []string, got []delivery, insts []*instance, res w
 			role = "killed at " + at(res.KilledAt)
 		}
 		if n == 0 {
-			fmt.Printf("%s (%s): no mail handed over; peak RSS %.1f MiB, VmHWM %.1f MiB\n", in.Name, role, mib(peak), mib(hwm))
+			fmt.Printf("%s (%s): no mail handed over; peak RSS %.1f MiB, VmHWM %.1f MiB\n", in.Name, role, procstat.MiB(peak), procstat.MiB(hwm))
 			continue
 		}
 		fmt.Printf("%s (%s): %d mails, %s … %s, %.0f mails/s while sending (%.1f s sending); peak RSS during the send %.1f MiB, VmHWM %.1f MiB\n",
-			in.Name, role, n, at(first), at(last), float64(n)/max(active.Seconds(), 1e-3), active.Seconds(), mib(peak), mib(hwm))
+			in.Name, role, n, at(first), at(last), float64(n)/max(active.Seconds(), 1e-3), active.Seconds(), procstat.MiB(peak), procstat.MiB(hwm))
 	}
 	for _, d := range got {
 		bytes += d.Bytes

@@ -35,6 +35,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/foliohq/folio/bench/internal/procstat"
 	"github.com/foliohq/folio/bench/loadgen"
 )
 
@@ -145,17 +146,17 @@ func run() error {
 
 	if want("rss") {
 		time.Sleep(2 * time.Second)
-		fr, pr := rss(folio.cmd.Process.Pid), rss(pbProc.cmd.Process.Pid)
+		fr, pr := procstat.RSS(folio.cmd.Process.Pid), procstat.RSS(pbProc.cmd.Process.Pid)
 		fmt.Printf("\n== idle RSS after start, 20 records, no load\n")
 		verdict := "met"
 		if fr > pr {
 			verdict = "NOT met"
 		}
-		fmt.Printf("rss folio %.1f MiB  PocketBase %.1f MiB  ratio folio/PocketBase = %.2f (goal ≤ 1.00: %s)\n", mib(fr), mib(pr), float64(fr)/float64(pr), verdict)
+		fmt.Printf("rss folio %.1f MiB  PocketBase %.1f MiB  ratio folio/PocketBase = %.2f (goal ≤ 1.00: %s)\n", procstat.MiB(fr), procstat.MiB(pr), float64(fr)/float64(pr), verdict)
 		// Anonymous memory (heap, stacks) apart from the mapped pages of the binary itself.
 		fmt.Printf("rss breakdown: folio anon %.1f MiB + binary %.1f MiB; PocketBase anon %.1f MiB + binary %.1f MiB\n",
-			mib(statusKB(folio.cmd.Process.Pid, "RssAnon:")), mib(statusKB(folio.cmd.Process.Pid, "RssFile:")),
-			mib(statusKB(pbProc.cmd.Process.Pid, "RssAnon:")), mib(statusKB(pbProc.cmd.Process.Pid, "RssFile:")))
+			procstat.MiB(procstat.StatusBytes(folio.cmd.Process.Pid, "RssAnon:")), procstat.MiB(procstat.StatusBytes(folio.cmd.Process.Pid, "RssFile:")),
+			procstat.MiB(procstat.StatusBytes(pbProc.cmd.Process.Pid, "RssAnon:")), procstat.MiB(procstat.StatusBytes(pbProc.cmd.Process.Pid, "RssFile:")))
 	}
 
 	const listPath = "/api/projects?limit=20"
@@ -314,7 +315,7 @@ func compare(conns []int, targets []target, ratios []ratio, addrs []string) erro
 				// Alternate the order between runs so no target always goes first.
 				t := targets[(i+r)%len(targets)]
 				addr := addrs[(i+r)%len(targets)]
-				cpu0, pg0 := processCPU(t.pid), postgresCPU()
+				cpu0, pg0 := procstat.CPU(t.pid), procstat.CPUOf("postgres")
 				res, err := loadgen.RunRaw(addr, t.req, c, *warmup, *duration)
 				if err != nil {
 					return fmt.Errorf("%s: %w", t.name, err)
@@ -323,8 +324,8 @@ func compare(conns []int, targets []target, ratios []ratio, addrs []string) erro
 				per := func(d time.Duration) float64 {
 					return d.Seconds() / (*warmup + *duration).Seconds() / res.RPS() * 1e6
 				}
-				cpu[t.name] = append(cpu[t.name], per(processCPU(t.pid)-cpu0))
-				pgCPU[t.name] = append(pgCPU[t.name], per(postgresCPU()-pg0))
+				cpu[t.name] = append(cpu[t.name], per(procstat.CPU(t.pid)-cpu0))
+				pgCPU[t.name] = append(pgCPU[t.name], per(procstat.CPUOf("postgres")-pg0))
 				rps[t.name] = append(rps[t.name], res.RPS())
 				p99[t.name] = append(p99[t.name], float64(res.P99.Microseconds())/1000)
 				if statuses[t.name] == nil {

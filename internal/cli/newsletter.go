@@ -28,5 +28,5 @@ func newNewsletter(cfg *config.Config, db *sqldb.DB, m *mailPart, st *settings.S
 		EraseKey: key, EventsSecret: cfg.NewsletterEventsKey,
 		SendConfig: newsletter.SendConfig{Sends: db.Subscribers, Posts: content.New(db.Content), Mailer: m.Outbox.Mailer,
 			Markdown: markdown.New(), Limiter: limiter, RatePerMinute: cfg.NewsletterRate, DomainConcurrency: cfg.NewsletterDomainConc,
-			Log: log}}, nil
+			SendTimeout: cfg.NewsletterSendTimeout, Log: log}}, nil
 }

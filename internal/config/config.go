@@ -137,6 +137,7 @@ type Config struct {
 	FediverseAllowPrivate bool          // fetches of actors, keys and deliveries may reach private addresses
 	NewsletterRate        int           // newsletter mails handed to the mail server per minute, across instances sharing REDIS_URL
 	NewsletterDomainConc  int           // newsletter mails in flight at once to one recipient domain, per instance
+	NewsletterSendTimeout time.Duration // bounds one newsletter mail's attempt; its row's lease is 15 s longer
 	NewsletterEventsKey   string        // signs the mail provider's bounce and complaint events (Standard Webhooks)
 	BackupInterval        time.Duration // 0: no scheduled SQLite snapshots
 	BackupKeep            int           // snapshots kept under backups/ in the media storage

@@ -264,6 +264,7 @@ var options = []option{
 	}},
 	{name: "NEWSLETTER_RATE_PER_MINUTE", def: "60", help: "newsletter mails handed to the mail server per minute (shared by every instance when REDIS_URL is set, else per instance)", set: integer(1, 1_000_000, func(c *Config) *int { return &c.NewsletterRate })},
 	{name: "NEWSLETTER_DOMAIN_CONCURRENCY", def: "2", help: "newsletter mails in flight at once to one recipient domain (per instance)", set: integer(1, 100, func(c *Config) *int { return &c.NewsletterDomainConc })},
+	{name: "NEWSLETTER_SEND_TIMEOUT", def: "30s", help: "bound of one newsletter mail's attempt; the mails an instance had in hand when it died go out from another this long plus 15 s later", set: duration(func(c *Config) *time.Duration { return &c.NewsletterSendTimeout })},
 	{name: "NEWSLETTER_EVENTS_SECRET", def: "", help: "secret of the mail provider's signed bounce and complaint events at POST /api/subscribers/events (Standard Webhooks; whsec_<base64> or plain); empty refuses them", secret: true, set: str(func(c *Config) *string { return &c.NewsletterEventsKey })},
 	{name: "FEDIVERSE_ALLOW_PRIVATE", def: "false", help: "let fetches of fediverse actors and keys, Webmention sources and deliveries reach loopback and private addresses (tests, private networks)", set: boolean(func(c *Config) *bool { return &c.FediverseAllowPrivate })},
 	{name: "BACKUP_INTERVAL", def: "", help: "how often to snapshot the SQLite database into the media storage under backups/ (e.g. 24h); empty: never", set: func(c *Config, v string) error {

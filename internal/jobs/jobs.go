@@ -2,8 +2,9 @@
 // booking reminders, webhook deliveries and their pruning, backups. Jobs survive restarts because they are rows; several
 // instances may run schedulers against one PostgreSQL database and each job still runs once,
 // because a worker claims a job with a lease in one conditional UPDATE (Store.ClaimJob) and only
-// the lease holder may record its outcome. A worker that dies mid-job loses its lease when it
-// lapses and another worker runs the job again, so handlers must be idempotent.
+// the lease holder may record its outcome. The worker renews the lease while the handler runs,
+// so the lease can be short: a worker that dies mid-job loses it within Lease and another worker
+// runs the job again, so handlers must be idempotent.
 package jobs
 
 import (
@@ -40,12 +41,19 @@ type Store interface {
 	// pending again at retryAt, or failed when retryAt is zero. It reports false when owner no
 	// longer held the job.
 	FinishJob(ctx context.Context, id, owner string, now time.Time, errMsg string, retryAt time.Time) (bool, error)
+	// RenewJob extends the lease of a job owner is running to leaseUntil; it reports false when
+	// owner no longer holds it.
+	RenewJob(ctx context.Context, id, owner string, leaseUntil time.Time) (bool, error)
 }
 
 // Defaults of a Scheduler.
 const (
-	DefaultPoll        = time.Second
-	DefaultLease       = 2 * time.Minute
+	DefaultPoll = time.Second
+	// DefaultLease is how long a job stays its worker's without a renewal: how long a job of a
+	// worker that died waits before another takes it over.
+	DefaultLease = 30 * time.Second
+	// DefaultTimeout bounds one run of a handler.
+	DefaultTimeout     = 2 * time.Minute
 	DefaultMaxAttempts = 8
 )
 
@@ -61,9 +69,11 @@ type Scheduler struct {
 	Now func() time.Time
 	// Poll is how often an idle worker looks for due jobs.
 	Poll time.Duration
-	// Lease is how long a claimed job belongs to its worker; the handler's context ends a
-	// little before it lapses.
+	// Lease is how long a claimed job belongs to its worker unless renewed; the worker renews it
+	// every third of it while the handler runs, and ends the handler's context when it cannot.
 	Lease time.Duration
+	// Timeout bounds one run of a handler (its context ends then).
+	Timeout time.Duration
 	// Workers is how many jobs this scheduler runs at once.
 	Workers int
 	// MaxAttempts bounds retries of a failing job.
@@ -81,7 +91,7 @@ func New(store Store, log *slog.Logger) *Scheduler {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Scheduler{Store: store, Logger: log, Owner: "worker-" + folio.NewID(), Now: time.Now,
-		Poll: DefaultPoll, Lease: DefaultLease, Workers: 2, MaxAttempts: DefaultMaxAttempts, Backoff: ExponentialBackoff}
+		Poll: DefaultPoll, Lease: DefaultLease, Timeout: DefaultTimeout, Workers: 2, MaxAttempts: DefaultMaxAttempts, Backoff: ExponentialBackoff}
 }
 
 // ExponentialBackoff waits 30 s before the first retry, doubling up to one hour.
@@ -142,6 +152,19 @@ func (r retryAfter) Unwrap() error { return r.err }
 // MaxAttempts say: for handlers with a schedule of their own (webhook deliveries follow the
 // Standard Webhooks one) that end it themselves with Permanent.
 func RetryAfter(err error, delay time.Duration) error { return retryAfter{err, delay} }
+
+// continued marks a job that did part of its work and runs again for the rest.
+type continued struct{ retryAfter }
+
+// Unwrap yields the retryAfter, which sets when the job runs again.
+func (c continued) Unwrap() error { return c.retryAfter }
+
+// Continue ends a run that did part of the job's work (its time was up, or the rest waits for
+// something): the job runs again after delay, as with RetryAfter, but this is no failure and is
+// logged as none.
+func Continue(reason string, delay time.Duration) error {
+	return continued{retryAfter{errors.New(reason), delay}}
+}
 
 // Run starts the workers and blocks until ctx ends and every worker has finished its job.
 func (s *Scheduler) Run(ctx context.Context) {
@@ -208,7 +231,7 @@ func (s *Scheduler) runOne(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	log := s.Logger.With("job_id", j.ID, "job_kind", j.Kind, "job_key", j.Key, "attempt", j.Attempts)
-	herr := s.call(ctx, j, lease)
+	herr := s.call(ctx, j, lease, log)
 
 	// The outcome is recorded even when ctx was cancelled meanwhile (shutdown).
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -250,6 +273,8 @@ func (s *Scheduler) runOne(ctx context.Context) (bool, error) {
 		log.Warn("job lease lapsed before the job finished; another worker took it over")
 	case herr == nil:
 		log.Info("job done")
+	case errors.As(herr, new(continued)):
+		log.Info("job continues later", "reason", msg, "run_at", retryAt.UTC().Format(time.RFC3339))
 	case retryAt.IsZero():
 		log.Error("job failed for good", "error", msg)
 	default:
@@ -259,18 +284,61 @@ func (s *Scheduler) runOne(ctx context.Context) (bool, error) {
 }
 
 // call runs the job's handler, turning a panic into an error so one bad job cannot stop the
-// worker.
-func (s *Scheduler) call(ctx context.Context, j folio.Job, lease time.Duration) (err error) {
+// worker. It renews the job's lease meanwhile and ends the handler's context when the lease is
+// lost or about to lapse unrenewed.
+func (s *Scheduler) call(ctx context.Context, j folio.Job, lease time.Duration, log *slog.Logger) (err error) {
 	h := s.handler(j.Kind)
 	if h == nil {
 		return Permanent(fmt.Errorf("jobs: no handler for kind %q", j.Kind))
 	}
-	hctx, cancel := context.WithTimeout(ctx, lease*9/10)
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	stop := make(chan struct{})
+	renewed := make(chan struct{})
+	defer func() { close(stop); <-renewed }()
+	go func() {
+		defer close(renewed)
+		s.renew(context.WithoutCancel(ctx), cancel, j, lease, stop, log)
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("jobs: handler panicked: %v", r)
 		}
 	}()
 	return h(hctx, j)
+}
+
+// renew extends j's lease every third of it until the handler returns (stop), also after its
+// context ended, as it may still be finishing; it cancels the handler when another worker holds
+// the job, or when the lease would lapse before the next try (the store cannot be reached).
+func (s *Scheduler) renew(ctx context.Context, cancel context.CancelFunc, j folio.Job, lease time.Duration, stop <-chan struct{}, log *slog.Logger) {
+	t := time.NewTicker(lease / 3)
+	defer t.Stop()
+	held := time.Now() // the claim's lease runs from about now
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		rctx, rcancel := context.WithTimeout(ctx, lease/3)
+		ok, err := s.Store.RenewJob(rctx, j.ID, s.Owner, s.now().Add(lease))
+		rcancel()
+		switch {
+		case err == nil && ok:
+			held = time.Now()
+		case err == nil:
+			log.Warn("job lease lost to another worker; stopping the job")
+			cancel()
+			return
+		case time.Since(held) > lease*2/3-lease/10:
+			log.Error("job lease cannot be renewed; stopping the job before it lapses", "error", err.Error())
+			cancel()
+			return
+		}
+	}
 }

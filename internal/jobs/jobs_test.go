@@ -359,3 +359,94 @@ func TestRunUntilCancelled(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// A long job keeps its lease while it runs, so no other worker takes it over, and the lease it
+// holds is short: the scheduler renews it.
+func TestLongJobKeepsItsLease(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		clock := foliotest.NewClock(t0)
+		db.Now = clock.Now
+		s := jobs.New(db.Jobs, nil)
+		s.Now, s.Owner, s.Lease = clock.Now, "long", 300*time.Millisecond
+		other := jobs.New(db.Jobs, nil)
+		other.Now, other.Owner = clock.Now, "other"
+		var otherRan bool
+		other.Handle("long", func(context.Context, folio.Job) error { otherRan = true; return nil })
+		s.Handle("long", func(hctx context.Context, j folio.Job) error {
+			// Far past the claim's lease: only renewals keep the job this worker's.
+			clock.Advance(time.Hour)
+			want := clock.Now().Add(s.Lease)
+			for {
+				got, err := db.Jobs.JobByKey(ctx, j.Key)
+				if err != nil {
+					return err
+				}
+				if !got.LeaseUntil.Before(want) {
+					break
+				}
+				select {
+				case <-hctx.Done():
+					return errors.New("the handler's context ended before its lease was renewed")
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			if n, err := other.RunDue(ctx); n != 0 || err != nil {
+				return errors.New("another worker took the job over while it ran")
+			}
+			return nil
+		})
+		if err := db.Jobs.EnqueueJob(ctx, "long", "long:1", "{}", t0); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.RunDue(ctx); n != 1 || err != nil {
+			t.Fatalf("ran %d: %v", n, err)
+		}
+		j, err := db.Jobs.JobByKey(ctx, "long:1")
+		if err != nil || j.Status != folio.JobDone || j.LeaseOwner != "long" || otherRan {
+			t.Fatalf("job %+v (%v), other ran: %v", j, err, otherRan)
+		}
+	})
+}
+
+// A handler that did part of its work (jobs.Continue) runs again after the delay it asked for,
+// however many runs it took already: not after the scheduler's backoff.
+func TestContinueRunsAgainAfterItsDelay(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		clock := foliotest.NewClock(t0)
+		db.Now = clock.Now
+		s := jobs.New(db.Jobs, nil)
+		s.Now, s.Owner = clock.Now, "w"
+		runs := 0
+		s.Handle("part", func(context.Context, folio.Job) error {
+			runs++
+			if runs < 4 {
+				return jobs.Continue("more to do", 2*time.Second)
+			}
+			return nil
+		})
+		if err := db.Jobs.EnqueueJob(ctx, "part", "part:1", "{}", t0); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= 4; i++ {
+			if n, err := s.RunDue(ctx); n != 1 || err != nil {
+				t.Fatalf("run %d: ran %d (%v)", i, n, err)
+			}
+			j, err := db.Jobs.JobByKey(ctx, "part:1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i < 4 && (j.Status != folio.JobPending || !j.RunAt.Equal(clock.Now().Add(2*time.Second)) || j.LastError != "more to do") {
+				t.Fatalf("after run %d: %+v", i, j)
+			}
+			if i == 4 && j.Status != folio.JobDone {
+				t.Fatalf("after the last run: %+v", j)
+			}
+			if n, _ := s.RunDue(ctx); n != 0 {
+				t.Fatal("ran again before its delay")
+			}
+			clock.Advance(2 * time.Second)
+		}
+	})
+}

@@ -54,6 +54,8 @@ type SMTP struct {
 	mode string
 	from folio.MailAddress
 	opts []gomail.Option
+	// timeout bounds connecting and each command (ctx's deadline may shorten it).
+	timeout time.Duration
 	// Now supplies the Date header; defaults to time.Now.
 	Now func() time.Time
 }
@@ -101,10 +103,13 @@ func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
 		}
 	}
 
+	// One message per connection: no NOOP before it and no RSET after it, so the server's 250
+	// to DATA is the last answer Send waits for.
 	opts := []gomail.Option{
 		gomail.WithPort(port),
-		gomail.WithTimeout(timeout),
 		gomail.WithTLSConfig(tlsConfig),
+		gomail.WithoutNoop(),
+		gomail.WithoutRset(),
 	}
 	switch mode {
 	case TLSOpportunistic:
@@ -122,10 +127,13 @@ func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
 		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover),
 			gomail.WithUsername(cfg.Username), gomail.WithPassword(cfg.Password))
 	}
-	return &SMTP{host: cfg.Host, port: port, mode: mode, from: cfg.From, opts: opts}, nil
+	return &SMTP{host: cfg.Host, port: port, mode: mode, from: cfg.From, opts: opts, timeout: timeout}, nil
 }
 
-// Send validates m, connects, delivers it to every To and Cc recipient, and disconnects.
+// Send validates m, connects, delivers it to every To and Cc recipient, and returns as soon as
+// the server has accepted it (its 250 to DATA); the QUIT goes on in the background, as its
+// outcome changes nothing: the mail is the server's. ctx's deadline bounds the whole
+// conversation up to the acceptance.
 // Failures are *folio.MailError: permanent for an invalid message or a 5xx reply to MAIL, RCPT
 // or DATA; temporary for everything else (connection, TLS, authentication, 4xx, ctx).
 func (s *SMTP) Send(ctx context.Context, m *folio.MailMessage) error {
@@ -137,12 +145,31 @@ func (s *SMTP) Send(ctx context.Context, m *folio.MailMessage) error {
 	if err != nil {
 		return &folio.MailError{Permanent: true, Err: err}
 	}
-	client, err := gomail.NewClient(s.host, s.opts...)
+	// go-mail applies its timeout twice at most (connection with greeting, EHLO, STARTTLS and
+	// AUTH; then MAIL, RCPT and DATA), and ctx only to the dial.
+	timeout := s.timeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(dl)/2)
+	}
+	if err := ctx.Err(); err != nil || timeout <= 0 {
+		return &folio.MailError{Err: fmt.Errorf("smtp %s: no time left to send: %w", s.host, context.DeadlineExceeded)}
+	}
+	client, err := gomail.NewClient(s.host, append(s.opts[:len(s.opts):len(s.opts)], gomail.WithTimeout(timeout))...)
 	if err != nil {
 		return &folio.MailError{Err: fmt.Errorf("smtp %s: %w", s.host, err)}
 	}
-	if err := client.DialAndSendWithContext(ctx, msg); err != nil {
-		return classify(s.host, err)
+	conn, err := client.DialToSMTPClientWithContext(ctx)
+	if err != nil {
+		return classify(s.host, fmt.Errorf("dial failed: %w", err))
+	}
+	err = client.SendWithSMTPClient(conn, msg)
+	go func() {
+		if client.CloseWithSMTPClient(conn) != nil {
+			_ = conn.Close() // QUIT failed: the connection may still be open
+		}
+	}()
+	if err != nil && !msg.IsDelivered() {
+		return classify(s.host, fmt.Errorf("send failed: %w", err))
 	}
 	return nil
 }

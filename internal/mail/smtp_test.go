@@ -11,6 +11,7 @@ import (
 
 	"github.com/emersion/go-smtp"
 	"github.com/foliohq/folio"
+	"github.com/foliohq/folio/internal/foliotest/smtptest"
 )
 
 func newTestSMTP(t *testing.T, cfg SMTPConfig) *SMTP {
@@ -117,6 +118,28 @@ func TestSMTPDelivers(t *testing.T) {
 }
 
 // refusedPort returns a loopback port with nothing listening on it.
+// A mail the server accepted (250 to DATA) is sent, whatever becomes of the QUIT after it: a
+// failure there would have the caller send it again.
+func TestSMTPAcceptedBeforeQuitFails(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []smtptest.QuitMode{smtptest.QuitDrop, smtptest.QuitHang} {
+		srv := smtptest.Start(t)
+		srv.AtQuit(mode)
+		s := newTestSMTP(t, SMTPConfig{Port: srv.Port, TLS: TLSNone, Timeout: time.Minute})
+		// The deadline is far beyond what the test takes: a Send that waited for the hung QUIT
+		// would outlive the test's server and fail with a timeout.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		err := s.Send(ctx, plainMessage())
+		cancel()
+		if err != nil {
+			t.Fatalf("quit mode %d: Send = %v, want nil: the server has the mail", mode, err)
+		}
+		if got := srv.Messages(); len(got) != 1 || !slices.Equal(got[0].To, []string{"ada@example.com"}) {
+			t.Fatalf("quit mode %d: server got %+v", mode, got)
+		}
+	}
+}
+
 func refusedPort(t *testing.T) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

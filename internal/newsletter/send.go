@@ -19,13 +19,24 @@ import (
 const (
 	DefaultRatePerMinute     = 60
 	DefaultDomainConcurrency = 2
-	DefaultSendLease         = 5 * time.Minute
-	DefaultSendAttempts      = 8
+	// DefaultSendTimeout bounds one mail's conversation with the server, from its claim.
+	DefaultSendTimeout = 30 * time.Second
+	// DefaultSendLease is the lease of a row with the default SendTimeout: how long the rows
+	// of an instance that died wait before another mails them.
+	DefaultSendLease    = DefaultSendTimeout + sendMargin
+	DefaultSendAttempts = 8
+	// sendMargin separates an attempt's deadline from its row's lease lapsing: time to record
+	// the outcome (FinishSend gets 10 s) and for clocks that differ between instances.
+	sendMargin = 15 * time.Second
 	// sendWorkers is how many mails one instance hands to the server at once (each domain
 	// limited further by DomainConcurrency).
 	sendWorkers = 8
-	// sendBatch bounds the rows one claim leases.
-	sendBatch = 50
+	// sendAhead is how many rows one instance holds claimed and not yet finished: the workers'
+	// and those waiting for a worker. A claim takes at least sendClaim rows (fewer claims, the
+	// cost of the statement shared) as soon as that many are finished, while the workers go on
+	// with the rest, so they never wait for a claim nor for a claim's slowest mail.
+	sendAhead = 4 * sendWorkers
+	sendClaim = sendAhead / 2
 )
 
 // Send is one leased mail of an issue to a subscriber, as ClaimSends returns it: the
@@ -126,9 +137,10 @@ type SendConfig struct {
 	DomainConcurrency int
 	// Owner names this instance in send leases (must differ between instances).
 	Owner string
-	// SendLease bounds one mail's attempt; a lease that lapses (the instance died) makes the
-	// row claimable again.
-	SendLease time.Duration
+	// SendTimeout bounds one mail's attempt from its row's claim (NEWSLETTER_SEND_TIMEOUT,
+	// default 30 s); the row is leased for SendTimeout plus a margin, and a lease that lapses
+	// (the instance died) makes the row claimable again.
+	SendTimeout time.Duration
 	// MaxAttempts before a temporarily failing mail is given up.
 	MaxAttempts int
 
@@ -158,13 +170,11 @@ func (c *SendConfig) log() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// sendTimeout bounds one mail's conversation with the server. It does not end with the job's
-// context: a mail in flight is finished and recorded, so a shutdown does not resend it.
-const sendTimeout = time.Minute
+func (c *SendConfig) sendTimeout() time.Duration { return orDefault(c.SendTimeout, DefaultSendTimeout) }
 
 // HandleIssue is the handler of folio.JobNewsletterIssue: it writes the issue's send rows
-// (once) and mails them until none is left, pausing between slices of the job's lease. It asks
-// to run again (jobs.RetryAfter) while rows wait for a retry or sit leased by another instance.
+// (once) and mails them until none is left or the job's run is up. It asks to run again
+// (jobs.Continue) while rows wait for a retry or sit leased by another instance.
 func (s *Service) HandleIssue(ctx context.Context, j folio.Job) error {
 	var pl folio.NewsletterIssueJobPayload
 	if err := json.Unmarshal([]byte(j.Payload), &pl); err != nil || pl.Issue == "" {
@@ -200,40 +210,104 @@ func (s *Service) HandleIssue(ctx context.Context, j folio.Job) error {
 	if err != nil || left == 0 {
 		return err
 	}
-	return jobs.RetryAfter(fmt.Errorf("newsletter: %d mails of %s still to go", left, issue.ID), max(next.Sub(s.now()), 0))
+	return jobs.Continue(fmt.Sprintf("newsletter: %d mails of %s still to go", left, issue.ID), max(next.Sub(s.now()), 0))
 }
 
-// SendBatch claims the rows of issue this instance may send now (as many as the rate allows,
-// at most sendBatch) and mails them; it returns how many rows it claimed, and when none because
-// the rate is spent, how long until it frees a send.
+// SendBatch mails the rows of issue this instance may send now: it claims rows as workers free
+// up (each leased from its claim for one attempt), as many as the rate allows, until none is
+// due, the rate is spent or ctx ends, and waits for the mails in flight. It returns how many
+// rows it claimed, and when none because the rate is spent, how long until it frees a send.
 func (s *Service) SendBatch(ctx context.Context, issue *Issue) (int, time.Duration, error) {
-	n, wait := s.allowance(ctx)
-	if n == 0 {
-		return 0, wait, nil
+	free := make(chan struct{}, sendAhead) // a token for each row this call may still claim
+	for range cap(free) {
+		free <- struct{}{}
 	}
-	now := s.now().UTC()
-	rows, err := s.Sends.ClaimSends(ctx, issue.ID, s.owner(), now, now.Add(orDefault(s.SendLease, DefaultSendLease)), n)
-	if err != nil || len(rows) == 0 {
-		return 0, 0, err
-	}
-	content, err := s.issueContent(ctx, issue)
-	if err != nil {
-		return 0, 0, err // the leases lapse and the rows are tried again
-	}
-	sem := make(chan struct{}, sendWorkers)
+	work := make(chan sendItem, sendAhead)
 	var wg sync.WaitGroup
-	for _, row := range rows {
-		sem <- struct{}{}
+	for range sendWorkers {
 		wg.Add(1)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
-			release := s.domainSlot(ctx, row.Email)
-			defer release()
-			s.sendOne(ctx, row, content)
+			defer wg.Done()
+			for it := range work {
+				s.sendOne(ctx, it)
+				free <- struct{}{}
+			}
 		}()
 	}
-	wg.Wait()
-	return len(rows), 0, nil
+	defer func() { close(work); wg.Wait() }()
+
+	var content issueContent
+	var loaded time.Time
+	claimed := 0
+	for {
+		k := takeFree(ctx, free, sendClaim)
+		if k == 0 {
+			return claimed, 0, nil
+		}
+		n, wait := s.allowance(ctx, k)
+		giveBack(free, k-n)
+		if n == 0 {
+			if claimed > 0 {
+				wait = 0
+			}
+			return claimed, wait, nil
+		}
+		now := s.now().UTC()
+		deadline := time.Now().Add(s.sendTimeout())
+		rows, err := s.Sends.ClaimSends(ctx, issue.ID, s.owner(), now, now.Add(s.sendTimeout()+sendMargin), n)
+		giveBack(free, n-len(rows))
+		if err != nil || len(rows) == 0 {
+			return claimed, 0, err
+		}
+		// A post unpublished meanwhile stops the mailing within a second.
+		if loaded.IsZero() || time.Since(loaded) > time.Second {
+			if content, err = s.issueContent(ctx, issue); err != nil {
+				giveBack(free, len(rows))
+				return claimed, 0, err // the leases lapse and the rows are tried again
+			}
+			loaded = time.Now()
+		}
+		claimed += len(rows)
+		for _, row := range rows {
+			work <- sendItem{row: row, content: content, deadline: deadline}
+		}
+	}
+}
+
+// sendItem is a claimed row on its way to a worker: deadline ends its attempt, before its
+// lease lapses.
+type sendItem struct {
+	row      Send
+	content  issueContent
+	deadline time.Time
+}
+
+// takeFree waits for least free tokens and takes every other free one; 0 when ctx ended.
+func takeFree(ctx context.Context, free chan struct{}, least int) int {
+	k := 0
+	for k < least {
+		select {
+		case <-free:
+			k++
+		case <-ctx.Done():
+			giveBack(free, k)
+			return 0
+		}
+	}
+	for {
+		select {
+		case <-free:
+			k++
+		default:
+			return k
+		}
+	}
+}
+
+func giveBack(free chan struct{}, n int) {
+	for range n {
+		free <- struct{}{}
+	}
 }
 
 // sleep waits d or until ctx ends; it reports whether d passed.
@@ -282,24 +356,33 @@ func (s *Service) issueContent(ctx context.Context, issue *Issue) (issueContent,
 	return out, nil
 }
 
-// sendOne mails one claimed row and records the outcome.
-func (s *Service) sendOne(ctx context.Context, row Send, c issueContent) {
+// sendOne mails one claimed row and records the outcome. The attempt does not end with the
+// job's context: a mail in flight is finished and recorded, so a shutdown does not resend it.
+func (s *Service) sendOne(ctx context.Context, it sendItem) {
+	row := it.row
 	out := SendOutcome{Status: SendSkipped}
 	var m *folio.MailMessage
 	r := Recipient{Name: row.Name, Email: row.Email, UnsubscribeToken: row.UnsubscribeToken}
 	switch {
 	case row.Status != folio.SubscriberActive:
-	case c.post != nil:
-		m = s.PostMail(c.post, r)
-	case len(c.digest) > 0:
-		m = s.DigestMail(c.digest, r)
+	case it.content.post != nil:
+		m = s.PostMail(it.content.post, r)
+	case len(it.content.digest) > 0:
+		m = s.DigestMail(it.content.digest, r)
 	}
 	if m != nil {
 		m.Headers["Message-ID"] = s.messageID(row.Issue, row.SubscriberID)
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(sendTimeout, orDefault(s.SendLease, DefaultSendLease)*9/10))
-		err := s.Mailer.Send(sctx, m)
+		sctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), it.deadline)
+		if release, ok := s.domainSlot(ctx, sctx, row.Email); ok {
+			err := s.Mailer.Send(sctx, m)
+			release()
+			out = s.outcome(row, err)
+		} else {
+			// Never attempted (the domain's slots stayed busy, or shutdown): due again at once,
+			// here or on another instance.
+			out = SendOutcome{Status: SendPending, RetryAt: s.now().UTC(), Error: "newsletter: not attempted: no slot for the recipient's domain in time"}
+		}
 		cancel()
-		out = s.outcome(row, err)
 	}
 	out.At = s.now().UTC()
 	// Recorded even when ctx ended meanwhile (shutdown): the server has the mail.
@@ -334,18 +417,18 @@ func (s *Service) outcome(row Send, err error) SendOutcome {
 	return SendOutcome{Status: SendPending, Error: msg, RetryAt: s.now().UTC().Add(jobs.ExponentialBackoff(row.Attempts))}
 }
 
-// allowance takes up to sendBatch sends from the rate limit and returns how many it got; none:
-// how long until the limit frees one.
-func (s *Service) allowance(ctx context.Context) (int, time.Duration) {
+// allowance takes up to want sends from the rate limit and returns how many it got; none: how
+// long until the limit frees one.
+func (s *Service) allowance(ctx context.Context, want int) (int, time.Duration) {
 	if s.Limiter == nil {
-		return sendBatch, 0
+		return want, 0
 	}
 	rl := folio.RateLimit{Limit: max(s.RatePerMinute, 1), Window: time.Minute}
 	if s.RatePerMinute == 0 {
 		rl.Limit = DefaultRatePerMinute
 	}
 	n := 0
-	for n < sendBatch {
+	for n < want {
 		d, err := s.Limiter.Allow(ctx, "newsletter:send", rl)
 		if err != nil {
 			return max(n, 1), 0 // the limiter cannot decide: go on, one at a time
@@ -361,15 +444,16 @@ func (s *Service) allowance(ctx context.Context) (int, time.Duration) {
 	return n, 0
 }
 
-// domainSlot waits for a free slot of the recipient's domain and returns its release.
-func (s *Service) domainSlot(ctx context.Context, email string) func() {
+// domainSlot waits for a free slot of the recipient's domain and returns its release; ok is
+// false when ctx (the job) or attempt (the row's deadline) ended first.
+func (s *Service) domainSlot(ctx, attempt context.Context, email string) (release func(), ok bool) {
 	domain := strings.ToLower(email[strings.LastIndexByte(email, '@')+1:])
 	s.domainMu.Lock()
 	if s.domains == nil {
 		s.domains = map[string]chan struct{}{}
 	}
-	ch, ok := s.domains[domain]
-	if !ok {
+	ch, found := s.domains[domain]
+	if !found {
 		ch = make(chan struct{}, max(s.DomainConcurrency, 1))
 		if s.DomainConcurrency == 0 {
 			ch = make(chan struct{}, DefaultDomainConcurrency)
@@ -377,10 +461,14 @@ func (s *Service) domainSlot(ctx context.Context, email string) func() {
 		s.domains[domain] = ch
 	}
 	s.domainMu.Unlock()
+	if ctx.Err() != nil {
+		return nil, false // shutting down: the mail is left to the next run, here or elsewhere
+	}
 	select {
 	case ch <- struct{}{}:
-		return func() { <-ch }
+		return func() { <-ch }, true
 	case <-ctx.Done():
-		return func() {}
+	case <-attempt.Done():
 	}
+	return nil, false
 }

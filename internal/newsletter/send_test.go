@@ -208,3 +208,25 @@ func TestUnsubscribedBeforeTheirTurnSkipped(t *testing.T) {
 		}
 	})
 }
+
+// The server accepts each mail and then drops the connection at QUIT, or never answers it: each
+// mail is recorded as sent (not retried, which would mail it twice).
+func TestAcceptedMailRecordedWhenQuitFails(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		for _, mode := range []smtptest.QuitMode{smtptest.QuitDrop, smtptest.QuitHang} {
+			r := newSendRig(t, db, 20)
+			r.smtp.AtQuit(mode)
+			if err := r.instance(t, "instance-a").HandleIssue(context.Background(), r.job); err != nil {
+				t.Fatalf("quit mode %d: %v", mode, err)
+			}
+			r.onceEach(t)
+			// Drop the rig's subscribers so the next mode's rig starts from an empty list.
+			subs, _, _ := db.Subscribers.Subscribers(context.Background(), folio.SubscriberFilter{}, 1, 100)
+			for _, s := range subs {
+				if err := db.Subscribers.DeleteSubscriber(context.Background(), s.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	})
+}

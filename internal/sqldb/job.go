@@ -131,3 +131,15 @@ func (s *JobStore) JobsOfKind(ctx context.Context, kind string) ([]folio.Job, er
 	}
 	return out, rows.Err()
 }
+
+// RenewJob extends the lease of a job owner is running; it reports false when owner no longer
+// holds it.
+func (s *JobStore) RenewJob(ctx context.Context, id, owner string, leaseUntil time.Time) (bool, error) {
+	res, err := s.W.ExecContext(ctx, `UPDATE jobs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'running'`,
+		s.ts(leaseUntil), id, owner)
+	if err != nil {
+		return false, wrap("RenewJob", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}

@@ -172,26 +172,45 @@ func (s *SubscriberStore) ClaimSends(ctx context.Context, issue, owner string, n
 		return nil, wrap("ClaimSends", err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].SubscriberID < out[j].SubscriberID })
-	// The subscribers as they are now: one who left (or was erased) is skipped.
+	// The subscribers as they are now, in one query: one who left (or was erased) is skipped.
+	if len(out) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(out))
 	for i := range out {
-		sd := &out[i]
-		err := s.R.QueryRowContext(ctx, `SELECT email, name, status, unsubscribe_token FROM subscribers WHERE id = $1`, sd.SubscriberID).
-			Scan(&sd.Email, &sd.Name, &sd.Status, &sd.UnsubscribeToken)
-		if errors.Is(err, sql.ErrNoRows) {
-			sd.Status = "erased"
-			continue
-		}
-		if err != nil {
+		ids[i], out[i].Status = out[i].SubscriberID, "erased"
+	}
+	var args Args
+	list := args.AddList(ids)
+	subs, err := s.R.QueryContext(ctx, `SELECT id, email, name, status, unsubscribe_token FROM subscribers WHERE id IN (`+list+`)`, args...)
+	if err != nil {
+		return nil, wrap("ClaimSends", err)
+	}
+	defer subs.Close()
+	for subs.Next() {
+		var id string
+		var sd newsletter.Send
+		if err := subs.Scan(&id, &sd.Email, &sd.Name, &sd.Status, &sd.UnsubscribeToken); err != nil {
 			return nil, wrap("ClaimSends", err)
 		}
+		i := sort.Search(len(out), func(i int) bool { return out[i].SubscriberID >= id })
+		if i < len(out) && out[i].SubscriberID == id {
+			out[i].Email, out[i].Name, out[i].Status, out[i].UnsubscribeToken = sd.Email, sd.Name, sd.Status, sd.UnsubscribeToken
+		}
+	}
+	if err := subs.Err(); err != nil {
+		return nil, wrap("ClaimSends", err)
 	}
 	return out, nil
 }
 
-// FinishSend implements newsletter.SendStore.
+// FinishSend implements newsletter.SendStore. Most outcomes are one UPDATE, in a transaction
+// of its own: the window in which a mail the server has is not yet recorded as sent is as
+// short as a commit.
 func (s *SubscriberStore) FinishSend(ctx context.Context, issue, subscriberID, owner string, out newsletter.SendOutcome) error {
-	lost := false
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	finish := func(ctx context.Context, x interface {
+		ExecContext(context.Context, string, ...any) (sql.Result, error)
+	}) (bool, error) {
 		var sentAt, next any
 		if out.Status == newsletter.SendSent {
 			sentAt = s.ts(out.At)
@@ -199,26 +218,32 @@ func (s *SubscriberStore) FinishSend(ctx context.Context, issue, subscriberID, o
 		if out.Status == newsletter.SendPending {
 			next = s.ts(out.RetryAt)
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE newsletter_sends SET status = $4, sent_at = $5,
+		res, err := x.ExecContext(ctx, `UPDATE newsletter_sends SET status = $4, sent_at = $5,
 				next_attempt_at = COALESCE($6, next_attempt_at), last_error = $7, lease_owner = NULL, lease_until = NULL
 			WHERE issue = $1 AND subscriber_id = $2 AND status = 'sending' AND lease_owner = $3`,
 			issue, subscriberID, owner, out.Status, sentAt, next, out.Error)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if affected(res) != 1 {
-			lost = true
-			return nil
-		}
-		if out.Bounced {
+		return affected(res) == 1, nil
+	}
+	held := false
+	var err error
+	if !out.Bounced {
+		held, err = finish(ctx, s.W)
+	} else {
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			var err error
+			if held, err = finish(ctx, tx); err != nil || !held {
+				return err
+			}
 			return s.setStatusTx(ctx, tx, subscriberID, folio.SubscriberBounced, out.At)
-		}
-		return nil
-	})
+		})
+	}
 	if err != nil {
 		return wrap("FinishSend", err)
 	}
-	if lost {
+	if !held {
 		return newsletter.ErrSendLeaseLost
 	}
 	return nil

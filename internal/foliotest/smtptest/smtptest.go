@@ -1,6 +1,6 @@
 // Package smtptest runs a real SMTP server (emersion/go-smtp) on loopback for tests of the
 // features that send mail: it records each accepted message and can be told to reject
-// recipients or to go away.
+// recipients, to go away, or to fail at QUIT.
 package smtptest
 
 import (
@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/mail"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,12 +44,33 @@ type Server struct {
 	mu      sync.Mutex
 	got     []Message
 	rejectN int // reject the RCPT of the next n transactions with 550
+
+	atQuit  atomic.Int32 // a QuitMode
+	stopped chan struct{}
+	stopOne sync.Once
 }
+
+// QuitMode is how the server answers QUIT.
+type QuitMode int32
+
+// Answers to QUIT.
+const (
+	// QuitAnswer answers 221 and closes, as servers do.
+	QuitAnswer QuitMode = iota
+	// QuitDrop closes the connection without an answer (a server that restarts, a proxy that
+	// cuts idle connections).
+	QuitDrop
+	// QuitHang never answers (a stalled server or network) until the server stops.
+	QuitHang
+)
+
+// AtQuit sets how the server answers QUIT from now on.
+func (s *Server) AtQuit(m QuitMode) { s.atQuit.Store(int32(m)) }
 
 // Start starts a server on a free loopback port; it stops when the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{}
+	s := &Server{stopped: make(chan struct{})}
 	s.srv = smtp.NewServer(s)
 	s.srv.Domain = "mx.test"
 	s.srv.ReadTimeout, s.srv.WriteTimeout = 10*time.Second, 10*time.Second
@@ -59,13 +81,14 @@ func Start(t testing.TB) *Server {
 	}
 	s.ln = ln
 	s.Host, s.Port = "127.0.0.1", ln.Addr().(*net.TCPAddr).Port
-	go s.srv.Serve(ln)
+	go s.srv.Serve(quitListener{ln, s})
 	t.Cleanup(s.Stop)
 	return s
 }
 
 // Stop closes the server; later connections are refused.
 func (s *Server) Stop() {
+	s.stopOne.Do(func() { close(s.stopped) })
 	s.srv.Close()
 	s.ln.Close()
 }
@@ -119,3 +142,38 @@ func (ss *session) Data(r io.Reader) error {
 
 func (ss *session) Reset()        { ss.from, ss.to = "", nil }
 func (ss *session) Logout() error { return nil }
+
+// quitListener hands go-smtp connections that see QUIT before it does: go-smtp answers QUIT
+// itself, without asking the session.
+type quitListener struct {
+	net.Listener
+	s *Server
+}
+
+func (l quitListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &quitConn{Conn: c, s: l.s}, nil
+}
+
+type quitConn struct {
+	net.Conn
+	s *Server
+}
+
+// Read passes the client's bytes on, except a QUIT when the server is told to fail it. The
+// client sends QUIT alone, after the answer to the previous command, so it starts a read.
+func (c *quitConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	mode := QuitMode(c.s.atQuit.Load())
+	if n == 0 || mode == QuitAnswer || !bytes.HasPrefix(bytes.ToUpper(p[:n]), []byte("QUIT")) {
+		return n, err
+	}
+	if mode == QuitHang {
+		<-c.s.stopped
+	}
+	c.Conn.Close()
+	return 0, io.EOF
+}

@@ -131,6 +131,41 @@ func TestStore(t *testing.T, open func(t *testing.T) Store) {
 		}
 	})
 
+	t.Run("a renewal extends only the holder's lease", func(t *testing.T) {
+		s := open(t)
+		enqueue(t, s, "k", "k:1", "{}", t0)
+		j, _ := claim(t, s, "w1", []string{"k"}, t0)
+		renew := func(owner string, until time.Time) bool {
+			t.Helper()
+			ok, err := s.RenewJob(ctx, j.ID, owner, until)
+			if err != nil {
+				t.Fatalf("RenewJob: %v", err)
+			}
+			return ok
+		}
+		if !renew("w1", t0.Add(90*time.Second)) {
+			t.Fatal("the holder could not renew its lease")
+		}
+		if got := byKey(t, s, "k:1"); !got.LeaseUntil.Equal(t0.Add(90*time.Second)) || got.LeaseOwner != "w1" {
+			t.Fatalf("after renewal %+v", got)
+		}
+		if _, ok := claim(t, s, "w2", []string{"k"}, t0.Add(80*time.Second)); ok {
+			t.Fatal("a renewed lease was taken over before it lapsed")
+		}
+		if renew("w2", t0.Add(time.Hour)) {
+			t.Fatal("another worker renewed the lease")
+		}
+		if _, ok := claim(t, s, "w2", []string{"k"}, t0.Add(91*time.Second)); !ok {
+			t.Fatal("the renewed lease was not taken over once it lapsed")
+		}
+		if renew("w1", t0.Add(time.Hour)) {
+			t.Fatal("the worker that lost the job renewed its lease")
+		}
+		if !finish(t, s, j.ID, "w2", t0.Add(2*time.Minute), "", time.Time{}) || renew("w2", t0.Add(time.Hour)) {
+			t.Fatal("a finished job's lease was renewed")
+		}
+	})
+
 	t.Run("finish records done, a retry or a failure", func(t *testing.T) {
 		s := open(t)
 		enqueue(t, s, "k", "done", "{}", t0)
