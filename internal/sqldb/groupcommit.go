@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // tx runs fn in a write transaction and commits it when fn returns nil.
@@ -77,6 +78,9 @@ type groupCommit struct {
 	mu      sync.Mutex
 	queue   []*pendingTx
 	leading bool
+	// idleSince is when the last leader found the queue empty: a call arriving long after it
+	// is a lone write, not one of a stream (see run).
+	idleSince time.Time
 	// wholeGroups counts groups committed without savepoints (runGroupWhole), for tests.
 	wholeGroups atomic.Int64
 }
@@ -87,7 +91,14 @@ type pendingTx struct {
 	kind groupKind
 	done chan error
 	lead chan struct{}
+	// afterIdle: p found no leader and none had been for more than idleGap.
+	afterIdle bool
 }
+
+// idleGap is how long the writer must have been idle for a call to count as a lone write. Under
+// a stream of writes (a request every few hundred microseconds or less) the writer is never idle
+// that long.
+const idleGap = time.Millisecond
 
 // groupKind says how a call may share a group commit: see tx, txRetryable and txAlone.
 type groupKind int
@@ -104,6 +115,7 @@ func (g *groupCommit) run(db *DB, ctx context.Context, fn func(tx *sql.Tx) error
 	g.queue = append(g.queue, p)
 	if !g.leading {
 		g.leading = true
+		p.afterIdle = time.Since(g.idleSince) > idleGap
 		p.lead <- struct{}{}
 	}
 	g.mu.Unlock()
@@ -115,10 +127,14 @@ func (g *groupCommit) run(db *DB, ctx context.Context, fn func(tx *sql.Tx) error
 			// Lead one group (p's own call is in it: a caller is only made leader while queued),
 			// then hand the lead to the next queued caller, so no caller waits on others' groups.
 			g.mu.Lock()
-			if len(g.queue) == 1 && p.kind != groupAlone {
-				// Alone: let the other runnable goroutines (requests on their way to a write)
-				// run first, so under load they join this group instead of each committing on
-				// its own (a groupAlone call takes no one in). Without load this returns at once.
+			if len(g.queue) == 1 && p.kind != groupAlone && !p.afterIdle {
+				// Alone amid a stream of writes: let the other runnable goroutines (requests on
+				// their way to a write) run first, so they join this group instead of each
+				// committing on its own (a groupAlone call takes no one in). Without load this
+				// returns at once. A write arriving after the writer sat idle skips it: with no
+				// stream to gather, the yield would only send it behind every runnable goroutine
+				// when the cores are busy with something else (an analytics flood, say), which
+				// is where the tail of such writes came from (docs/performance.md).
 				g.mu.Unlock()
 				runtime.Gosched()
 				g.mu.Lock()
@@ -134,6 +150,7 @@ func (g *groupCommit) run(db *DB, ctx context.Context, fn func(tx *sql.Tx) error
 			} else {
 				g.leading = false
 				g.queue = nil
+				g.idleSince = time.Now()
 			}
 			g.mu.Unlock()
 		}
