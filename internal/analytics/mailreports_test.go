@@ -39,18 +39,24 @@ func mailParts(t *testing.T, m smtptest.Message) (subject, text, htmlPart string
 	}
 }
 
+// reportOutbox is an outbox over db that delivers to an SMTP server of the test's own.
+func reportOutbox(t *testing.T, db *sqldb.DB) (*smtptest.Server, *mail.Outbox) {
+	t.Helper()
+	smtp := smtptest.Start(t)
+	from := folio.MailAddress{Name: "folio", Email: "folio@example.org"}
+	mailer, err := mail.NewSMTP(mail.SMTPConfig{Host: smtp.Host, Port: smtp.Port, From: from, TLS: mail.TLSNone, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return smtp, mail.NewOutbox(db.Outbox, mailer, from, nil)
+}
+
 // TestMailedReports sends the weekly report and a spike alert through the outbox to an SMTP
 // server and reads them back, on both engines; a second instance sends neither again.
 func TestMailedReports(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
-		smtp := smtptest.Start(t)
-		from := folio.MailAddress{Name: "folio", Email: "folio@example.org"}
-		mailer, err := mail.NewSMTP(mail.SMTPConfig{Host: smtp.Host, Port: smtp.Port, From: from, TLS: mail.TLSNone, Timeout: 5 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		outbox := mail.NewOutbox(db.Outbox, mailer, from, nil)
+		smtp, outbox := reportOutbox(t, db)
 		// Wednesday 13 May 2026, 10:30: last week is 4–10 May, the one before 27 April – 3 May.
 		now := time.Date(2026, 5, 13, 10, 30, 0, 0, time.UTC)
 		s, err := newTestService(db, Options{Now: func() time.Time { return now }})
@@ -162,13 +168,7 @@ func TestMailedReports(t *testing.T) {
 func TestMailedReportMarksImportedDays(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
-		smtp := smtptest.Start(t)
-		from := folio.MailAddress{Name: "folio", Email: "folio@example.org"}
-		mailer, err := mail.NewSMTP(mail.SMTPConfig{Host: smtp.Host, Port: smtp.Port, From: from, TLS: mail.TLSNone, Timeout: 5 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		outbox := mail.NewOutbox(db.Outbox, mailer, from, nil)
+		smtp, outbox := reportOutbox(t, db)
 		// Wednesday 13 May 2026: last week is 4–10 May, the one before 27 April – 3 May.
 		now := time.Date(2026, 5, 13, 10, 30, 0, 0, time.UTC)
 		s, err := newTestService(db, Options{Now: func() time.Time { return now }})

@@ -148,20 +148,7 @@ func recordMigration(ctx context.Context, tx execer, name string, at time.Time) 
 
 // analyticsTables lists the analytics_* tables of schema ("main" or an attached name) on q.
 func analyticsTables(ctx context.Context, q execer, schema string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM `+schema+`.sqlite_master WHERE type = 'table' AND name LIKE 'analytics\_%' ESCAPE '\' ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		names = append(names, n)
-	}
-	return names, rows.Err()
+	return queryNames(ctx, q, `SELECT name FROM `+schema+`.sqlite_master WHERE type = 'table' AND name LIKE 'analytics\_%' ESCAPE '\' ORDER BY name`)
 }
 
 // withAttached runs fn with the SQLite file path attached to conn as name, and detaches it.
@@ -211,7 +198,12 @@ func copyTables(ctx context.Context, tx execer, from, to string, tables []string
 }
 
 func columns(ctx context.Context, q execer, schema, table string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info($1, $2)`, table, schema)
+	return queryNames(ctx, q, `SELECT name FROM pragma_table_info($1, $2)`, table, schema)
+}
+
+// queryNames runs query, whose rows are one text column, and returns its values.
+func queryNames(ctx context.Context, q execer, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
