@@ -47,16 +47,18 @@ const (
 	analyticsCleared = "analytics-cleared-from-main"
 )
 
-// migrateAnalytics applies the analytics migrations to the analytics file, then moves the rows
-// an install from before the split keeps in the main file (see moveAnalytics).
-func (db *DB) migrateAnalytics(ctx context.Context) error {
+// migrateAnalytics applies the analytics migrations to db's analytics file, if it has one, then
+// moves the rows an install from before the split keeps in the main file (see moveAnalytics).
+// It and the other functions here that work on both files are functions, not methods of DB,
+// which is either file.
+func migrateAnalytics(ctx context.Context, db *DB) error {
 	if db.an == nil {
 		return nil
 	}
 	if _, err := db.an.applyMigrations(ctx, isAnalyticsMigration); err != nil {
 		return fmt.Errorf("sqldb: analytics file: %w", err)
 	}
-	return db.moveAnalytics(ctx)
+	return moveAnalytics(ctx, db)
 }
 
 // moveAnalytics moves the analytics rows of the main file into the analytics file, once: the
@@ -65,12 +67,12 @@ func (db *DB) migrateAnalytics(ctx context.Context) error {
 // next start finishes the work. The main file's analytics_ingest row stays, so an older binary
 // started on it again still finds it. After the move the main file's analytics tables stay
 // empty: rows an older binary writes there later are not moved again (docs/operations.md).
-func (db *DB) moveAnalytics(ctx context.Context) error {
-	copied, err := db.an.hasMigration(ctx, analyticsCopied)
+func moveAnalytics(ctx context.Context, db *DB) error {
+	copied, err := hasMigration(ctx, db.an.W, analyticsCopied)
 	if err != nil {
 		return err
 	}
-	cleared, err := db.an.hasMigration(ctx, analyticsCleared)
+	cleared, err := hasMigration(ctx, db.an.W, analyticsCleared)
 	if err != nil || cleared {
 		return err
 	}
@@ -130,9 +132,9 @@ func (db *DB) moveAnalytics(ctx context.Context) error {
 	return db.an.txOnce(ctx, func(tx *sql.Tx) error { return recordMigration(ctx, tx, analyticsCleared, db.Now()) })
 }
 
-func (db *DB) hasMigration(ctx context.Context, name string) (bool, error) {
+func hasMigration(ctx context.Context, w *sql.DB, name string) (bool, error) {
 	var n int
-	err := db.W.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = $1`, name).Scan(&n)
+	err := w.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = $1`, name).Scan(&n)
 	return n > 0, err
 }
 
@@ -224,7 +226,7 @@ func queryNames(ctx context.Context, q execer, query string, args ...any) ([]str
 // first copied whole with VACUUM INTO (one consistent read, as the main file's), then its tables
 // replace the snapshot's empty ones. Restore puts the snapshot back as the main file and removes
 // the analytics file, and the next start moves the analytics out again (moveAnalytics).
-func (db *DB) backupAnalytics(ctx context.Context, path string) error {
+func backupAnalytics(ctx context.Context, db *DB, path string) error {
 	if db.an == nil {
 		return nil
 	}

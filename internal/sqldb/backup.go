@@ -20,7 +20,7 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 	if _, err := db.R.ExecContext(ctx, `VACUUM INTO $1`, path); err != nil {
 		return fmt.Errorf("sqldb: backup: %w", err)
 	}
-	if err := db.backupAnalytics(ctx, path); err != nil {
+	if err := backupAnalytics(ctx, db, path); err != nil {
 		os.Remove(path)
 		return fmt.Errorf("sqldb: backup of the analytics file: %w", err)
 	}

@@ -22,7 +22,7 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return applied, err
 	}
-	if err := db.migrateAnalytics(ctx); err != nil {
+	if err := migrateAnalytics(ctx, db); err != nil {
 		return applied, err
 	}
 	// The search index is filled in Go (its words are folded in Go), after the migration
