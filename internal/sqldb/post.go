@@ -395,24 +395,31 @@ func setPostTags(ctx context.Context, tx *sql.Tx, p *folio.Post) error {
 // returns it unwrapped, so a caller may stop early with a sentinel of its own. The rows are read
 // while fn runs: fn should not call back into the store.
 func (s *PostStore) EachPublishedPost(ctx context.Context, fn func(slug string, updated time.Time) error) error {
-	rows, err := s.query(ctx, s.R, `SELECT slug, updated_at FROM posts WHERE status = 'published' AND archived_at IS NULL
-		ORDER BY published_at, id`)
+	return eachUpdated(ctx, s.DB, "EachPublishedPost", `SELECT slug, updated_at FROM posts WHERE status = 'published' AND archived_at IS NULL
+		ORDER BY published_at, id`, fn)
+}
+
+// eachUpdated runs query, whose rows are a key and a time of last change, and calls fn with
+// each row as it is read: the sitemap's scans. op names the caller in errors; fn's own error
+// comes back unwrapped.
+func eachUpdated(ctx context.Context, db *DB, op, query string, fn func(key string, updated time.Time) error) error {
+	rows, err := db.query(ctx, db.R, query)
 	if err != nil {
-		return wrap("EachPublishedPost", err)
+		return wrap(op, err)
 	}
 	defer rows.Close()
-	var slug string
+	var key string
 	var updated Time
 	for rows.Next() {
-		if err := rows.Scan(&slug, &updated); err != nil {
-			return wrap("EachPublishedPost", err)
+		if err := rows.Scan(&key, &updated); err != nil {
+			return wrap(op, err)
 		}
-		if err := fn(slug, updated.Time); err != nil {
+		if err := fn(key, updated.Time); err != nil {
 			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return wrap("EachPublishedPost", err)
+		return wrap(op, err)
 	}
 	return nil
 }

@@ -261,23 +261,5 @@ func technologiesLower(p *folio.Project) string {
 // first (then by id), from one query: the project half of the sitemap's linear scan. Errors and
 // early stops are as EachPublishedPost's.
 func (s *ProjectStore) EachPublishedProject(ctx context.Context, fn func(id string, updated time.Time) error) error {
-	rows, err := s.query(ctx, s.R, `SELECT id, updated_at FROM projects WHERE status = 'published' ORDER BY created_at, id`)
-	if err != nil {
-		return wrap("EachPublishedProject", err)
-	}
-	defer rows.Close()
-	var id string
-	var updated Time
-	for rows.Next() {
-		if err := rows.Scan(&id, &updated); err != nil {
-			return wrap("EachPublishedProject", err)
-		}
-		if err := fn(id, updated.Time); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return wrap("EachPublishedProject", err)
-	}
-	return nil
+	return eachUpdated(ctx, s.DB, "EachPublishedProject", `SELECT id, updated_at FROM projects WHERE status = 'published' ORDER BY created_at, id`, fn)
 }
