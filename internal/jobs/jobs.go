@@ -300,9 +300,12 @@ func (s *Scheduler) call(ctx context.Context, j folio.Job, lease time.Duration, 
 	stop := make(chan struct{})
 	renewed := make(chan struct{})
 	defer func() { close(stop); <-renewed }()
+	// Renewals end one lease after the run limit: a handler that ignores its context would
+	// otherwise hold the job for ever, and the lapsed lease lets another worker take it over.
+	limit := time.Now().Add(timeout + lease)
 	go func() {
 		defer close(renewed)
-		s.renew(context.WithoutCancel(ctx), cancel, j, lease, stop, log)
+		s.renew(context.WithoutCancel(ctx), cancel, j, lease, limit, stop, log)
 	}()
 	defer func() {
 		if r := recover(); r != nil {
@@ -313,9 +316,10 @@ func (s *Scheduler) call(ctx context.Context, j folio.Job, lease time.Duration, 
 }
 
 // renew extends j's lease every third of it until the handler returns (stop), also after its
-// context ended, as it may still be finishing; it cancels the handler when another worker holds
-// the job, or when the lease would lapse before the next try (the store cannot be reached).
-func (s *Scheduler) renew(ctx context.Context, cancel context.CancelFunc, j folio.Job, lease time.Duration, stop <-chan struct{}, log *slog.Logger) {
+// context ended, as it may still be finishing, but not past limit; it cancels the handler when
+// another worker holds the job, or when the lease would lapse before the next try (the store
+// cannot be reached).
+func (s *Scheduler) renew(ctx context.Context, cancel context.CancelFunc, j folio.Job, lease time.Duration, limit time.Time, stop <-chan struct{}, log *slog.Logger) {
 	t := time.NewTicker(lease / 3)
 	defer t.Stop()
 	held := time.Now() // the claim's lease runs from about now
@@ -324,6 +328,10 @@ func (s *Scheduler) renew(ctx context.Context, cancel context.CancelFunc, j foli
 		case <-stop:
 			return
 		case <-t.C:
+		}
+		if time.Now().After(limit) {
+			log.Error("job handler still running long after its run limit, ignoring its context; its lease is left to lapse, so another worker may run the job again")
+			return
 		}
 		rctx, rcancel := context.WithTimeout(ctx, lease/3)
 		ok, err := s.Store.RenewJob(rctx, j.ID, s.Owner, s.now().Add(lease))

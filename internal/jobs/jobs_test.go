@@ -368,7 +368,9 @@ func TestLongJobKeepsItsLease(t *testing.T) {
 		clock := foliotest.NewClock(t0)
 		db.Now = clock.Now
 		s := jobs.New(db.Jobs, nil)
-		s.Now, s.Owner, s.Lease = clock.Now, "long", 300*time.Millisecond
+		// A lease of seconds, not milliseconds: on a loaded machine (the race detector, both
+		// cores busy) one renewal can take longer than a third of a short lease.
+		s.Now, s.Owner, s.Lease = clock.Now, "long", 1500*time.Millisecond
 		other := jobs.New(db.Jobs, nil)
 		other.Now, other.Owner = clock.Now, "other"
 		var otherRan bool
@@ -405,6 +407,71 @@ func TestLongJobKeepsItsLease(t *testing.T) {
 		j, err := db.Jobs.JobByKey(ctx, "long:1")
 		if err != nil || j.Status != folio.JobDone || j.LeaseOwner != "long" || otherRan {
 			t.Fatalf("job %+v (%v), other ran: %v", j, err, otherRan)
+		}
+	})
+}
+
+// A handler that ignores its context keeps its lease only until one lease past the run limit:
+// then the lease lapses and another worker runs the job.
+func TestStuckJobLosesItsLease(t *testing.T) {
+	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		clock := foliotest.NewClock(t0)
+		db.Now = clock.Now
+		s := jobs.New(db.Jobs, nil)
+		s.Now, s.Owner, s.Lease, s.Timeout = clock.Now, "stuck", 1500*time.Millisecond, 100*time.Millisecond
+		other := jobs.New(db.Jobs, nil)
+		other.Now, other.Owner = clock.Now, "other"
+		held, release, otherRan := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		other.Handle("stuck", func(context.Context, folio.Job) error { close(otherRan); return nil })
+		s.Handle("stuck", func(_ context.Context, j folio.Job) error {
+			clock.Advance(time.Hour)
+			want := clock.Now().Add(s.Lease)
+			for { // until a renewal holds the job at the new time
+				got, err := db.Jobs.JobByKey(ctx, j.Key)
+				if err != nil {
+					return err
+				}
+				if !got.LeaseUntil.Before(want) {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			close(held)
+			<-release // ignores its context
+			return nil
+		})
+		if err := db.Jobs.EnqueueJob(ctx, "stuck", "stuck:1", "{}", t0); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := s.RunDue(ctx); done <- err }()
+		<-held
+		giveUp := time.After(time.Minute) // a liveness bound, not a timing assertion
+	wait:
+		for {
+			select {
+			case <-otherRan:
+				break wait
+			case <-giveUp:
+				close(release)
+				t.Fatal("the stuck handler kept its job: no other worker could run it")
+			case <-time.After(20 * time.Millisecond):
+			}
+			// The fake clock runs at most at the wall's pace: renewals (every 500 ms of the
+			// wall) keep the lease ahead of it; without them it lapses.
+			clock.Advance(20 * time.Millisecond)
+			if _, err := other.RunDue(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		j, err := db.Jobs.JobByKey(ctx, "stuck:1")
+		if err != nil || j.Status != folio.JobDone || j.LeaseOwner != "other" {
+			t.Fatalf("job %+v (%v)", j, err)
 		}
 	})
 }
