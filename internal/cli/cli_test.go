@@ -57,7 +57,8 @@ func TestVersionMigrateSeed(t *testing.T) {
 		t.Errorf("version: %v %q", err, out)
 	}
 	out.Reset()
-	if err := Run(context.Background(), []string{"migrate"}, env); err != nil || !strings.Contains(out.String(), "0001_projects.sql") {
+	if err := Run(context.Background(), []string{"migrate"}, env); err != nil || !strings.Contains(out.String(), "0001_projects.sql") ||
+		!strings.Contains(out.String(), "analytics file: 0015_analytics_breakdowns.sql") {
 		t.Errorf("migrate: %v %q", err, out)
 	}
 	out.Reset()

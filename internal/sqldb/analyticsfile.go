@@ -47,18 +47,22 @@ const (
 	analyticsCleared = "analytics-cleared-from-main"
 )
 
-// migrateAnalytics applies the analytics migrations to db's analytics file, if it has one, then
-// moves the rows an install from before the split keeps in the main file (see moveAnalytics).
+// migrateAnalytics applies the analytics migrations to db's analytics file, if it has one, and
+// returns their names; then it moves the rows an install from before the split keeps in the main file (see moveAnalytics).
 // It and the other functions here that work on both files are functions, not methods of DB,
 // which is either file.
-func migrateAnalytics(ctx context.Context, db *DB) error {
+func migrateAnalytics(ctx context.Context, db *DB) ([]string, error) {
 	if db.an == nil {
-		return nil
+		return nil, nil
 	}
-	if _, err := db.an.applyMigrations(ctx, isAnalyticsMigration); err != nil {
-		return fmt.Errorf("sqldb: analytics file: %w", err)
+	applied, err := db.an.applyMigrations(ctx, isAnalyticsMigration)
+	for i, name := range applied {
+		applied[i] = "analytics file: " + name
 	}
-	return moveAnalytics(ctx, db)
+	if err != nil {
+		return applied, fmt.Errorf("sqldb: analytics file: %w", err)
+	}
+	return applied, moveAnalytics(ctx, db)
 }
 
 // moveAnalytics moves the analytics rows of the main file into the analytics file, once: the

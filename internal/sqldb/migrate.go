@@ -16,13 +16,16 @@ var migrations embed.FS
 const migrationLockID = 7_346_501_001
 
 // Migrate applies every embedded migration of the dialect that is not yet recorded, in name
-// order, each in its own transaction. It returns the names it applied.
+// order, each in its own transaction. It returns the names it applied; on SQLite, those applied
+// to the analytics file follow, each after "analytics file: ".
 func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	applied, err := db.applyMigrations(ctx, nil)
 	if err != nil {
 		return applied, err
 	}
-	if err := migrateAnalytics(ctx, db); err != nil {
+	an, err := migrateAnalytics(ctx, db)
+	applied = append(applied, an...)
+	if err != nil {
 		return applied, err
 	}
 	// The search index is filled in Go (its words are folded in Go), after the migration
