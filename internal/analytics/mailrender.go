@@ -18,8 +18,10 @@ type digest struct {
 	conv, prevConv    folio.ConversionTotals
 	topPages          []folio.PageView
 	sources           []folio.BreakdownRow
-	// imported and prevImported are the days of each period whose figures come from an import.
+	// imported and prevImported are the days of each period whose figures come from an import,
+	// importedFrom the tools they came from.
 	imported, prevImported []string
+	importedFrom           []string
 }
 
 // digest gathers the figures of a report: the site report with comparison, the top sources and
@@ -40,6 +42,11 @@ func (s *Service) digest(ctx context.Context, cur, prev Range) (*digest, error) 
 	d := &digest{cur: cur, prev: prev, visitors: rep.Visitors.Unique, prevVis: old.Visitors.Unique,
 		views: rep.PageViews.Total, prevViews: old.PageViews.Total, topPages: rep.TopPages, sources: src.Rows,
 		imported: rep.ImportedDays, prevImported: old.ImportedDays}
+	if len(d.imported)+len(d.prevImported) > 0 {
+		if d.importedFrom, err = s.store.AnalyticsImportSources(ctx, prev.From, cur.To); err != nil {
+			return nil, err
+		}
+	}
 	if len(d.topPages) > 5 {
 		d.topPages = d.topPages[:5]
 	}
@@ -145,7 +152,27 @@ func (d *digest) importedNote() string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "Imported days: " + strings.Join(parts, " and ") + " hold figures imported from another analytics tool (daily totals), not counted by folio's tracker."
+	return "Imported days: " + strings.Join(parts, " and ") + " hold figures imported from " + toolNames(d.importedFrom) +
+		" (daily totals), not counted by folio's tracker."
+}
+
+// toolNames names the import sources for a sentence: "Plausible", "Plausible and Umami".
+func toolNames(sources []string) string {
+	var names []string
+	for _, s := range sources {
+		switch s {
+		case ImportPlausible:
+			names = append(names, "Plausible")
+		case ImportUmami:
+			names = append(names, "Umami")
+		default:
+			names = append(names, s)
+		}
+	}
+	if len(names) == 0 {
+		return "another analytics tool"
+	}
+	return strings.Join(names, " and ")
 }
 
 // dayRuns writes sorted days as runs of consecutive days: "2026-05-04 – 2026-05-06, 2026-05-09".

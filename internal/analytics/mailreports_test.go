@@ -184,6 +184,10 @@ func TestMailedReportMarksImportedDays(t *testing.T) {
 		if res, err := s.Import(ctx, ImportPlausible, export); err != nil || res.Days != 4 {
 			t.Fatalf("import: %+v, %v", res, err)
 		}
+		// and one day of the previous week from Umami
+		if res, err := s.Import(ctx, ImportUmami, []byte(strings.ReplaceAll(umamiApril, "2026-04-01", "2026-04-27"))); err != nil || res.Days != 1 {
+			t.Fatalf("import: %+v, %v", res, err)
+		}
 		settings := folio.Settings{Site: folio.SiteSettings{Name: "Ada's site"}, Analytics: folio.AnalyticsSettings{
 			Reports: folio.AnalyticsReportSettings{Weekly: true}}}
 		opts := ReporterOptions{Mailer: outbox, Settings: func() folio.Settings { return settings },
@@ -204,8 +208,8 @@ func TestMailedReportMarksImportedDays(t *testing.T) {
 		if !strings.HasPrefix(subject, "Weekly") {
 			t.Errorf("subject %q", subject)
 		}
-		note := "Imported days: 3 days of this period (2026-05-05 – 2026-05-07) and 1 day of the previous period (2026-04-28) hold figures imported from another analytics tool"
-		for _, want := range []string{note, "Visitors:                 7  (previous 3, +133%)", "GitHub  5 visits"} {
+		note := "Imported days: 3 days of this period (2026-05-05 – 2026-05-07) and 2 days of the previous period (2026-04-27 – 2026-04-28) hold figures imported from Plausible and Umami (daily totals)"
+		for _, want := range []string{note, "Visitors:                 7  (previous 5, +40%)", "Page views:              15  (previous 9, +67%)", "GitHub  5 visits"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("text lacks %q:\n%s", want, text)
 			}

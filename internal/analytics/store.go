@@ -104,4 +104,7 @@ type ImportStore interface {
 	ImportAnalyticsDays(ctx context.Context, days []folio.ImportedDay, source string, now time.Time) ([]string, error)
 	// AnalyticsImportedDays lists the imported days of from..to.
 	AnalyticsImportedDays(ctx context.Context, from, to string) ([]string, error)
+	// AnalyticsImportSources lists the tools (ImportPlausible, ImportUmami) the imported days of
+	// from..to came from, in name order.
+	AnalyticsImportSources(ctx context.Context, from, to string) ([]string, error)
 }

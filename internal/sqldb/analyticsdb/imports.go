@@ -87,18 +87,29 @@ func (s *Store) ImportAnalyticsDays(ctx context.Context, days []folio.ImportedDa
 
 // AnalyticsImportedDays lists the imported days of from..to, in order.
 func (s *Store) AnalyticsImportedDays(ctx context.Context, from, to string) ([]string, error) {
-	rows, err := s.db.R.QueryContext(ctx, `SELECT day FROM analytics_imported_days WHERE day >= $1 AND day <= $2 ORDER BY day`, from, to)
+	return s.texts(ctx, "AnalyticsImportedDays", `SELECT day FROM analytics_imported_days WHERE day >= $1 AND day <= $2 ORDER BY day`, from, to)
+}
+
+// AnalyticsImportSources lists the tools the imported days of from..to came from, in name order.
+func (s *Store) AnalyticsImportSources(ctx context.Context, from, to string) ([]string, error) {
+	return s.texts(ctx, "AnalyticsImportSources", `SELECT DISTINCT source FROM analytics_imported_days WHERE day >= $1 AND day <= $2 ORDER BY source`, from, to)
+}
+
+// texts runs query, whose rows are one text column, and returns its values; op names the
+// caller in errors.
+func (s *Store) texts(ctx context.Context, op, query string, args ...any) ([]string, error) {
+	rows, err := s.db.R.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, wrap("AnalyticsImportedDays", err)
+		return nil, wrap(op, err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var d string
-		if err := rows.Scan(&d); err != nil {
-			return nil, wrap("AnalyticsImportedDays", err)
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, wrap(op, err)
 		}
-		out = append(out, d)
+		out = append(out, v)
 	}
-	return out, wrapIf("AnalyticsImportedDays", rows.Err())
+	return out, wrapIf(op, rows.Err())
 }

@@ -32,18 +32,5 @@ func (s *Store) AnalyticsSalt(ctx context.Context, windowKey, candidate string) 
 
 // AnalyticsSaltWindows lists the windows that have a stored salt (for tests and operators).
 func (s *Store) AnalyticsSaltWindows(ctx context.Context) ([]string, error) {
-	rows, err := s.db.R.QueryContext(ctx, `SELECT window_key FROM analytics_salts ORDER BY window_key`)
-	if err != nil {
-		return nil, wrap("AnalyticsSaltWindows", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return s.texts(ctx, "AnalyticsSaltWindows", `SELECT window_key FROM analytics_salts ORDER BY window_key`)
 }
