@@ -112,13 +112,16 @@ func unsafeHTML(out string) string {
 			}
 			for _, a := range tok.Attr {
 				key := strings.ToLower(a.Key)
-				if v := strings.ToLower(a.Val); strings.Contains(v, "javascript:") || strings.Contains(v, "vbscript:") {
+				isURL := key == "href" || key == "src" || key == "action" || key == "background" || key == "cite" || key == "poster"
+				// A URL attribute is judged by its scheme below ("#javascript:" is a fragment);
+				// any other attribute must not name a script scheme at all (srcset, say).
+				if v := strings.ToLower(a.Val); !isURL && (strings.Contains(v, "javascript:") || strings.Contains(v, "vbscript:")) {
 					return "script URL in " + key
 				}
 				if strings.HasPrefix(key, "on") || key == "style" || key == "srcdoc" || key == "formaction" {
 					return "attribute " + key
 				}
-				if key == "href" || key == "src" || key == "action" || key == "background" || key == "cite" || key == "poster" {
+				if isURL {
 					u, err := url.Parse(strings.TrimSpace(a.Val))
 					if err != nil {
 						return "unparseable URL " + a.Val
