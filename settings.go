@@ -58,6 +58,7 @@ type BookingSettings struct {
 	HorizonDays      int         `json:"horizonDays" doc:"how many days ahead a meeting may be booked, 1-3650"`
 	Reminders        []string    `json:"reminders" doc:"how long before a meeting the visitor gets a reminder: 24h, 1h, 15m, 2d…"`
 	EmbedOrigins     []string    `json:"embedOrigins" doc:"https origins that may frame the /book page"`
+	JitsiURL         string      `json:"jitsiUrl" doc:"Jitsi server of the jitsi meeting place (an http(s) URL without query or fragment; empty: https://meet.jit.si); each booking gets a room of its own there"`
 }
 
 // WeeklyHours are business hours per weekday.
@@ -169,6 +170,7 @@ type BookingUpdate struct {
 	HorizonDays      *int         `json:"horizonDays,omitempty"`
 	Reminders        *[]string    `json:"reminders,omitempty"`
 	EmbedOrigins     *[]string    `json:"embedOrigins,omitempty"`
+	JitsiURL         *string      `json:"jitsiUrl,omitempty"`
 }
 
 // HoursUpdate changes the business hours of the days present.
@@ -380,6 +382,7 @@ var settingRules = map[string]any{
 	"booking.horizonDays":      settingInt(1, 3650),
 	"booking.reminders":        settingReminders,
 	"booking.embedOrigins":     settingOrigins,
+	"booking.jitsiUrl":         settingJitsiURL,
 	"mail.fromName":            settingText(MaxSettingsNameLen),
 	"mail.fromAddress":         settingAddress(true),
 	"mail.smtp.host":           settingHost,
@@ -411,6 +414,20 @@ func settingURL(required bool) func(*Validation, string, *string) {
 		case path == "site.url":
 			*s = strings.TrimRight(*s, "/")
 		}
+	}
+}
+
+// settingJitsiURL accepts the base of Jitsi room addresses: an http(s) URL to which
+// "/folio-<room>" is appended, so without query or fragment, and kept without a trailing slash;
+// empty stands for the public server (https://meet.jit.si).
+func settingJitsiURL(v *Validation, path string, s *string) {
+	*s = strings.TrimRight(strings.TrimSpace(*s), "/")
+	if *s == "" {
+		return
+	}
+	u, err := url.Parse(*s)
+	if len(*s) > MaxURLLen || !isHTTPURL(*s) || err != nil || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(*s, "?") || strings.HasSuffix(*s, "#") {
+		v.Invalid(path, "must be the http or https URL of a Jitsi server, without query or fragment")
 	}
 }
 

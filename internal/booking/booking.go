@@ -80,9 +80,6 @@ type Service struct {
 	// MaxPerEmailPerDay caps the bookings of one visitor address in 24 hours
 	// (BOOKING_MAX_PER_EMAIL_PER_DAY); 0: no cap.
 	MaxPerEmailPerDay int
-	// JitsiURL is the Jitsi server of the jitsi place (BOOKING_JITSI_URL); default
-	// DefaultJitsiURL. Each booking gets a room of its own there.
-	JitsiURL string
 
 	settings atomic.Pointer[Settings]
 }
@@ -95,6 +92,9 @@ type Settings struct {
 	Reminders []time.Duration
 	// SiteURL is the public site: manage links are <SiteURL>/book/manage/<token>.
 	SiteURL string
+	// JitsiURL is the Jitsi server of the jitsi place (the setting booking.jitsiUrl); empty:
+	// DefaultJitsiURL. Each booking gets a room of its own there.
+	JitsiURL string
 }
 
 // New returns a Service after checking cfg. store keeps the bookings; jobs queues the

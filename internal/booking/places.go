@@ -14,13 +14,13 @@ import (
 	"github.com/foliohq/folio/internal/markdown"
 )
 
-// DefaultJitsiURL is where Jitsi rooms are made when BOOKING_JITSI_URL is not set.
+// DefaultJitsiURL is where Jitsi rooms are made when no Jitsi server is set.
 const DefaultJitsiURL = "https://meet.jit.si"
 
 // jitsiRoom returns the address of a new room on the Jitsi server: "folio-" and 100 random
 // bits, so a room cannot be guessed from the booking's id or time.
 func (s *Service) jitsiRoom() string {
-	base := s.JitsiURL
+	base := s.Settings().JitsiURL
 	if base == "" {
 		base = DefaultJitsiURL
 	}

@@ -187,11 +187,10 @@ var placeDays = []string{"2026-03-04", "2026-03-09", "2026-03-11", "2026-03-16",
 func placeService(t *testing.T, db *sqldb.DB, cal folio.Calendar, provider string) *booking.Service {
 	svc := newService(t, db, cal, provider)
 	st := svc.Settings()
-	st.SiteURL = "https://site.example"
+	st.SiteURL, st.JitsiURL = "https://site.example", "https://jitsi.example.org/"
 	if err := svc.Apply(st); err != nil {
 		t.Fatal(err)
 	}
-	svc.JitsiURL = "https://jitsi.example.org/"
 	return svc
 }
 

@@ -79,7 +79,6 @@ func newBookings(ctx context.Context, d bookingDeps) (*booking.Service, error) {
 	})
 	svc.Owner = d.Settings.Owner
 	svc.MaxPerEmailPerDay = cfg.BookingMaxPerEmailPerDay
-	svc.JitsiURL = cfg.BookingJitsiURL
 	svc.Mail, svc.Outbox = d.Mail.Outbox, db.Outbox
 	svc.Log = log
 	if provider != "caldav" && cfg.CalDAVURL != "" {
@@ -118,5 +117,5 @@ func bookingSettings(cfg *config.Config, s folio.Settings) (booking.Settings, er
 		MinNotice: time.Duration(s.Booking.MinNoticeMinutes) * time.Minute,
 		SlotStep:  time.Duration(cfg.BookingSlotStepMinutes) * time.Minute,
 		Buffer:    time.Duration(s.Booking.BufferMinutes) * time.Minute,
-	}, Reminders: reminders, SiteURL: s.Site.URL}, nil
+	}, Reminders: reminders, SiteURL: s.Site.URL, JitsiURL: s.Booking.JitsiURL}, nil
 }

@@ -103,6 +103,32 @@ func TestSettingsTakeEffectWithoutRestart(t *testing.T) {
 		t.Errorf("%d slots on Saturday %s after opening 10:00–12:00, want 4", n, sat)
 	}
 
+	// The Jitsi server: checked, then used by the next booking of a jitsi place.
+	if got.Booking.JitsiURL != "https://meet.jit.si" {
+		t.Errorf("default jitsiUrl %q", got.Booking.JitsiURL)
+	}
+	if status, body := call(t, "PUT", base+"/api/settings", key, map[string]any{"booking": map[string]any{"jitsiUrl": "https://jitsi.example.org/?room=x"}}); status != 422 ||
+		!strings.Contains(string(body), `"field":"booking.jitsiUrl"`) {
+		t.Errorf("PUT of a Jitsi URL with a query: %d %s", status, body)
+	}
+	if status, body := call(t, "PUT", base+"/api/settings", key, map[string]any{"booking": map[string]any{"jitsiUrl": "https://jitsi.example.org/"}}); status != 200 ||
+		!strings.Contains(string(body), `"jitsiUrl":"https://jitsi.example.org"`) {
+		t.Fatalf("PUT jitsiUrl: %d %s", status, body)
+	}
+	if status, body := call(t, "POST", base+"/api/schedule/types", key, map[string]any{"slug": "talk", "title": "Talk", "durationMinutes": 30,
+		"locations": []map[string]any{{"kind": "jitsi"}}}); status != 201 {
+		t.Fatalf("POST type: %d %s", status, body)
+	}
+	ny, _ := time.LoadLocation("America/New_York")
+	day, _ := time.ParseInLocation(time.DateOnly, sat, ny)
+	status, body = call(t, "POST", base+"/api/schedule/book", "", map[string]any{"type": "talk", "location": map[string]any{"kind": "jitsi"},
+		"startISO": day.Add(10 * time.Hour).Format(time.RFC3339), "durationMinutes": 30, "timeZone": "America/New_York",
+		"attendeeEmail": "vera@example.org", "attendeeName": "Vera Visitor"})
+	var booked struct{ Location folio.BookingLocation }
+	if err := json.Unmarshal(body, &booked); status != 200 || err != nil || !strings.HasPrefix(booked.Location.JoinURL, "https://jitsi.example.org/folio-") {
+		t.Errorf("book a jitsi place after the change: %d %s", status, body)
+	}
+
 	csp := func() string {
 		res, err := http.Get(base + "/book")
 		if err != nil {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"net/mail"
+	"strings"
 
 	"github.com/foliohq/folio"
 )
@@ -22,6 +23,7 @@ var settingsVariables = []struct {
 	{"booking.horizonDays", []string{"BOOKING_ADVANCE_DAYS"}},
 	{"booking.reminders", []string{"BOOKING_REMINDERS"}},
 	{"booking.embedOrigins", []string{"BOOKING_EMBED_ORIGINS"}},
+	{"booking.jitsiUrl", []string{"BOOKING_JITSI_URL"}},
 	{"mail.fromName", []string{"SMTP_FROM"}},
 	{"mail.fromAddress", []string{"SMTP_FROM"}},
 	{"mail.smtp.host", []string{"SMTP_HOST"}},
@@ -63,6 +65,7 @@ func (c *Config) Settings() (folio.Settings, map[string]string) {
 			HorizonDays:      c.BookingAdvanceDays,
 			Reminders:        reminders,
 			EmbedOrigins:     append([]string{}, c.BookingEmbedOrigins...),
+			JitsiURL:         strings.TrimRight(c.BookingJitsiURL, "/"),
 		},
 		Mail: folio.MailSettings{FromName: from.Name, FromAddress: from.Address, SMTP: folio.SMTPSettings{Host: c.SMTPHost, Port: c.SMTPPort,
 			Username: c.SMTPUsername, Password: c.SMTPPassword, TLS: c.SMTPTLS}},

@@ -31,7 +31,11 @@ func errorFields(t *testing.T, res response) []string {
 func TestMeetingPlacesRoutes(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ts := lifecycleServer(t, db, &bookingtest.Calendar{})
-		ts.Bookings.JitsiURL = "https://jitsi.example.org"
+		st := ts.Bookings.Settings()
+		st.JitsiURL = "https://jitsi.example.org"
+		if err := ts.Bookings.Apply(st); err != nil {
+			t.Fatal(err)
+		}
 		v := newOpenAPIValidator(t, ts)
 		typ := map[string]any{"slug": "consult", "title": "Consultation", "durationMinutes": 30, "description": "Bring **documents**",
 			"locations": []map[string]any{{"kind": "jitsi"}, {"kind": "phone"}, {"kind": "in_person", "value": "1 Main St, Springfield"}},

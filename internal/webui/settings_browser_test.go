@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/foliohq/folio"
 )
 
 // TestBrowserSettings drives the settings pages: working hours (two ranges a day) and the time
@@ -48,10 +50,16 @@ func TestBrowserSettings(t *testing.T) {
 				t[0].value = '09:00'; t[1].value = '10:00'; t[2].value = '14:00'; t[3].value = '15:00';
 			}
 		})()`))
+		desk.do(t, "Jitsi server", chromedp.SetValue(css("#set-booking-jitsiUrl"), "https://jitsi.owner.example/"))
 		desk.top(t)
 		desk.screenshot(t, f.site, "settings-01-booking-hours")
 		desk.do(t, "save", chromedp.Click(css("#save-booking")))
 		desk.waitText(t, "#toasts", "Booking settings saved")
+		var st folio.SettingsView
+		f.api(t, "GET", "/api/settings", nil, nil).decode(t, &st)
+		if st.Booking.JitsiURL != "https://jitsi.owner.example" {
+			t.Errorf("jitsiUrl after the save: %q", st.Booking.JitsiURL)
+		}
 
 		// /book offers exactly those hours, in Paris time, at once.
 		var av struct{ Slots []struct{ Start string } }

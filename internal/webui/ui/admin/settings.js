@@ -212,6 +212,9 @@ export const booking = {
           hint: 'One origin per line (https://example.com); others cannot show /book in a frame.',
           read: () => origins.value.split(/[\s,]+/).map((x) => x.trim()).filter(Boolean),
         }),
+        ctl('jitsiUrl', 'Jitsi server', h('input', { type: 'url', value: value('jitsiUrl') || '', placeholder: 'https://meet.jit.si' }), {
+          hint: 'Where meeting types with the Jitsi place get a room of their own for each booking; empty uses https://meet.jit.si.',
+        }),
       ];
     },
   }),
