@@ -360,6 +360,37 @@ func TestRunUntilCancelled(t *testing.T) {
 	<-done
 }
 
+// leaseWorkers returns a worker named owner and another one, both on clock. The first holds
+// leases of seconds, not milliseconds: on a loaded machine (the race detector, both cores busy)
+// one renewal can take longer than a third of a short lease.
+func leaseWorkers(db *sqldb.DB, clock *foliotest.Clock, owner string) (s, other *jobs.Scheduler) {
+	s, other = jobs.New(db.Jobs, nil), jobs.New(db.Jobs, nil)
+	s.Now, s.Owner, s.Lease = clock.Now, owner, 1500*time.Millisecond
+	other.Now, other.Owner = clock.Now, "other"
+	return s, other
+}
+
+// awaitRenewal, called by s's handler of j, moves the clock an hour on, far past the claim's
+// lease, and waits until a renewal holds j at the new time (or stop closes).
+func awaitRenewal(db *sqldb.DB, clock *foliotest.Clock, s *jobs.Scheduler, j folio.Job, stop <-chan struct{}) error {
+	clock.Advance(time.Hour)
+	want := clock.Now().Add(s.Lease)
+	for {
+		got, err := db.Jobs.JobByKey(context.Background(), j.Key)
+		if err != nil {
+			return err
+		}
+		if !got.LeaseUntil.Before(want) {
+			return nil
+		}
+		select {
+		case <-stop:
+			return errors.New("the handler's context ended before its lease was renewed")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 // A long job keeps its lease while it runs, so no other worker takes it over, and the lease it
 // holds is short: the scheduler renews it.
 func TestLongJobKeepsItsLease(t *testing.T) {
@@ -367,31 +398,13 @@ func TestLongJobKeepsItsLease(t *testing.T) {
 		ctx := context.Background()
 		clock := foliotest.NewClock(t0)
 		db.Now = clock.Now
-		s := jobs.New(db.Jobs, nil)
-		// A lease of seconds, not milliseconds: on a loaded machine (the race detector, both
-		// cores busy) one renewal can take longer than a third of a short lease.
-		s.Now, s.Owner, s.Lease = clock.Now, "long", 1500*time.Millisecond
-		other := jobs.New(db.Jobs, nil)
-		other.Now, other.Owner = clock.Now, "other"
+		s, other := leaseWorkers(db, clock, "long")
 		var otherRan bool
 		other.Handle("long", func(context.Context, folio.Job) error { otherRan = true; return nil })
 		s.Handle("long", func(hctx context.Context, j folio.Job) error {
-			// Far past the claim's lease: only renewals keep the job this worker's.
-			clock.Advance(time.Hour)
-			want := clock.Now().Add(s.Lease)
-			for {
-				got, err := db.Jobs.JobByKey(ctx, j.Key)
-				if err != nil {
-					return err
-				}
-				if !got.LeaseUntil.Before(want) {
-					break
-				}
-				select {
-				case <-hctx.Done():
-					return errors.New("the handler's context ended before its lease was renewed")
-				case <-time.After(10 * time.Millisecond):
-				}
+			// Only renewals keep the job this worker's.
+			if err := awaitRenewal(db, clock, s, j, hctx.Done()); err != nil {
+				return err
 			}
 			if n, err := other.RunDue(ctx); n != 0 || err != nil {
 				return errors.New("another worker took the job over while it ran")
@@ -418,24 +431,13 @@ func TestStuckJobLosesItsLease(t *testing.T) {
 		ctx := context.Background()
 		clock := foliotest.NewClock(t0)
 		db.Now = clock.Now
-		s := jobs.New(db.Jobs, nil)
-		s.Now, s.Owner, s.Lease, s.Timeout = clock.Now, "stuck", 1500*time.Millisecond, 100*time.Millisecond
-		other := jobs.New(db.Jobs, nil)
-		other.Now, other.Owner = clock.Now, "other"
+		s, other := leaseWorkers(db, clock, "stuck")
+		s.Timeout = 100 * time.Millisecond
 		held, release, otherRan := make(chan struct{}), make(chan struct{}), make(chan struct{})
 		other.Handle("stuck", func(context.Context, folio.Job) error { close(otherRan); return nil })
 		s.Handle("stuck", func(_ context.Context, j folio.Job) error {
-			clock.Advance(time.Hour)
-			want := clock.Now().Add(s.Lease)
-			for { // until a renewal holds the job at the new time
-				got, err := db.Jobs.JobByKey(ctx, j.Key)
-				if err != nil {
-					return err
-				}
-				if !got.LeaseUntil.Before(want) {
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
+			if err := awaitRenewal(db, clock, s, j, nil); err != nil {
+				return err
 			}
 			close(held)
 			<-release // ignores its context
@@ -446,7 +448,11 @@ func TestStuckJobLosesItsLease(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() { _, err := s.RunDue(ctx); done <- err }()
-		<-held
+		select {
+		case <-held:
+		case err := <-done:
+			t.Fatalf("the job ended before its lease was renewed: %v", err)
+		}
 		giveUp := time.After(time.Minute) // a liveness bound, not a timing assertion
 	wait:
 		for {
