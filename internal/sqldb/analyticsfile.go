@@ -48,9 +48,9 @@ const (
 )
 
 // migrateAnalytics applies the analytics migrations to db's analytics file, if it has one, and
-// returns their names; then it moves the rows an install from before the split keeps in the main file (see moveAnalytics).
-// It and the other functions here that work on both files are functions, not methods of DB,
-// which is either file.
+// returns their names; then it moves the rows an install from before the split keeps in the
+// main file (see moveAnalytics). It and the other functions here that work on both files are
+// functions, not methods of DB, which is either file.
 func migrateAnalytics(ctx context.Context, db *DB) ([]string, error) {
 	if db.an == nil {
 		return nil, nil
@@ -136,6 +136,7 @@ func moveAnalytics(ctx context.Context, db *DB) error {
 	return db.an.txOnce(ctx, func(tx *sql.Tx) error { return recordMigration(ctx, tx, analyticsCleared, db.Now()) })
 }
 
+// hasMigration tells whether the schema_migrations table on w records name.
 func hasMigration(ctx context.Context, w *sql.DB, name string) (bool, error) {
 	var n int
 	err := w.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = $1`, name).Scan(&n)
