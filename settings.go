@@ -417,20 +417,6 @@ func settingURL(required bool) func(*Validation, string, *string) {
 	}
 }
 
-// settingJitsiURL accepts the base of Jitsi room addresses: an http(s) URL to which
-// "/folio-<room>" is appended, so without query or fragment, and kept without a trailing slash;
-// empty stands for the public server (https://meet.jit.si).
-func settingJitsiURL(v *Validation, path string, s *string) {
-	*s = strings.TrimRight(strings.TrimSpace(*s), "/")
-	if *s == "" {
-		return
-	}
-	u, err := url.Parse(*s)
-	if len(*s) > MaxURLLen || !isHTTPURL(*s) || err != nil || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(*s, "?") || strings.HasSuffix(*s, "#") {
-		v.Invalid(path, "must be the http or https URL of a Jitsi server, without query or fragment")
-	}
-}
-
 // settingAddress accepts a bare address (local@domain, no display name); hosts without a dot
 // (owner@localhost) are fine for a sender or recipient on one's own network.
 func settingAddress(required bool) func(*Validation, string, *string) {

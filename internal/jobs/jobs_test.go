@@ -360,14 +360,16 @@ func TestRunUntilCancelled(t *testing.T) {
 	<-done
 }
 
-// leaseWorkers returns a worker named owner and another one, both on clock. The first holds
-// leases of seconds, not milliseconds: on a loaded machine (the race detector, both cores busy)
-// one renewal can take longer than a third of a short lease.
-func leaseWorkers(db *sqldb.DB, clock *foliotest.Clock, owner string) (s, other *jobs.Scheduler) {
+// leaseWorkers returns a worker named owner and another one, both on a test clock that db uses
+// too. The first holds leases of seconds, not milliseconds: on a loaded machine (the race
+// detector, both cores busy) one renewal can take longer than a third of a short lease.
+func leaseWorkers(db *sqldb.DB, owner string) (s, other *jobs.Scheduler, clock *foliotest.Clock) {
+	clock = foliotest.NewClock(t0)
+	db.Now = clock.Now
 	s, other = jobs.New(db.Jobs, nil), jobs.New(db.Jobs, nil)
 	s.Now, s.Owner, s.Lease = clock.Now, owner, 1500*time.Millisecond
 	other.Now, other.Owner = clock.Now, "other"
-	return s, other
+	return s, other, clock
 }
 
 // awaitRenewal, called by s's handler of j, moves the clock an hour on, far past the claim's
@@ -396,9 +398,7 @@ func awaitRenewal(db *sqldb.DB, clock *foliotest.Clock, s *jobs.Scheduler, j fol
 func TestLongJobKeepsItsLease(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
-		clock := foliotest.NewClock(t0)
-		db.Now = clock.Now
-		s, other := leaseWorkers(db, clock, "long")
+		s, other, clock := leaseWorkers(db, "long")
 		var otherRan bool
 		other.Handle("long", func(context.Context, folio.Job) error { otherRan = true; return nil })
 		s.Handle("long", func(hctx context.Context, j folio.Job) error {
@@ -429,9 +429,7 @@ func TestLongJobKeepsItsLease(t *testing.T) {
 func TestStuckJobLosesItsLease(t *testing.T) {
 	foliotest.Engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
-		clock := foliotest.NewClock(t0)
-		db.Now = clock.Now
-		s, other := leaseWorkers(db, clock, "stuck")
+		s, other, clock := leaseWorkers(db, "stuck")
 		s.Timeout = 100 * time.Millisecond
 		held, release, otherRan := make(chan struct{}), make(chan struct{}), make(chan struct{})
 		other.Handle("stuck", func(context.Context, folio.Job) error { close(otherRan); return nil })
