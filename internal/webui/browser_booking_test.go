@@ -198,7 +198,7 @@ func browseBookingLifecycle(t *testing.T, s *site) {
 	desk.waitText(t, "#bookings-table", "Otto Other")
 	desk.do(t, "Otto's actions", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#bookings-table tbody tr')]
 		.find((r) => r.textContent.includes('Otto Other')).querySelector('.menu-button').click()`),
-		chromedp.Click(css(`.menu:popover-open [id^="cancel-"]`)), chromedp.WaitVisible(css("#cancel-booking-dialog")))
+		menuPlaced(), chromedp.Click(css(`.menu:popover-open [id^="cancel-"]`)), chromedp.WaitVisible(css("#cancel-booking-dialog")))
 	desk.do(t, "cancel Otto", chromedp.SendKeys(css("#cancel-reason"), "Double-booked"), chromedp.Click(css("#cancel-confirm")))
 	desk.waitText(t, "#toasts", "Cancelled the meeting with Otto Other")
 	desk.screenshot(t, s, "35-all-bookings")

@@ -99,7 +99,7 @@ func TestBrowserContent(t *testing.T) {
 			window.__copied = '';
 			navigator.clipboard.writeText = async (t) => { window.__copied = t; };
 			fig.querySelector('.menu-button').click();
-		})()`), chromedp.Click(css(`.menu:popover-open [id^="copy-srcset-"]`)))
+		})()`), menuPlaced(), chromedp.Click(css(`.menu:popover-open [id^="copy-srcset-"]`)))
 		desk.waitFor(t, "the srcset on the clipboard", `/ 320w, .* 640w, .* 700w$/.test(window.__copied)`)
 
 		// Delete (in the tile's menu): a project shows the 500×500 image, so the server refuses

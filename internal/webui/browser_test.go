@@ -885,20 +885,30 @@ func writePNG(t *testing.T, path string) {
 	}
 }
 
-// openMenu presses a row's menu button (a CSS selector) until its menu is open. A press that
-// lands while the page is still settling (a thumbnail or a late banner moving the row) opens
-// nothing, so it is tried again, up to three times, before the test fails.
+// openMenu presses a row's menu button (a CSS selector) until its menu is open and placed. A
+// press that lands while the page is still settling (a thumbnail or a late banner moving the
+// row) opens nothing, so it is tried again, up to three times, before the test fails.
+//
+// The menu is open as soon as the press lands, but it is moved beside its button by its toggle
+// event, which comes a task later; a click aimed at an item before then lands where the menu
+// no longer is and light-dismisses it. The toggle handler focuses the first item after placing
+// the menu, so focus inside the open menu is the sign that it stands where it will stay.
 func (tb *tab) openMenu(t *testing.T, button string) {
 	t.Helper()
 	var err error
 	for range 3 {
 		ctx, cancel := context.WithTimeout(tb.ctx, 15*time.Second)
 		err = chromedp.Do(ctx, chromedp.Click(css(button)),
-			chromedp.Poll[chromedp.Void](`!!document.querySelector('.menu:popover-open')`, chromedp.WithPollingTimeout(5*time.Second)))
+			menuPlaced())
 		cancel()
 		if err == nil {
 			return
 		}
 	}
 	t.Fatalf("opening the menu %s: %v", button, err)
+}
+
+// menuPlaced waits until an open row menu has been placed beside its button (see openMenu).
+func menuPlaced() chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](`!!document.activeElement?.closest('.menu:popover-open')`, chromedp.WithPollingTimeout(5*time.Second))
 }
