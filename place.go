@@ -407,8 +407,8 @@ func settingJitsiURL(v *Validation, path string, s *string) {
 	if *s == "" {
 		return
 	}
-	u, err := url.Parse(*s)
-	if len(*s) > MaxURLLen || !isHTTPURL(*s) || err != nil || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(*s, "?") || strings.HasSuffix(*s, "#") {
+	// An unescaped "?" or "#" anywhere starts a query or a fragment, even an empty one.
+	if len(*s) > MaxURLLen || !isHTTPURL(*s) || strings.ContainsAny(*s, "?#") {
 		v.Invalid(path, "must be the http or https URL of a Jitsi server, without query or fragment")
 	}
 }
