@@ -171,11 +171,14 @@ func TestBrowserMeasurements(t *testing.T) {
 	tb.do(t, "open the page", chromedp.Navigate(site.URL+"/missing"), chromedp.WaitVisible(css("#out")))
 	tb.waitFor(t, "the tracker", `!!window.folio && typeof window.folio.visitor === 'string'`)
 	tb.do(t, "click the outbound link", chromedp.Click(css("#out")))
-	day := time.Now().UTC().Format(time.DateOnly)
+	// The site counts days in its own time zone (America/New_York here), whose date is not
+	// always the UTC one: the days around today's UTC date hold today's everywhere.
+	now := time.Now().UTC()
+	start, end := now.AddDate(0, 0, -1).Format(time.DateOnly), now.AddDate(0, 0, 1).Format(time.DateOnly)
 	deadline := time.Now().Add(30 * time.Second)
 	for _, kind := range []string{"not_found", "outbound_link"} {
 		for {
-			res := s.api(t, "GET", "/api/analytics/measurements?kind="+kind+"&start="+day+"&end="+day, nil, nil)
+			res := s.api(t, "GET", "/api/analytics/measurements?kind="+kind+"&start="+start+"&end="+end, nil, nil)
 			if kind == "outbound_link" && strings.Contains(string(res.body), `"value":"elsewhere.example/repo"`) ||
 				kind == "not_found" && strings.Contains(string(res.body), `"events":1`) {
 				break
